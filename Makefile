@@ -1,0 +1,38 @@
+# Two commands do everything on a fresh machine with python3:
+#   make up     set up, then run a local cluster on the embedded store
+#   make test   set up, then run every check (pytest, ruff, mypy --strict, import-linter)
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed-stamp
+
+.PHONY: up test lint typecheck layers pytest bench-smoke clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $(STAMP)
+
+up: $(STAMP)
+	$(BIN)/kubedra up
+
+lint: $(STAMP)
+	$(BIN)/ruff check src tests bench
+
+typecheck: $(STAMP)
+	$(BIN)/mypy --strict src/
+
+layers: $(STAMP)
+	$(BIN)/lint-imports
+
+pytest: $(STAMP)
+	$(BIN)/pytest
+
+bench-smoke: $(STAMP)
+	$(BIN)/python -m bench.smoke
+
+test: lint typecheck layers bench-smoke pytest
+
+clean:
+	rm -rf $(VENV) build src/*.egg-info

@@ -1,0 +1,1 @@
+"""Benchmarks: each prints a one-line summary and can write JSON (``--json FILE``)."""

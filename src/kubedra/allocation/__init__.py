@@ -1,0 +1,1 @@
+"""The named-resources structured model: free-instance index, joint allocation, explanations."""

@@ -1,0 +1,1 @@
+"""Typed API objects, Quantity, semver and the kinds table. Imports nothing of ours."""

@@ -1,0 +1,26 @@
+"""The base of every wire model.
+
+Models are msgspec Structs with camelCase JSON names. Optional fields default to ``None`` and
+are left out when encoding, as Go's ``omitempty`` does. Lists that upstream writes even when
+empty (``items``, ``instances``, ``results``, ...) use :func:`required_list`, whose factory is
+not a builtin: msgspec then always encodes the field, so an empty one comes out as ``[]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+
+class Model(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
+    """A JSON object of the Kubernetes API."""
+
+
+def _empty_list() -> list[Any]:
+    return []
+
+
+def required_list() -> Any:
+    """A field default for a list that upstream always writes (never omitted, never null)."""
+    return msgspec.field(default_factory=_empty_list)

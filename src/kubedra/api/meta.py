@@ -1,0 +1,129 @@
+"""meta/v1: object and list metadata, Status, label selectors, conditions.
+
+Timestamps are kept as the RFC 3339 strings the API writes (``2024-05-01T10:00:00Z``) so that
+objects round-trip byte for byte.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import msgspec
+
+from kubedra.api.base import Model
+
+
+class OwnerReference(Model):
+    api_version: str = ""
+    kind: str = ""
+    name: str = ""
+    uid: str = ""
+    controller: bool | None = None
+    block_owner_deletion: bool | None = None
+
+
+class ManagedFieldsEntry(Model):
+    manager: str | None = None
+    operation: str | None = None
+    api_version: str | None = None
+    time: str | None = None
+    fields_type: str | None = None
+    fields_v1: dict[str, Any] | None = msgspec.field(default=None, name="fieldsV1")
+    subresource: str | None = None
+
+
+class ObjectMeta(Model):
+    name: str | None = None
+    generate_name: str | None = None
+    namespace: str | None = None
+    self_link: str | None = None
+    uid: str | None = None
+    resource_version: str | None = None
+    generation: int | None = None
+    creation_timestamp: str | None = None
+    deletion_timestamp: str | None = None
+    deletion_grace_period_seconds: int | None = None
+    labels: dict[str, str] | None = None
+    annotations: dict[str, str] | None = None
+    owner_references: list[OwnerReference] | None = None
+    finalizers: list[str] | None = None
+    managed_fields: list[ManagedFieldsEntry] | None = None
+
+
+class ListMeta(Model):
+    self_link: str | None = None
+    resource_version: str | None = None
+    continue_: str | None = msgspec.field(default=None, name="continue")
+    remaining_item_count: int | None = None
+
+
+class TypedObject(Model):
+    """TypeMeta plus ObjectMeta: the head of every top-level object."""
+
+    api_version: str = ""
+    kind: str = ""
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+
+
+class StatusCause(Model):
+    reason: str | None = None
+    message: str | None = None
+    field: str | None = None
+
+
+class StatusDetails(Model):
+    name: str | None = None
+    group: str | None = None
+    kind: str | None = None
+    uid: str | None = None
+    causes: list[StatusCause] | None = None
+    retry_after_seconds: int | None = None
+
+
+class Status(Model):
+    """The body of every error answer (and of some successful deletes)."""
+
+    kind: str = "Status"
+    api_version: str = "v1"
+    metadata: ListMeta = msgspec.field(default_factory=ListMeta)
+    status: str | None = None
+    message: str | None = None
+    reason: str | None = None
+    details: StatusDetails | None = None
+    code: int | None = None
+
+
+class LabelSelectorRequirement(Model):
+    key: str = ""
+    operator: str = ""
+    values: list[str] | None = None
+
+
+class LabelSelector(Model):
+    match_labels: dict[str, str] | None = None
+    match_expressions: list[LabelSelectorRequirement] | None = None
+
+
+class Condition(Model):
+    """meta/v1 Condition (used by PodSchedulingContext-free kinds such as Jobs' successors)."""
+
+    type: str = ""
+    status: str = ""
+    observed_generation: int | None = None
+    last_transition_time: str | None = None
+    reason: str = ""
+    message: str = ""
+
+
+class DeleteOptions(Model):
+    api_version: str | None = None
+    kind: str | None = None
+    grace_period_seconds: int | None = None
+    propagation_policy: str | None = None
+    dry_run: list[str] | None = None
+    preconditions: Preconditions | None = None
+
+
+class Preconditions(Model):
+    uid: str | None = None
+    resource_version: str | None = None

@@ -1,0 +1,1 @@
+"""HTTP API server with Kubernetes REST semantics over a Store."""

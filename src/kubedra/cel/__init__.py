@@ -1,0 +1,1 @@
+"""CEL environments for named-resources selectors: compile, cache, evaluate with bounded cost."""

@@ -1,0 +1,1 @@
+"""Async REST client, kubeconfig loading and informers."""

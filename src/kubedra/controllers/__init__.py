@@ -1,0 +1,1 @@
+"""Control loops: ResourceClaim, Job and garbage collection."""

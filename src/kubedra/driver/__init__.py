@@ -1,0 +1,1 @@
+"""SDK for writing DRA drivers in Python."""

@@ -1,0 +1,1 @@
+"""Node agent: DRA plugin registration, ResourceSlice publishing, prepare/unprepare, checkpoint."""

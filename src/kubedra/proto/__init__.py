@@ -1,0 +1,1 @@
+"""Generated protobuf and gRPC modules for the kubelet DRA and registration APIs."""

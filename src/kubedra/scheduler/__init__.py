@@ -1,0 +1,1 @@
+"""Scheduler that allocates structured claims and binds pods."""

@@ -1,0 +1,1 @@
+"""The revisioned Store contract and its backends."""

@@ -1,0 +1,1 @@
+"""Pure defaulting and validation functions returning upstream-shaped field errors."""

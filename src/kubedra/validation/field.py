@@ -1,0 +1,166 @@
+"""Field errors as apimachinery's ``field.Error``: type, path, bad value, detail.
+
+``str(error)`` is Go's ``Error()`` (``<path>: <body>``) and :meth:`FieldError.body` is
+``ErrorBody()``, the text an API ``StatusCause.message`` carries.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+
+class ErrorType(str, Enum):
+    REQUIRED = "FieldValueRequired"
+    INVALID = "FieldValueInvalid"
+    DUPLICATE = "FieldValueDuplicate"
+    NOT_SUPPORTED = "FieldValueNotSupported"
+    FORBIDDEN = "FieldValueForbidden"
+    TOO_LONG = "FieldValueTooLong"
+    TOO_MANY = "FieldValueTooMany"
+    INTERNAL = "InternalError"
+    NOT_FOUND = "FieldValueNotFound"
+
+
+_NO_VALUE: Any = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Path:
+    """A field path rendered as Go's ``field.Path.String()``: ``spec.items[0].name``."""
+
+    text: str = ""
+
+    def child(self, name: str, *more: str) -> Path:
+        out = self.text
+        for part in (name, *more):
+            out = f"{out}.{part}" if out else part
+        return Path(out)
+
+    def index(self, i: int) -> Path:
+        return Path(f"{self.text}[{i}]")
+
+    def key(self, k: str) -> Path:
+        return Path(f"{self.text}[{k}]")
+
+    def __str__(self) -> str:
+        return self.text if self.text else "<nil>"
+
+
+ROOT = Path()
+
+
+def go_value(value: Any) -> str:
+    """Format a bad value as Go's ``%v``/``%q`` in ``field.Error`` does."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return go_quote(value)
+    if isinstance(value, int | float):
+        return str(value)
+    if isinstance(value, list | tuple):
+        return "[]string{" + ", ".join(go_quote(str(v)) for v in value) + "}" if all(
+            isinstance(v, str) for v in value
+        ) else "[" + " ".join(str(v) for v in value) + "]"
+    return str(value)
+
+
+def go_quote(s: str) -> str:
+    """Go's ``strconv.Quote`` for the common cases (JSON escaping agrees for printable text)."""
+    return json.dumps(s, ensure_ascii=False)
+
+
+@dataclass(frozen=True, slots=True)
+class FieldError:
+    type: ErrorType
+    field: Path
+    bad_value: Any = _NO_VALUE
+    detail: str = ""
+
+    def body(self) -> str:
+        t = self.type
+        if t is ErrorType.REQUIRED:
+            head = "Required value"
+        elif t is ErrorType.FORBIDDEN:
+            head = "Forbidden"
+        elif t is ErrorType.TOO_LONG:
+            head = "Too long"
+        elif t is ErrorType.INTERNAL:
+            head = "Internal error"
+        elif t is ErrorType.NOT_FOUND:
+            head = "Not found: " + go_value(self.bad_value)
+        elif t is ErrorType.INVALID:
+            head = "Invalid value: " + go_value(self.bad_value)
+        elif t is ErrorType.DUPLICATE:
+            head = "Duplicate value: " + go_value(self.bad_value)
+        elif t is ErrorType.NOT_SUPPORTED:
+            head = "Unsupported value: " + go_value(self.bad_value)
+        elif t is ErrorType.TOO_MANY:
+            head = "Too many: " + go_value(self.bad_value)
+        else:  # pragma: no cover - exhaustive above
+            head = str(t.value)
+        return f"{head}: {self.detail}" if self.detail else head
+
+    @property
+    def has_bad_value(self) -> bool:
+        return self.bad_value is not _NO_VALUE
+
+    def __str__(self) -> str:
+        return f"{self.field}: {self.body()}"
+
+
+ErrorList = list[FieldError]
+
+
+def required(path: Path, detail: str = "") -> FieldError:
+    return FieldError(ErrorType.REQUIRED, path, "", detail)
+
+
+def invalid(path: Path, value: Any, detail: str) -> FieldError:
+    return FieldError(ErrorType.INVALID, path, value, detail)
+
+
+def duplicate(path: Path, value: Any) -> FieldError:
+    return FieldError(ErrorType.DUPLICATE, path, value)
+
+
+def forbidden(path: Path, detail: str) -> FieldError:
+    return FieldError(ErrorType.FORBIDDEN, path, "", detail)
+
+
+def not_supported(path: Path, value: Any, valid: Sequence[str]) -> FieldError:
+    detail = "supported values: " + ", ".join(go_quote(v) for v in valid) if valid else ""
+    return FieldError(ErrorType.NOT_SUPPORTED, path, value, detail)
+
+
+def too_long(path: Path, value: Any, limit: int) -> FieldError:
+    return FieldError(ErrorType.TOO_LONG, path, value, f"must have at most {limit} bytes")
+
+
+def too_long_max_length(path: Path, value: Any, limit: int) -> FieldError:
+    return FieldError(ErrorType.TOO_LONG, path, value, f"may not be longer than {limit}")
+
+
+def too_many(path: Path, actual: int, limit: int) -> FieldError:
+    return FieldError(ErrorType.TOO_MANY, path, actual, f"must have at most {limit} items")
+
+
+def internal_error(path: Path, err: str) -> FieldError:
+    return FieldError(ErrorType.INTERNAL, path, None, err)
+
+
+def aggregate_message(errors: Iterable[FieldError]) -> str:
+    """The aggregate ``Error()`` of an ErrorList: one message, or ``[a, b]`` without repeats."""
+    msgs: list[str] = []
+    for e in errors:
+        s = str(e)
+        if s not in msgs:
+            msgs.append(s)
+    if len(msgs) == 1:
+        return msgs[0]
+    return "[" + ", ".join(msgs) + "]"

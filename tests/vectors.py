@@ -1,0 +1,59 @@
+"""Loading the conformance vectors from ``../shared/vectors`` (never copied into this repo).
+
+Use :func:`load` for a file's JSON with the ``$repeatString`` / ``$generate`` macros expanded,
+and mark each conformance test with ``@pytest.mark.vectors("<file>.json")`` so the run ends
+with one ``<file>.json: N passed, 0 failed`` line per file.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+from pathlib import Path
+from typing import Any
+
+REPO = Path(__file__).resolve().parent.parent
+VECTORS = Path(os.environ.get("KUBEDRA_VECTORS", REPO.parent / "shared" / "vectors"))
+
+
+@functools.cache
+def _raw(name: str) -> Any:
+    return json.loads((VECTORS / name).read_text())
+
+
+def load(name: str) -> Any:
+    """The vector file ``name`` with its macros expanded (a fresh copy each call)."""
+    return expand(_raw(name))
+
+
+def expand(v: Any) -> Any:
+    if isinstance(v, dict):
+        if "$repeatString" in v:
+            return v["$repeatString"] * v["count"]
+        return {k: expand(x) for k, x in v.items()}
+    if isinstance(v, list):
+        out: list[Any] = []
+        for x in v:
+            if isinstance(x, dict) and "$generate" in x:
+                out += [expand(_subst(x["$generate"], i)) for i in range(x["count"])]
+            else:
+                out.append(expand(x))
+        return out
+    return v
+
+
+def _subst(v: Any, i: int) -> Any:
+    if isinstance(v, str):
+        return v.replace("{i}", str(i))
+    if isinstance(v, dict):
+        return {k: _subst(x, i) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_subst(x, i) for x in v]
+    return v
+
+
+def case_id(case: dict[str, Any], index: int) -> str:
+    """A readable, unique pytest id for a vector case."""
+    name = str(case.get("name") or case.get("id") or case.get("input") or "")
+    return f"{index}-{name[:60]}"
