@@ -10,7 +10,8 @@ from pathlib import Path
 
 def main() -> int:
     here = Path(__file__).parent
-    names = sorted(m.name for m in pkgutil.iter_modules([str(here)]) if m.name.endswith("_bench"))
+    names = sorted(m.name for m in pkgutil.iter_modules([str(here)])
+                   if m.name != "smoke" and not m.name.startswith("_"))
     for name in names:
         module = importlib.import_module(f"bench.{name}")
         module.main(["--smoke"])

@@ -1,1 +1,18 @@
-"""The named-resources structured model: free-instance index, joint allocation, explanations."""
+"""The named-resources structured model: free-instance index, joint allocation, explanations.
+
+Pure and synchronous (no I/O). Modules, one job each:
+
+* :mod:`.index` — :class:`~.index.AllocationIndex`, fed with slice and claim events (informer,
+  assumed and in-flight copies); free instances per node+driver, free counts for scoring,
+  nodes with free matching instances for pre-selection.
+* :mod:`.parameters` — :class:`~.parameters.ParameterStore`: class/claim parameters by
+  reference or ``generatedFrom``, upstream defaults and error texts.
+* :mod:`.claims` — :func:`~.claims.plan_claim`: one claim's requests per driver, selectors
+  compiled once.
+* :mod:`.engine` — :class:`~.engine.PodAllocator`: per pod ``filter(node)``, ``allocate``,
+  ``reserve``/``unreserve``; all the pod's claims are matched together.
+* :mod:`.matching` (first-fit, then complete matching), :mod:`.pool`, :mod:`.selectors`
+  (verdict cache), :mod:`.celadapter`, :mod:`.result` (the AllocationResult),
+  :mod:`.nodeselector`.
+* :mod:`.explain`, :mod:`.simulate`, :mod:`.autoscale` — offline answers for the CLI.
+"""

@@ -8,6 +8,7 @@ not a builtin: msgspec then always encodes the field, so an empty one comes out 
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import msgspec
@@ -24,3 +25,15 @@ def _empty_list() -> list[Any]:
 def required_list() -> Any:
     """A field default for a list that upstream always writes (never omitted, never null)."""
     return msgspec.field(default_factory=_empty_list)
+
+
+def _same(value: Any) -> Any:
+    return value
+
+
+def always(value: Any, name: str | None = None) -> Any:
+    """A field default for an immutable scalar that upstream always writes (a key without
+    ``omitempty``, such as a container status' ``ready: false``): like :func:`required_list`,
+    the non-builtin factory makes msgspec encode it even when it equals the zero value.
+    ``name`` overrides the JSON key as in ``msgspec.field``."""
+    return msgspec.field(default_factory=functools.partial(_same, value), name=name)

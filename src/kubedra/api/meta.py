@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-from kubedra.api.base import Model
+from kubedra.api.base import Model, always
 
 
 class OwnerReference(Model):
@@ -83,8 +83,8 @@ class StatusDetails(Model):
 class Status(Model):
     """The body of every error answer (and of some successful deletes)."""
 
-    kind: str = "Status"
-    api_version: str = "v1"
+    kind: str = always("Status")  # always written: clients recognise errors by it
+    api_version: str = always("v1")
     metadata: ListMeta = msgspec.field(default_factory=ListMeta)
     status: str | None = None
     message: str | None = None

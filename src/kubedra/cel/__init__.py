@@ -1,1 +1,74 @@
-"""CEL environments for named-resources selectors: compile, cache, evaluate with bounded cost."""
+"""CEL selectors of the named-resources model (Kubernetes v1.30), on cel-expr-python (cel-cpp).
+
+Only this package imports ``cel_expr_python``. Public API:
+
+* ``compile_expression(expr, EnvType.NEW_EXPRESSIONS | STORED_EXPRESSIONS) -> Program``
+  (alias ``compile``), raising :class:`CompileError` whose ``detail`` is upstream's text
+  (``compilation failed: ERROR: <input>:L:C: ...``, ``must evaluate to bool``). Results are
+  cached in a bounded LRU (1,024 entries) keyed by (expression, environment).
+* ``validate_selector(expr, stored) -> str | None`` for API validation.
+* ``prepare(attributes) -> Prepared``: converts an instance's ``NamedResourcesAttribute`` list
+  once; keep it per instance and call ``program.evaluate(prepared)`` (a plain attribute list
+  is accepted too, converted on each call). ``evaluate`` returns a bool or raises
+  :class:`EvalError` with cel-go's text (``no such key: <name>``, library error texts).
+* ``scheduler_error_text(filter_or_request, err)``: the allocation engine's wrapping.
+
+Bounds (upstream: a runtime cost limit of 1,000,000 cel-go cost units per evaluation and no
+static limit). cel-cpp offers no cost tracker, so we bound evaluations differently:
+
+1. at compile time: expressions longer than 10,000 characters, nesting deeper than cel-cpp's
+   parser limit (32), and expressions whose static estimate exceeds 1,000,000 node
+   evaluations are rejected (the estimate counts every AST node once per iteration of each
+   enclosing comprehension, assuming 10,000 iterations for non-literal ranges);
+2. at run time: cel-cpp stops every evaluation after 10,000 comprehension iterations, and our
+   Python library functions charge a per-evaluation meter (elements scanned, characters
+   produced) limited to 1,000,000 units. Both surface as
+   ``operation cancelled: actual cost limit exceeded``.
+
+Together these keep any selector well under a second (see tests/unit/cel/test_hostile.py);
+docs/deviations.md ("CEL selectors") lists where this differs from cel-go.
+"""
+
+from __future__ import annotations
+
+from kubedra.cel._cost import COST_LIMIT_EXCEEDED, RUNTIME_COST_LIMIT
+from kubedra.cel._env import EnvType
+from kubedra.cel._program import (
+    COMPILE_CACHE_SIZE,
+    MAX_EXPRESSION_LENGTH,
+    STATIC_COST_LIMIT,
+    CompileError,
+    EvalError,
+    Prepared,
+    Program,
+    cache_info,
+    clear_cache,
+    compile_expression,
+    prepare,
+    runtime_error_text,
+    validate_selector,
+)
+from kubedra.cel._scheduler import scheduler_error_text
+
+compile = compile_expression
+
+__all__ = [
+    "COMPILE_CACHE_SIZE",
+    "COST_LIMIT_EXCEEDED",
+    "MAX_EXPRESSION_LENGTH",
+    "RUNTIME_COST_LIMIT",
+    "STATIC_COST_LIMIT",
+    "CompileError",
+    "EnvType",
+    "EvalError",
+    "Prepared",
+    "Program",
+    "cache_info",
+    "clear_cache",
+    "compile",
+    "compile_expression",
+    "prepare",
+    "runtime_error_text",
+    "scheduler_error_text",
+    "validate_selector",
+]

@@ -1,1 +1,2 @@
-"""Async REST client, kubeconfig loading and informers."""
+"""Async REST client, kubeconfig loading and informers: the only way components reach the
+API server."""

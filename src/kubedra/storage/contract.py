@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import abc
 import enum
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 
 
@@ -65,7 +65,11 @@ class NotFoundError(StoreError):
 
 
 class ConflictError(StoreError):
-    """A compare-and-swap lost: ``current`` is the value the store holds now (None if gone)."""
+    """A compare-and-swap lost: ``current`` is the value the store holds now.
+
+    (Typed optional for backends that cannot read the value in the same transaction; a missing
+    key is reported as :class:`NotFoundError` instead.)
+    """
 
     def __init__(self, key: str, current: KeyValue | None) -> None:
         super().__init__(f"revision conflict on {key}")
@@ -80,6 +84,21 @@ class CompactedError(StoreError):
         )
         self.revision = revision
         self.compacted = compacted
+
+
+class WatchOverflowError(StoreError):
+    """The watcher fell too far behind the writers; it must re-list and watch again."""
+
+    def __init__(self, pending: int) -> None:
+        super().__init__(f"watcher fell too far behind ({pending} undelivered events); re-list")
+        self.pending = pending
+
+
+class StoreClosedError(StoreError):
+    """The store was closed; no further operations are possible."""
+
+    def __init__(self) -> None:
+        super().__init__("store is closed")
 
 
 class FutureRevisionError(StoreError):
@@ -112,22 +131,35 @@ class Store(abc.ABC):
 
     @abc.abstractmethod
     async def update(self, key: str, value: bytes, expected_revision: int) -> KeyValue:
-        """Replace a key whose mod revision is ``expected_revision`` (else ConflictError)."""
+        """Replace a key whose mod revision is ``expected_revision`` (else ConflictError).
+
+        Raises :class:`NotFoundError` if the key does not exist.
+        """
 
     @abc.abstractmethod
     async def delete(self, key: str, expected_revision: int | None = None) -> KeyValue:
-        """Delete a key; returns its last value with the deletion's revision."""
+        """Delete a key; returns its last value with the deletion's revision.
+
+        ``expected_revision`` (if given) must equal the key's mod revision, else ConflictError;
+        a missing key raises :class:`NotFoundError`.
+        """
 
     @abc.abstractmethod
     async def current_revision(self) -> int: ...
 
     @abc.abstractmethod
-    def watch(self, prefix: str, after_revision: int) -> AsyncIterator[WatchEvent]:
-        """Every change under ``prefix`` with revision > ``after_revision``, then live ones."""
+    def watch(self, prefix: str, after_revision: int) -> AsyncGenerator[WatchEvent, None]:
+        """Every change under ``prefix`` with revision > ``after_revision``, then live ones.
+
+        Events come in revision order without gaps or repeats. Iterating raises
+        :class:`CompactedError` if history is gone, :class:`WatchOverflowError` if the consumer
+        fell too far behind; the iteration ends when the store closes. Close the iterator
+        (``aclose``) to stop watching.
+        """
 
     @abc.abstractmethod
     async def compact(self, revision: int) -> None:
-        """Forget history before ``revision``."""
+        """Forget history before ``revision`` (reads at ``revision`` itself still work)."""
 
     @abc.abstractmethod
     async def compacted_revision(self) -> int: ...

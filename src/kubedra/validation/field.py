@@ -6,14 +6,15 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from enum import Enum
+from enum import StrEnum
 from typing import Any
 
+import msgspec
 
-class ErrorType(str, Enum):
+
+class ErrorType(StrEnum):
     REQUIRED = "FieldValueRequired"
     INVALID = "FieldValueInvalid"
     DUPLICATE = "FieldValueDuplicate"
@@ -26,6 +27,23 @@ class ErrorType(str, Enum):
 
 
 _NO_VALUE: Any = object()
+
+
+class _OmitValue:
+    """Go's ``field.OmitValueType{}``: the message names the error type but no bad value."""
+
+    def __repr__(self) -> str:
+        return "OMIT_VALUE"
+
+
+OMIT_VALUE: Any = _OmitValue()
+_OMITTED_HEAD = {
+    ErrorType.INVALID: "Invalid value",
+    ErrorType.DUPLICATE: "Duplicate value",
+    ErrorType.NOT_SUPPORTED: "Unsupported value",
+    ErrorType.TOO_MANY: "Too many",
+    ErrorType.NOT_FOUND: "Not found",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,14 +73,19 @@ ROOT = Path()
 
 def go_value(value: Any) -> str:
     """Format a bad value as Go's ``%v``/``%q`` in ``field.Error`` does."""
-    if value is None:
-        return "null"
+    if value is None:  # a nil pointer prints as the quoted string "null"
+        return '"null"'
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, str):
         return go_quote(value)
     if isinstance(value, int | float):
         return str(value)
+    if isinstance(value, msgspec.Struct) or (
+        isinstance(value, list | tuple) and any(isinstance(v, msgspec.Struct) for v in value)
+    ):
+        # Go prints structs with %#v (Go syntax, not reproducible); JSON is our stand-in.
+        return msgspec.json.encode(value, enc_hook=str).decode()
     if isinstance(value, list | tuple):
         return "[]string{" + ", ".join(go_quote(str(v)) for v in value) + "}" if all(
             isinstance(v, str) for v in value
@@ -70,9 +93,28 @@ def go_value(value: Any) -> str:
     return str(value)
 
 
+_GO_ESCAPES = {
+    "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
+    "\v": "\\v", "\\": "\\\\", '"': '\\"',
+}
+
+
 def go_quote(s: str) -> str:
-    """Go's ``strconv.Quote`` for the common cases (JSON escaping agrees for printable text)."""
-    return json.dumps(s, ensure_ascii=False)
+    """Go's ``strconv.Quote``: printable runes as is, others as ``\\xNN``/``\\uNNNN``."""
+    out = []
+    for ch in s:
+        esc = _GO_ESCAPES.get(ch)
+        if esc is not None:
+            out.append(esc)
+        elif ch == " " or ch.isprintable():
+            out.append(ch)
+        elif ord(ch) < 0x80:
+            out.append(f"\\x{ord(ch):02x}")
+        elif ord(ch) < 0x10000:
+            out.append(f"\\u{ord(ch):04x}")
+        else:
+            out.append(f"\\U{ord(ch):08x}")
+    return '"' + "".join(out) + '"'
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +134,8 @@ class FieldError:
             head = "Too long"
         elif t is ErrorType.INTERNAL:
             head = "Internal error"
+        elif self.bad_value is OMIT_VALUE:
+            head = _OMITTED_HEAD[t]
         elif t is ErrorType.NOT_FOUND:
             head = "Not found: " + go_value(self.bad_value)
         elif t is ErrorType.INVALID:

@@ -1,0 +1,5 @@
+"""``python -m kubedra``: the same as the ``kubedra`` command."""
+
+from kubedra.cli.main import main
+
+main()

@@ -1,0 +1,81 @@
+"""The cluster-autoscaler question: how many copies of a node template must be added so that
+every pending pod of a snapshot fits (placement as in :mod:`kubedra.allocation.simulate`)."""
+
+from __future__ import annotations
+
+import copy
+from dataclasses import dataclass, field
+
+from kubedra.allocation.result import HOSTNAME_LABEL
+from kubedra.allocation.selectors import Selectors
+from kubedra.allocation.simulate import Placement, Simulator, Snapshot, pending_pods, pod_name
+from kubedra.api.core import Node, Pod
+from kubedra.api.resource import ResourceSlice
+
+
+@dataclass
+class Autoscale:
+    """The smallest number of template nodes to add so that every pending pod fits."""
+
+    extra_nodes: int | None  # None: no number up to ``tried`` helps
+    tried: int
+    placements: list[Placement]
+    never_fit: list[str] = field(default_factory=list)
+
+
+def clone_template(node: Node, slices: list[ResourceSlice], i: int) -> list[object]:
+    """Copy ``i`` of the template node (``<name>-<i>``) with its slices re-pointed at it."""
+    base = node.metadata.name or "template"
+    name = f"{base}-{i}"
+    clone = copy.deepcopy(node)
+    clone.metadata.name = name
+    clone.metadata.uid = None
+    clone.metadata.labels = {**(clone.metadata.labels or {}), HOSTNAME_LABEL: name}
+    out: list[object] = [clone]
+    for s in slices:
+        c = copy.deepcopy(s)
+        c.metadata.name = f"{s.metadata.name or base}-{i}"
+        c.metadata.uid = None
+        c.node_name = name
+        out.append(c)
+    return out
+
+
+def extra_nodes_needed(snapshot: Snapshot, template: Node, template_slices: list[ResourceSlice],
+                       limit: int | None = None, selectors: Selectors | None = None) -> Autoscale:
+    """Try 0, 1, 2, ... extra template nodes until every pending pod is placed.
+
+    Pods are placed in order, on existing nodes when possible, like the cluster autoscaler's
+    bin-packing estimate; the answer is the smallest count under that placement policy.
+
+    ``limit`` defaults to the number of pending pods (each pod needs at most one new node);
+    every count is simulated, so the cost is O(answer x simulation). Pods that fit neither on
+    the existing nodes nor on an empty template node are reported in ``never_fit`` and do
+    not count against the answer.
+    """
+    selectors = selectors or Selectors()
+    pending = pending_pods(snapshot)
+    never = {pod_name(p) for p in pending
+             if _fails_alone(snapshot, template, template_slices, p, selectors)}
+    limit = len(pending) if limit is None else limit
+    placements: list[Placement] = []
+    unplaced: set[str] = set()
+    for k in range(limit + 1):
+        extra = Snapshot.from_objects(
+            o for i in range(1, k + 1) for o in clone_template(template, template_slices, i))
+        added = [n.metadata.name or "" for n in extra.nodes]
+        sim = Simulator(snapshot.merged(extra), selectors, added)
+        placements = sim.run(copy.deepcopy(pending))
+        unplaced = {p.pod for p in placements if p.node is None}
+        if unplaced <= never:
+            return Autoscale(k, k, placements, sorted(unplaced))
+    return Autoscale(None, limit, placements, sorted(never & unplaced))
+
+
+def _fails_alone(snapshot: Snapshot, template: Node, slices: list[ResourceSlice], pod: Pod,
+                 selectors: Selectors) -> bool:
+    """Does ``pod`` fail even on a cluster made of one empty template node?"""
+    objs = [*clone_template(template, slices, 0), *snapshot.classes, *snapshot.class_parameters,
+            *snapshot.claim_parameters, *snapshot.claims, *snapshot.templates]
+    sim = Simulator(Snapshot.from_objects(objs), selectors)
+    return sim.place(copy.deepcopy(pod)).node is None

@@ -1,0 +1,161 @@
+"""Why a pod's structured claims fit a node or not: per request, per instance, the class filter
+and selector verdicts, who holds the instance, and what this pod would get.
+
+Built from the same caches the allocator uses (no extra CEL work for verdicts already known),
+returned as plain data (:func:`to_data`) and as a readable table (:func:`render`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from kubedra.allocation.engine import NodeVerdict, PodAllocator
+from kubedra.allocation.parameters import kobj
+from kubedra.allocation.selectors import Selector, Verdict
+from kubedra.api.resource import ResourceClaim
+
+
+@dataclass
+class InstanceLine:
+    instance: str
+    slice: str
+    filter: str  # pass | fail | "error: ..." | "-" (no class filter)
+    selector: str  # pass | fail | "error: ..." | "-" (not evaluated: filter failed)
+    held_by: str | None  # claim (namespace/name) whose allocation holds it
+    reserved_for: list[str]  # pods (namespace/name) using that claim
+    chosen: bool  # assigned to this request
+    chosen_for: str | None = None  # assigned to another request of this pod (claim#request)
+
+
+@dataclass
+class RequestLine:
+    claim: str
+    driver: str
+    request: int
+    selector: str
+    filter: str | None
+    instances: list[InstanceLine] = field(default_factory=list)
+    assigned: str | None = None
+
+
+@dataclass
+class NodeExplanation:
+    node: str
+    suitable: bool
+    reason: str
+    requests: list[RequestLine] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class PodExplanation:
+    pod: str
+    claims: list[str]
+    nodes: list[NodeExplanation]
+    result: str
+
+
+def _word(v: Verdict) -> str:
+    if isinstance(v, str):
+        return f"error: {v}"
+    return "pass" if v else "fail"
+
+
+def explain_node(allocator: PodAllocator, verdict: NodeVerdict) -> NodeExplanation:
+    """Per-request instance table for ``verdict.node``."""
+    node = verdict.node
+    index = allocator.index
+    out = NodeExplanation(node, verdict.ok, verdict.reason)
+    for driver, reqs in allocator.requests.items():
+        pool = index.pool(node, driver)
+        chosen = verdict.assignment.get(driver, [])
+        labels = [f"{allocator.plans[o].name}#{r.index}"
+                  for o, r in zip(allocator.owners[driver], reqs, strict=True)]
+        taken = dict(zip(chosen, labels, strict=False))
+        for k, req in enumerate(reqs):
+            filt: Selector | None = req.filter
+            line = RequestLine(
+                claim=allocator.plans[allocator.owners[driver][k]].name,
+                driver=driver,
+                request=req.index,
+                selector=req.selector.expression,
+                filter=filt.expression if filt is not None else None,
+            )
+            if pool is None:
+                out.requests.append(line)
+                continue
+            for pos, inst in enumerate(pool.instances):
+                fv: Verdict = True if filt is None else filt.verdict(inst)
+                sv = req.selector.verdict(inst) if fv is True else None
+                mine = k < len(chosen) and chosen[k] == pos
+                holder = None if (pool.free >> pos) & 1 else index.holder_of(pool, pos)
+                line.instances.append(
+                    InstanceLine(
+                        instance=inst.name,
+                        slice=inst.slice_name,
+                        filter="-" if filt is None else _word(fv),
+                        selector="-" if sv is None else _word(sv),
+                        held_by=_name(holder),
+                        reserved_for=_users(holder),
+                        chosen=mine,
+                        chosen_for=None if mine else taken.get(pos),
+                    )
+                )
+                if mine:
+                    line.assigned = inst.name
+            out.requests.append(line)
+    dups = [n for d in allocator.requests if (p := index.pool(node, d)) for n in p.duplicates]
+    out.notes += [f"duplicate instance name {n!r} on this node" for n in dups]
+    return out
+
+
+def _name(claim: ResourceClaim | None) -> str | None:
+    return None if claim is None else kobj(claim.metadata.namespace, claim.metadata.name)
+
+
+def _users(claim: ResourceClaim | None) -> list[str]:
+    if claim is None:
+        return []
+    ns = claim.metadata.namespace
+    return [kobj(ns, r.name) for r in claim.status.reserved_for or () if r.resource == "pods"]
+
+
+def to_data(explanation: PodExplanation) -> dict[str, Any]:
+    return asdict(explanation)
+
+
+def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
+    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in
+              enumerate(headers)]
+    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
+    return [fmt.format(*headers).rstrip()] + [fmt.format(*r).rstrip() for r in rows]
+
+
+def render(explanation: PodExplanation) -> str:
+    """Human-readable: one block per node, one row per (request, instance)."""
+    lines = [f"pod {explanation.pod}: {explanation.result}"]
+    if explanation.claims:
+        lines.append("claims: " + ", ".join(explanation.claims))
+    for n in explanation.nodes:
+        lines.append("")
+        verdict = "suitable" if n.suitable else f"unsuitable: {n.reason}"
+        lines.append(f"node {n.node}: {verdict}")
+        lines += [f"  note: {note}" for note in n.notes]
+        rows: list[list[str]] = []
+        for r in n.requests:
+            req = f"{r.claim}#{r.request} ({r.driver})"
+            if not r.instances:
+                rows.append([req, "(no instances)", "", "", "", ""])
+            for i in r.instances:
+                state = "CHOSEN" if i.chosen else "free"
+                if i.chosen_for:
+                    state = f"chosen for {i.chosen_for}"
+                if i.held_by:
+                    users = f" (pods: {', '.join(i.reserved_for)})" if i.reserved_for else ""
+                    state = f"held by {i.held_by}{users}"
+                rows.append([req, i.instance, i.slice, i.filter, i.selector, state])
+        if rows:
+            table = _table(["REQUEST", "INSTANCE", "SLICE", "FILTER", "SELECTOR", "STATE"], rows)
+            lines += ["  " + t for t in table]
+    return "\n".join(lines) + "\n"

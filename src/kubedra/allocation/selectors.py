@@ -1,0 +1,95 @@
+"""Compiled selectors and the per-instance verdict cache.
+
+A verdict is ``True``/``False`` or, when CEL evaluation failed, the error text. Verdicts live on
+the :class:`~kubedra.allocation.pool.Instance` object, which the index replaces only when the
+instance's ResourceSlice changes, so each selector is evaluated at most once per instance per
+slice generation.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from kubedra.allocation.pool import Instance
+
+Verdict = bool | str
+
+
+class Evaluator(Protocol):
+    """A compiled selector: True/False for one instance; :class:`SelectorEvalError` on a CEL
+    runtime error.
+
+    It may keep per-instance state (e.g. converted attributes) in ``instance.prepared``.
+    """
+
+    def __call__(self, instance: Instance) -> bool: ...
+
+
+Compiler = Callable[[str], Evaluator]
+
+
+class SelectorCompileError(Exception):
+    """The selector does not compile (message = the CEL compile error text)."""
+
+
+class SelectorEvalError(Exception):
+    """Evaluating the selector on an instance failed (message = cel-go's text)."""
+
+
+_VERDICTS_PER_INSTANCE = 256
+
+
+class Selector:
+    """One compiled selector expression."""
+
+    __slots__ = ("_evaluate", "expression")
+
+    def __init__(self, expression: str, evaluate: Evaluator) -> None:
+        self.expression = expression
+        self._evaluate = evaluate
+
+    def verdict(self, instance: Instance) -> Verdict:
+        cached = instance.verdicts.get(self.expression)
+        if cached is not None:
+            return cached
+        try:
+            result: Verdict = bool(self._evaluate(instance))
+        except SelectorEvalError as err:
+            result = str(err)
+        if len(instance.verdicts) >= _VERDICTS_PER_INSTANCE:
+            instance.verdicts.clear()
+        instance.verdicts[self.expression] = result
+        return result
+
+
+class Selectors:
+    """Compiles each distinct expression once and hands out shared :class:`Selector` objects
+    (LRU-bounded; per-instance verdicts are bounded too, so unique selectors cannot grow
+    memory without limit)."""
+
+    def __init__(self, compiler: Compiler | None = None, limit: int = 4096) -> None:
+        self._compiler = compiler if compiler is not None else _default_compiler()
+        self._cache: dict[str, Selector | SelectorCompileError] = {}
+        self._limit = limit
+
+    def get(self, expression: str) -> Selector:
+        hit = self._cache.pop(expression, None)
+        if hit is None:
+            if len(self._cache) >= self._limit:
+                del self._cache[next(iter(self._cache))]  # least recently used
+            try:
+                hit = Selector(expression, self._compiler(expression))
+            except SelectorCompileError as err:
+                hit = err
+        self._cache[expression] = hit
+        if isinstance(hit, SelectorCompileError):
+            raise hit
+        return hit
+
+
+def _default_compiler() -> Compiler:
+    from kubedra.allocation.celadapter import compile_selector
+
+    return compile_selector

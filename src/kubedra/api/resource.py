@@ -1,0 +1,329 @@
+"""resource.k8s.io/v1alpha2 (Kubernetes v1.30): the DRA kinds and the named-resources model.
+
+JSON names are upstream's. Go ``omitempty`` strings and bools default to ``""``/``False`` (left
+out when empty, as Go does); optional pointers default to ``None``. Inline "model" structs
+(ResourceModel, ResourceRequestModel, ...) are flattened: ``namedResources`` sits beside its
+siblings. ``runtime.RawExtension`` fields hold any JSON value (``None`` when unset) and are
+always written, as Go writes ``null`` for an empty RawExtension.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+import msgspec
+
+from kubedra.api.base import Model, required_list
+from kubedra.api.core import NodeSelector
+from kubedra.api.meta import ListMeta, ObjectMeta, TypedObject
+from kubedra.api.quantity import Quantity
+
+GROUP = "resource.k8s.io"
+VERSION = "v1alpha2"
+API_VERSION = f"{GROUP}/{VERSION}"
+
+FINALIZER = "dra.k8s.io/delete-protection"
+ALLOCATION_MODE_WAIT_FOR_FIRST_CONSUMER = "WaitForFirstConsumer"
+ALLOCATION_MODE_IMMEDIATE = "Immediate"
+RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE = 32
+ALLOCATION_RESULT_RESOURCE_HANDLES_MAX_SIZE = 32
+RESOURCE_HANDLE_DATA_MAX_SIZE = 16 * 1024
+POD_SCHEDULING_NODE_LIST_MAX_SIZE = 128
+
+
+def _null() -> Any:
+    return None
+
+
+def raw_extension() -> Any:
+    """A field default for a ``runtime.RawExtension``: unset is ``None``, encoded as ``null``.
+
+    The factory is not a builtin, so msgspec never omits the key (Go always writes it).
+    """
+    return msgspec.field(default_factory=_null)
+
+
+def _null_to_empty(obj: Any, name: str) -> None:
+    """Go writes a nil required list as ``null``; accept it and keep ``[]`` (msgspec calls
+    ``__post_init__`` after decoding). The field's runtime type admits ``None`` for decoding,
+    while type checkers see a plain list."""
+    if getattr(obj, name) is None:
+        setattr(obj, name, [])
+
+
+# --- named resources model (api:namedresources.go) -------------------------------------------
+
+
+class NamedResourcesIntSlice(Model):
+    if TYPE_CHECKING:
+        ints: list[int] = required_list()
+    else:
+        ints: list[int] | None = required_list()
+
+    def __post_init__(self) -> None:
+        _null_to_empty(self, "ints")
+
+
+class NamedResourcesStringSlice(Model):
+    if TYPE_CHECKING:
+        strings: list[str] = required_list()
+    else:
+        strings: list[str] | None = required_list()
+
+    def __post_init__(self) -> None:
+        _null_to_empty(self, "strings")
+
+
+class NamedResourcesAttribute(Model):
+    """One typed attribute of an instance; exactly one value member must be set."""
+
+    name: str = ""
+    quantity: Quantity | None = None
+    bool_: bool | None = msgspec.field(default=None, name="bool")
+    int_: int | None = msgspec.field(default=None, name="int")
+    int_slice: NamedResourcesIntSlice | None = None
+    string: str | None = None
+    string_slice: NamedResourcesStringSlice | None = None
+    version: str | None = None
+
+
+class NamedResourcesInstance(Model):
+    name: str = ""
+    attributes: list[NamedResourcesAttribute] | None = None
+
+
+class NamedResourcesResources(Model):
+    if TYPE_CHECKING:
+        instances: list[NamedResourcesInstance] = required_list()
+    else:
+        instances: list[NamedResourcesInstance] | None = required_list()
+
+    def __post_init__(self) -> None:
+        _null_to_empty(self, "instances")
+
+
+class NamedResourcesRequest(Model):
+    selector: str = ""
+
+
+class NamedResourcesFilter(Model):
+    selector: str = ""
+
+
+class NamedResourcesAllocationResult(Model):
+    name: str = ""
+
+
+# --- references ------------------------------------------------------------------------------
+
+
+class ResourceClassParametersReference(Model):
+    api_group: str = ""
+    kind: str = ""
+    name: str = ""
+    namespace: str = ""
+
+
+class ResourceClaimParametersReference(Model):
+    api_group: str = ""
+    kind: str = ""
+    name: str = ""
+
+
+class ResourceClaimConsumerReference(Model):
+    api_group: str = ""
+    resource: str = ""
+    name: str = ""
+    uid: str = ""
+
+
+# --- ResourceClass ---------------------------------------------------------------------------
+
+
+class ResourceClass(TypedObject):
+    driver_name: str = ""
+    parameters_ref: ResourceClassParametersReference | None = None
+    suitable_nodes: NodeSelector | None = None
+    structured_parameters: bool | None = None
+
+
+class ResourceClassList(Model):
+    api_version: str = ""
+    kind: str = ""
+    metadata: ListMeta = msgspec.field(default_factory=ListMeta)
+    items: list[ResourceClass] = required_list()
+
+
+# --- ResourceClassParameters -----------------------------------------------------------------
+
+
+class VendorParameters(Model):
+    driver_name: str = ""
+    parameters: Any = raw_extension()
+
+
+class ResourceFilter(Model):
+    driver_name: str = ""
+    named_resources: NamedResourcesFilter | None = None
+
+
+class ResourceClassParameters(TypedObject):
+    generated_from: ResourceClassParametersReference | None = None
+    vendor_parameters: list[VendorParameters] | None = None
+    filters: list[ResourceFilter] | None = None
+
+
+class ResourceClassParametersList(Model):
+    api_version: str = ""
+    kind: str = ""
+    metadata: ListMeta = msgspec.field(default_factory=ListMeta)
+    items: list[ResourceClassParameters] = required_list()
+
+
+# --- ResourceClaimParameters -----------------------------------------------------------------
+
+
+class ResourceRequest(Model):
+    vendor_parameters: Any = raw_extension()
+    named_resources: NamedResourcesRequest | None = None
+
+
+class DriverRequests(Model):
+    driver_name: str = ""
+    vendor_parameters: Any = raw_extension()
+    requests: list[ResourceRequest] | None = None
+
+
+class ResourceClaimParameters(TypedObject):
+    generated_from: ResourceClaimParametersReference | None = None
+    shareable: bool = False
+    driver_requests: list[DriverRequests] | None = None
+
+
+class ResourceClaimParametersList(Model):
+    api_version: str = ""
+    kind: str = ""
+    metadata: ListMeta = msgspec.field(default_factory=ListMeta)
+    items: list[ResourceClaimParameters] = required_list()
+
+
+# --- ResourceSlice ---------------------------------------------------------------------------
+
+
+class ResourceSlice(TypedObject):
+    node_name: str = ""
+    driver_name: str = ""
+    named_resources: NamedResourcesResources | None = None
+
+
+class ResourceSliceList(Model):
+    api_version: str = ""
+    kind: str = ""
+    metadata: ListMeta = msgspec.field(default_factory=ListMeta)
+    items: list[ResourceSlice] = required_list()
+
+
+# --- ResourceClaim ---------------------------------------------------------------------------
+
+
+class ResourceClaimSpec(Model):
+    resource_class_name: str = ""
+    parameters_ref: ResourceClaimParametersReference | None = None
+    allocation_mode: str = ""
+
+
+class DriverAllocationResult(Model):
+    vendor_request_parameters: Any = raw_extension()
+    named_resources: NamedResourcesAllocationResult | None = None
+
+
+class StructuredResourceHandle(Model):
+    vendor_class_parameters: Any = raw_extension()
+    vendor_claim_parameters: Any = raw_extension()
+    node_name: str = ""
+    if TYPE_CHECKING:
+        results: list[DriverAllocationResult] = required_list()
+    else:
+        results: list[DriverAllocationResult] | None = required_list()
+
+    def __post_init__(self) -> None:
+        _null_to_empty(self, "results")
+
+
+class ResourceHandle(Model):
+    driver_name: str = ""
+    data: str = ""
+    structured_data: StructuredResourceHandle | None = None
+
+
+class AllocationResult(Model):
+    resource_handles: list[ResourceHandle] | None = None
+    available_on_nodes: NodeSelector | None = None
+    shareable: bool = False
+
+
+class ResourceClaimStatus(Model):
+    driver_name: str = ""
+    allocation: AllocationResult | None = None
+    reserved_for: list[ResourceClaimConsumerReference] | None = None
+    deallocation_requested: bool = False
+
+
+class ResourceClaim(TypedObject):
+    spec: ResourceClaimSpec = msgspec.field(default_factory=ResourceClaimSpec)
+    status: ResourceClaimStatus = msgspec.field(default_factory=ResourceClaimStatus)
+
+
+class ResourceClaimList(Model):
+    api_version: str = ""
+    kind: str = ""
+    metadata: ListMeta = msgspec.field(default_factory=ListMeta)
+    items: list[ResourceClaim] = required_list()
+
+
+# --- ResourceClaimTemplate -------------------------------------------------------------------
+
+
+class ResourceClaimTemplateSpec(Model):
+    metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
+    spec: ResourceClaimSpec = msgspec.field(default_factory=ResourceClaimSpec)
+
+
+class ResourceClaimTemplate(TypedObject):
+    spec: ResourceClaimTemplateSpec = msgspec.field(default_factory=ResourceClaimTemplateSpec)
+
+
+class ResourceClaimTemplateList(Model):
+    api_version: str = ""
+    kind: str = ""
+    metadata: ListMeta = msgspec.field(default_factory=ListMeta)
+    items: list[ResourceClaimTemplate] = required_list()
+
+
+# --- PodSchedulingContext --------------------------------------------------------------------
+
+
+class PodSchedulingContextSpec(Model):
+    selected_node: str = ""
+    potential_nodes: list[str] | None = None
+
+
+class ResourceClaimSchedulingStatus(Model):
+    name: str = ""
+    unsuitable_nodes: list[str] | None = None
+
+
+class PodSchedulingContextStatus(Model):
+    resource_claims: list[ResourceClaimSchedulingStatus] | None = None
+
+
+class PodSchedulingContext(TypedObject):
+    spec: PodSchedulingContextSpec = msgspec.field(default_factory=PodSchedulingContextSpec)
+    status: PodSchedulingContextStatus = msgspec.field(default_factory=PodSchedulingContextStatus)
+
+
+class PodSchedulingContextList(Model):
+    api_version: str = ""
+    kind: str = ""
+    metadata: ListMeta = msgspec.field(default_factory=ListMeta)
+    items: list[PodSchedulingContext] = required_list()

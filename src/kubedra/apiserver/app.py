@@ -1,0 +1,288 @@
+"""The aiohttp application: one middleware (auth, in-flight limit, errors, metrics) and one
+dispatcher over the fixed paths (health, metrics, version, discovery, OpenAPI) and the
+resource paths."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hmac
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from aiohttp import web
+
+from kubedra.api.features import FeatureGates
+from kubedra.apiserver import discovery, errors, objects, openapi
+from kubedra.apiserver.gc import GarbageCollector
+from kubedra.apiserver.handlers import MAX_BODY, ResourceHandlers, resolve
+from kubedra.apiserver.hub import WatchHub
+from kubedra.apiserver.metrics import GROUP, RESOURCE, VERB, Metrics
+from kubedra.apiserver.registry import Registry
+from kubedra.apiserver.rest import Rest
+from kubedra.storage.contract import Store, StoreError
+
+log = logging.getLogger(__name__)
+
+JSON = "application/json"
+_BOOT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    gates: FeatureGates = field(default_factory=FeatureGates)
+    max_inflight: int = 400
+    bookmark_interval: float = 60.0
+    max_watch_seconds: float = 1800.0
+    token: str | None = None
+    gc: bool = True
+    watch_window: int = 20_000
+
+
+class ApiServer:
+    """Start with :meth:`start`, stop with :meth:`stop` (closes watches first)."""
+
+    def __init__(self, store: Store, options: Options | None = None) -> None:
+        self.options = options or Options()
+        self.store = store
+        self.registry = Registry(self.options.gates)
+        self.cache = objects.WireCache()
+        self.hub = WatchHub(store, self.cache, self.options.watch_window)
+        self.rest = Rest(self.registry, store, self.cache)
+        self.resources = ResourceHandlers(
+            self.registry, store, self.hub, self.rest,
+            bookmark_interval=self.options.bookmark_interval,
+            max_watch_seconds=self.options.max_watch_seconds,
+        )
+        self.gc = GarbageCollector(self.registry, self.rest, self.hub)
+        self.metrics = Metrics()
+        self.inflight = 0
+        self.address = ""
+        self._runner: web.ServerRunner | None = None
+        self._static: dict[str, bytes] = {}
+
+    # --- lifecycle --------------------------------------------------------------------------
+
+    async def prepare(self) -> None:
+        """Start the watch hub and the collector; create the boot namespaces."""
+        await self.hub.start()
+        await self._boot_namespaces()
+        if self.options.gc:
+            await self.gc.start()
+
+    async def start(self, host: str = "127.0.0.1", port: int = 0,
+                    ssl_context: object | None = None) -> int:
+        await self.prepare()
+        # The low-level server: no router or middleware chain, one handler does both.
+        server = web.Server(self._handle, request_factory=self._make_request, access_log=None)
+        self._runner = web.ServerRunner(server, handle_signals=False, shutdown_timeout=2.0)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, host, port, ssl_context=ssl_context,  # type: ignore[arg-type]
+                           backlog=1024)
+        await site.start()
+        listener = site._server
+        assert listener is not None
+        sockets = getattr(listener, "sockets", None) or []
+        bound = int(sockets[0].getsockname()[1]) if sockets else port
+        self.address = f"{host}:{bound}"
+        return bound
+
+    async def stop(self) -> None:
+        self.resources.stopping.set()
+        await asyncio.sleep(0)
+        if self._runner is not None:
+            await self._runner.cleanup()
+        await self.gc.stop()
+        await self.hub.stop()
+
+    async def _boot_namespaces(self) -> None:
+        ns = self.registry.namespaces()
+        for name in _BOOT_NAMESPACES:
+            if await self.store.get(ns.key("", name)) is not None:
+                continue
+            with contextlib.suppress(errors.ApiError):
+                await self.rest.create(ns, "", {"apiVersion": "v1", "kind": "Namespace",
+                                                "metadata": {"name": name}})
+
+    # --- middleware -------------------------------------------------------------------------
+
+    def _make_request(
+        self, message: Any, payload: Any, protocol: Any, writer: Any, task: Any
+    ) -> web.BaseRequest:
+        return web.BaseRequest(message, payload, protocol, writer, task,
+                               asyncio.get_running_loop(), client_max_size=MAX_BODY)
+
+    async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
+        """Auth, in-flight limit, errors as Status, metrics; then :meth:`_dispatch`."""
+        start = time.perf_counter()
+        long_running = _is_watch(request)
+        counted = not long_running and not request.path.startswith(("/healthz", "/livez",
+                                                                     "/readyz", "/metrics"))
+        code = 500
+        try:
+            self._authenticate(request)
+            if counted:
+                if self.inflight >= self.options.max_inflight:
+                    self.metrics.rejected.inc()
+                    raise errors.too_many_requests()
+                self.inflight += 1
+            elif long_running:
+                self.metrics.watchers.inc()
+            try:
+                resp = await self._dispatch(request)
+            finally:
+                if counted:
+                    self.inflight -= 1
+                elif long_running:
+                    self.metrics.watchers.dec()
+            code = resp.status
+            return resp
+        except errors.ApiError as err:
+            code = err.code
+            return _status_response(err)
+        except StoreError as err:
+            log.exception("store error on %s %s", request.method, request.path)
+            code = 500
+            return _status_response(errors.internal(str(err)))
+        except (ConnectionResetError, asyncio.CancelledError):
+            code = 499
+            raise
+        except web.HTTPException as exc:
+            code = exc.status
+            raise
+        except Exception as err:
+            log.exception("unexpected error on %s %s", request.method, request.path)
+            code = 500
+            return _status_response(errors.internal(f"{type(err).__name__}: {err}"))
+        finally:
+            if not long_running:
+                self.metrics.observe(
+                    request.get(VERB, request.method), request.get(GROUP, ""),
+                    request.get(RESOURCE, ""), code, time.perf_counter() - start,
+                )
+
+    def _authenticate(self, request: web.BaseRequest) -> None:
+        token = self.options.token
+        if token is None or request.path in ("/healthz", "/livez", "/readyz"):
+            return
+        header = request.headers.get("Authorization", "")
+        given = header[7:] if header.startswith("Bearer ") else ""
+        if not hmac.compare_digest(given.encode(), token.encode()):
+            raise errors.ApiError(errors.status_body(401, "Unauthorized", "Unauthorized"))
+
+    # --- dispatch -----------------------------------------------------------------------------
+
+    async def _dispatch(self, request: web.BaseRequest) -> web.StreamResponse:
+        path = request.path
+        parts = [p for p in path.split("/")][1:]
+        if parts and parts[-1] == "" and len(parts) > 1:
+            parts = parts[:-1]
+        head = parts[0] if parts else ""
+        if head in ("api", "apis") and len(parts) <= 3 - (head == "api") and (
+            request.method not in ("GET", "HEAD")
+        ):
+            raise errors.method_not_allowed(request.method)
+        if head == "api":
+            if len(parts) == 1:
+                return self._discovery_root(request, legacy=True)
+            if parts[1] != "v1":
+                raise errors.path_not_found()
+            if len(parts) == 2:
+                return self._resource_list(request, "", "v1")
+            return await self._resource(request, "", "v1", parts[2:])
+        if head == "apis":
+            if len(parts) == 1:
+                return self._discovery_root(request, legacy=False)
+            group = parts[1]
+            if len(parts) == 2:
+                return self._api_group(request, group)
+            if len(parts) == 3:
+                return self._resource_list(request, group, parts[2])
+            return await self._resource(request, group, parts[2], parts[3:])
+        return await self._fixed(request, path)
+
+    async def _resource(
+        self, request: web.BaseRequest, group: str, version: str, parts: list[str]
+    ) -> web.StreamResponse:
+        request[GROUP] = group
+        target = resolve(self.registry, group, version, parts)
+        return await self.resources.serve(request, target)
+
+    async def _fixed(self, request: web.BaseRequest, path: str) -> web.StreamResponse:
+        if request.method not in ("GET", "HEAD"):
+            raise errors.method_not_allowed(request.method)
+        if path in ("/healthz", "/livez", "/readyz") or path.startswith(
+            ("/healthz/", "/livez/", "/readyz/")
+        ):
+            return web.Response(text="ok", content_type="text/plain")
+        if path == "/metrics":
+            return web.Response(body=self.metrics.render(),
+                                headers={"Content-Type": self.metrics.content_type})
+        if path == "/version":
+            return _json_response(discovery.version_info())
+        if path == "/openapi/v3":
+            return self._cached("openapi/v3", lambda: openapi.v3_index(self.registry))
+        if path.startswith("/openapi/v3/"):
+            gv = path[len("/openapi/v3/"):].strip("/")
+            return self._cached(gv, lambda: openapi.v3_document(self.registry, gv))
+        if path == "/openapi/v2":
+            accept = request.headers.get("Accept", "")
+            if accept and "json" not in accept and "*/*" not in accept:
+                raise errors.path_not_found()
+            return self._cached("openapi/v2", lambda: openapi.v2_document(self.registry))
+        raise errors.path_not_found()
+
+    def _cached(self, key: str, build: Callable[[], object | None]) -> web.Response:
+        """Static documents are encoded once; a builder answering None is a 404."""
+        data = self._static.get(key)
+        if data is None:
+            doc = build()
+            if doc is None:
+                raise errors.path_not_found()
+            data = self._static[key] = objects.encode(doc)
+        return web.Response(body=data, content_type=JSON)
+
+    def _discovery_root(self, request: web.BaseRequest, legacy: bool) -> web.Response:
+        request[VERB] = "get"
+        version = discovery.aggregated_version(request.headers.get("Accept", ""))
+        if version is not None:
+            body = discovery.aggregated(self.registry, legacy, version)
+            ctype = discovery.AGGREGATED_V2 if version == "v2" else discovery.AGGREGATED_V2BETA1
+            return web.Response(body=objects.encode(body),
+                                headers={"Content-Type": ctype, "Vary": "Accept"})
+        if legacy:
+            return _json_response(discovery.api_versions(self.address or request.host))
+        return _json_response(discovery.api_group_list(self.registry))
+
+    def _api_group(self, request: web.BaseRequest, group: str) -> web.Response:
+        body = discovery.api_group(self.registry, group)
+        if body is None:
+            raise errors.path_not_found()
+        return _json_response(body)
+
+    def _resource_list(self, request: web.BaseRequest, group: str, version: str) -> web.Response:
+        body = discovery.resource_list(self.registry, group, version)
+        if body is None:
+            raise errors.path_not_found()
+        return _json_response(body)
+
+
+def _is_watch(request: web.BaseRequest) -> bool:
+    if request.method != "GET":
+        return False
+    w = request.query.get("watch")
+    return w in ("1", "t", "T", "TRUE", "true", "True") or "/watch/" in request.path
+
+
+def _json_response(body: object, code: int = 200) -> web.Response:
+    return web.Response(body=objects.encode(body), status=code, content_type=JSON)
+
+
+def _status_response(err: errors.ApiError) -> web.Response:
+    resp = web.Response(body=objects.encode(err.status), status=err.code, content_type=JSON)
+    for k, v in err.headers.items():
+        resp.headers[k] = v
+    return resp

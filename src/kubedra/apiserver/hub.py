@@ -1,0 +1,175 @@
+"""One store watch fanned out to every API watcher (upstream's watch cache, reduced).
+
+The hub follows the whole ``/registry/`` prefix from the revision the server started at,
+decodes and encodes each change once, and keeps a window of recent events so a watch that
+resumes from a recent resourceVersion is served from memory. A watch from before the window
+falls back to the store's own history (which answers 410 once compacted).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections import deque
+from collections.abc import AsyncIterator
+from dataclasses import dataclass
+
+from kubedra.apiserver import objects
+from kubedra.apiserver.objects import Obj
+from kubedra.storage.contract import EventType, KeyValue, Store, WatchEvent
+
+log = logging.getLogger(__name__)
+
+
+@dataclass(frozen=True, slots=True)
+class Change:
+    """A decoded store event: objects are shared, never mutate them."""
+
+    type: str  # ADDED, MODIFIED, DELETED
+    key: str
+    revision: int
+    obj: Obj
+    data: bytes
+    prev: Obj | None
+
+
+class Overflow(Exception):
+    """A watcher fell too far behind; its stream ends and the client re-watches."""
+
+
+def change_of(ev: WatchEvent, cache: objects.WireCache | None = None) -> Change:
+    kv = ev.kv
+    if ev.type is EventType.DELETED:
+        obj = objects.from_kv(kv, ev.revision)
+        data = objects.encode(obj)
+        if cache is not None:
+            cache.forget(kv.key)
+    elif cache is not None:
+        obj, data = cache.get(kv)
+    else:
+        obj = objects.from_kv(kv)
+        data = objects.encode(obj)
+    prev = objects.from_kv(ev.prev) if ev.prev is not None else None
+    return Change(ev.type.value, kv.key, ev.revision, obj, data, prev)
+
+
+class Subscription:
+    """Changes under a prefix after a revision, in order."""
+
+    def __init__(self, hub: WatchHub, prefix: str, after: int, limit: int) -> None:
+        self.hub = hub
+        self.prefix = prefix
+        self.after = after
+        self.queue: asyncio.Queue[Change | None] = asyncio.Queue()
+        self.limit = limit
+        self.overflowed = False
+
+    def offer(self, ch: Change) -> None:
+        if ch.revision <= self.after or not ch.key.startswith(self.prefix):
+            return
+        if self.queue.qsize() >= self.limit:
+            self.overflowed = True
+            self.queue.put_nowait(None)
+            self.hub.unsubscribe(self)
+            return
+        self.queue.put_nowait(ch)
+
+    async def next(self) -> Change | None:
+        """The next change, or None when the hub stopped (raises Overflow when too slow)."""
+        ch = await self.queue.get()
+        if ch is None and self.overflowed:
+            raise Overflow()
+        return ch
+
+    def close(self) -> None:
+        self.hub.unsubscribe(self)
+
+
+class WatchHub:
+    def __init__(self, store: Store, cache: objects.WireCache, window: int = 20_000) -> None:
+        self.store = store
+        self.cache = cache
+        self.window: deque[Change] = deque(maxlen=window)
+        self.window_start = 0  # changes with revision > window_start are all in the window
+        self.revision = 0
+        self.subs: set[Subscription] = set()
+        self.subscriber_limit = 50_000
+        self._task: asyncio.Task[None] | None = None
+        self._progress = asyncio.Event()
+
+    async def start(self) -> None:
+        self.revision = self.window_start = await self.store.current_revision()
+        self._task = asyncio.create_task(self._run(), name="watch-hub")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+        for sub in list(self.subs):
+            sub.queue.put_nowait(None)
+        self.subs.clear()
+
+    async def _run(self) -> None:
+        while True:
+            try:
+                async for ev in self.store.watch("/registry/", self.revision):
+                    self._publish(change_of(ev, self.cache))
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # a lost store watch: resume from the last revision seen
+                log.exception("watch hub: store watch failed; resuming")
+                await asyncio.sleep(0.1)
+                continue
+            return
+
+    def _publish(self, ch: Change) -> None:
+        if len(self.window) == self.window.maxlen:
+            self.window_start = self.window[0].revision
+        self.window.append(ch)
+        self.revision = ch.revision
+        for sub in list(self.subs):
+            sub.offer(ch)
+        self._progress.set()
+        self._progress = asyncio.Event()
+
+    async def wait_for(self, revision: int, timeout: float) -> bool:
+        """Wait until the hub has seen ``revision`` (read-your-writes for watchers)."""
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + timeout
+        while self.revision < revision:
+            left = deadline - loop.time()
+            if left <= 0:
+                return False
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._progress.wait(), left)
+        return True
+
+    def covers(self, after: int) -> bool:
+        return after >= self.window_start
+
+    def subscribe(self, prefix: str, after: int) -> Subscription:
+        """Changes after ``after``; the caller checks :meth:`covers` first."""
+        sub = Subscription(self, prefix, after, self.subscriber_limit)
+        for ch in self.window:
+            sub.offer(ch)
+        self.subs.add(sub)
+        return sub
+
+    def unsubscribe(self, sub: Subscription) -> None:
+        self.subs.discard(sub)
+
+
+async def store_changes(
+    store: Store, prefix: str, after: int, cache: objects.WireCache | None = None
+) -> AsyncIterator[Change]:
+    """Changes straight from the store's history (for resumes older than the hub window)."""
+    async for ev in store.watch(prefix, after):
+        yield change_of(ev, cache)
+
+
+def kv_change(kv: KeyValue, revision: int, cache: objects.WireCache) -> Change:
+    """An ADDED change for an object that exists (initial events of a watch)."""
+    obj, data = cache.get(kv)
+    return Change("ADDED", kv.key, revision, obj, data, None)

@@ -1,0 +1,228 @@
+"""Field sets as server-side apply records them (structured-merge-diff, ``FieldsV1``).
+
+A path is a tuple of elements written as upstream writes FieldsV1 keys: ``f:<field>``,
+``k:<json of the list-map keys>``, ``v:<json of a set value>``, ``i:<index>``. A set is a
+plain Python set of such tuples.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+from kubedra.apiserver.patch.schema import UNTYPED, Meta
+from kubedra.apiserver.patch.values import go_json, json_equal
+
+Path = tuple[str, ...]
+FieldSet = set[Path]
+MISSING: Any = object()
+
+# Fields never tracked (apimachinery fieldmanager ``stripmeta``).
+_STRIPPED_META = ("name", "namespace", "creationTimestamp", "selfLink", "uid", "generation",
+                  "managedFields", "resourceVersion")
+
+
+def strip(obj: dict[str, Any]) -> dict[str, Any]:
+    """A copy of ``obj`` without the fields field managers never own."""
+    out = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind")}
+    meta = out.get("metadata")
+    if isinstance(meta, dict):
+        out["metadata"] = {k: v for k, v in meta.items() if k not in _STRIPPED_META}
+        if not out["metadata"]:
+            del out["metadata"]
+    return out
+
+
+def _granular(meta: Meta) -> bool:
+    return bool(meta.list_keys) or meta.is_set
+
+
+def item_element(item: Any, index: int, meta: Meta) -> str:
+    """The path element naming one item of a granular list."""
+    if meta.is_set:
+        return "v:" + go_json(item)
+    if isinstance(item, dict):
+        keys = {k: item[k] for k in meta.list_keys if k in item}
+        if keys:
+            return "k:" + go_json(keys)
+    return f"i:{index}"
+
+
+def collect(value: Any, meta: Meta, path: Path, out: FieldSet, *, maps: bool = False) -> None:
+    """Add the paths ``value`` (at ``path``) sets, as ``TypedValue.ToFieldSet``; with
+    ``maps`` also the map-typed fields themselves, as a comparison lists added maps."""
+    if isinstance(value, dict):
+        if not value or (maps and meta.is_map):
+            if path:
+                out.add(path)
+            if not value:
+                return
+        for key, sub in value.items():
+            child = (*path, "f:" + key)
+            if meta.is_map or sub is None:
+                out.add(child)
+            collect(sub, meta.child(key), child, out, maps=maps)
+    elif isinstance(value, list) and _granular(meta):
+        for i, item in enumerate(value):
+            child = (*path, item_element(item, i, meta))
+            out.add(child)
+            if isinstance(item, dict) and meta.list_keys:
+                collect(item, meta, child, out, maps=maps)
+    elif path:
+        out.add(path)
+
+
+def field_set(obj: dict[str, Any], meta: Meta) -> FieldSet:
+    out: FieldSet = set()
+    collect(strip(obj), meta, (), out)
+    return out
+
+
+def _match(items: list[Any], element: str, meta: Meta) -> int:
+    for i, item in enumerate(items):
+        if item_element(item, i, meta) == element:
+            return i
+    return -1
+
+
+def diff(old: Any, new: Any, meta: Meta, path: Path = (), own: bool = False
+         ) -> tuple[FieldSet, FieldSet, FieldSet]:
+    """(added, modified, removed) from ``old`` to ``new`` (``TypedValue.Compare``).
+
+    ``own`` tells whether the node at ``path`` is itself a member (a list item or a map
+    entry) rather than a struct field, which upstream only lists through its children.
+    """
+    added: FieldSet = set()
+    modified: FieldSet = set()
+    removed: FieldSet = set()
+    if old is MISSING and new is MISSING:
+        return added, modified, removed
+    if old is MISSING:
+        collect(new, meta, path, added, maps=True)
+        if own and path:
+            added.add(path)
+        return added, modified, removed
+    if new is MISSING:
+        removed.add(path)
+        return added, modified, removed
+    if isinstance(old, dict) and isinstance(new, dict) and (old or new):
+        for key in list(old) + [k for k in new if k not in old]:
+            a, m, r = diff(old.get(key, MISSING), new.get(key, MISSING), meta.child(key),
+                           (*path, "f:" + key), meta.is_map)
+            added |= a
+            modified |= m
+            removed |= r
+    elif isinstance(old, list) and isinstance(new, list) and _granular(meta):
+        old_items = {item_element(x, i, meta): x for i, x in enumerate(old)}
+        new_items = {item_element(x, i, meta): x for i, x in enumerate(new)}
+        for element in list(old_items) + [e for e in new_items if e not in old_items]:
+            a, m, r = diff(old_items.get(element, MISSING), new_items.get(element, MISSING),
+                           meta if meta.list_keys else UNTYPED, (*path, element), True)
+            added |= a
+            modified |= m
+            removed |= r
+    elif not json_equal(old, new) and path:
+        modified.add(path)
+    return added, modified, removed
+
+
+def under(path: Path, roots: FieldSet) -> bool:
+    """Whether ``path`` is one of ``roots`` or lies below one of them."""
+    return any(path[: len(r)] == r for r in roots)
+
+
+def to_fields_v1(paths: FieldSet) -> dict[str, Any]:
+    """Encode a set as the nested FieldsV1 object (``.`` marks a member with children)."""
+    tree: dict[str, Any] = {}
+    for path in paths:
+        node = tree
+        for element in path:
+            node = node.setdefault(element, {})
+    members = {(): False} | dict.fromkeys(paths, True)
+
+    def emit(node: dict[str, Any], path: Path) -> dict[str, Any]:
+        out: dict[str, Any] = {".": {}} if node and members.get(path) else {}
+        for element in sorted(node):
+            out[element] = emit(node[element], (*path, element))
+        return out
+
+    return emit(tree, ())
+
+
+def from_fields_v1(tree: Any, prefix: Path = ()) -> FieldSet:
+    out: FieldSet = set()
+    if not isinstance(tree, dict):
+        return out
+    if prefix and (not tree or "." in tree):
+        out.add(prefix)
+    for element, sub in tree.items():
+        if element != ".":
+            out |= from_fields_v1(sub, (*prefix, element))
+    return out
+
+
+def path_string(path: Path) -> str:
+    """``fieldpath.Path.String()``: ``.spec.containers[name="c"].image``."""
+    text = ""
+    for element in path:
+        kind, rest = element[:2], element[2:]
+        if kind == "f:":
+            text += "." + rest
+        elif kind == "k:":
+            keys = json.loads(rest)
+            text += "[" + ",".join(f"{k}={go_json(v)}" for k, v in keys.items()) + "]"
+        elif kind == "v:":
+            text += "[=" + rest + "]"
+        else:
+            text += "[" + rest + "]"
+    return text
+
+
+def remove_path(obj: Any, path: Path, meta: Meta) -> None:
+    """Delete the value at ``path`` from ``obj`` in place (missing paths are ignored)."""
+    node, node_meta = obj, meta
+    for depth, element in enumerate(path):
+        last = depth == len(path) - 1
+        if element.startswith("f:") and isinstance(node, dict):
+            key = element[2:]
+            if key not in node:
+                return
+            if last:
+                del node[key]
+                return
+            node, node_meta = node[key], node_meta.child(key)
+        elif isinstance(node, list):
+            at = _match(node, element, node_meta)
+            if at < 0:
+                return
+            if last:
+                del node[at]
+                return
+            node = node[at]
+        else:
+            return
+
+
+def merge_applied(live: Any, config: Any, meta: Meta) -> Any:
+    """Merge an apply configuration into the live value (``TypedValue.Merge``): maps merge
+    key by key, granular lists merge by item, everything else takes the configured value."""
+    if isinstance(config, dict) and isinstance(live, dict):
+        out = dict(live)
+        for key, value in config.items():
+            if value is None:
+                out.pop(key, None)
+            else:
+                out[key] = merge_applied(live.get(key, MISSING), value, meta.child(key))
+        return out
+    if isinstance(config, list) and isinstance(live, list) and _granular(meta):
+        out_list = list(live)
+        item_meta = meta if meta.list_keys else UNTYPED
+        for i, item in enumerate(config):
+            at = _match(out_list, item_element(item, i, meta), meta)
+            if at >= 0:
+                out_list[at] = merge_applied(out_list[at], item, item_meta)
+            else:
+                out_list.append(copy.deepcopy(item))
+        return out_list
+    return copy.deepcopy(config)

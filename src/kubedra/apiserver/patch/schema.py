@@ -1,0 +1,163 @@
+"""Patch metadata of the kinds we serve: the upstream Go struct tags, as data.
+
+Strategic merge patch needs, per field, ``patchStrategy`` and ``patchMergeKey``; server-side
+apply needs ``listType``/``listMapKey`` and which maps are string-keyed maps rather than
+structs. Both come from k8s.io/api v0.30.0 (core/v1, batch/v1, coordination/v1,
+resource/v1alpha2 ``types.go``). Fields not listed behave as upstream's untagged fields:
+structs merge key by key, lists are atomic (replaced whole).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+
+
+@dataclass(frozen=True, slots=True)
+class Meta:
+    """How one field (or the value at one path) patches and is owned.
+
+    ``fields`` describes the members of the struct that is the field's value, or of each list
+    element for lists of structs.
+    """
+
+    strategy: str = ""  # SMP patchStrategy: "" | "merge" | "replace" ("retainKeys" is implied)
+    merge_key: str = ""  # SMP patchMergeKey for lists of objects
+    list_keys: tuple[str, ...] = ()  # SSA listType=map keys
+    is_set: bool = False  # SSA listType=set
+    is_map: bool = False  # a map[string]T: its keys are data, not struct fields
+    fields: Mapping[str, Meta] = field(default_factory=lambda: MappingProxyType({}))
+
+    def child(self, key: str) -> Meta:
+        """Metadata of member ``key`` (an unknown member behaves as an untagged field)."""
+        if self.is_map:
+            return UNTYPED
+        return self.fields.get(key, UNTYPED)
+
+
+UNTYPED = Meta()
+
+
+def struct(**fields: Meta) -> Meta:
+    return Meta(fields=MappingProxyType(fields))
+
+
+def merge_list(key: str, element: Meta = UNTYPED, ssa_keys: tuple[str, ...] = ()) -> Meta:
+    """A list merged by ``key`` (patchStrategy=merge, patchMergeKey=key, listType=map)."""
+    return Meta(strategy="merge", merge_key=key, list_keys=ssa_keys or (key,),
+                fields=element.fields)
+
+
+def map_list(*keys: str, element: Meta = UNTYPED) -> Meta:
+    """A listType=map list without SMP tags: SMP replaces it, SSA merges it by ``keys``."""
+    return Meta(list_keys=keys, fields=element.fields)
+
+
+MAP = Meta(is_map=True)
+SET = Meta(is_set=True)
+MERGE_SET = Meta(strategy="merge", is_set=True)
+
+OBJECT_META = struct(
+    labels=MAP,
+    annotations=MAP,
+    finalizers=MERGE_SET,
+    ownerReferences=merge_list("uid"),
+)
+LABEL_SELECTOR = struct(matchLabels=MAP)
+CONDITIONS = merge_list("type")
+
+RESOURCE_REQUIREMENTS = struct(limits=MAP, requests=MAP, claims=map_list("name"))
+CONTAINER = struct(
+    ports=merge_list("containerPort", ssa_keys=("containerPort", "protocol")),
+    env=merge_list("name"),
+    volumeMounts=merge_list("mountPath"),
+    volumeDevices=merge_list("devicePath"),
+    resources=RESOURCE_REQUIREMENTS,
+    resizePolicy=UNTYPED,
+)
+POD_SPEC = struct(
+    volumes=merge_list("name"),
+    initContainers=merge_list("name", CONTAINER),
+    containers=merge_list("name", CONTAINER),
+    ephemeralContainers=merge_list("name", CONTAINER),
+    imagePullSecrets=merge_list("name"),
+    hostAliases=merge_list("ip"),
+    topologySpreadConstraints=merge_list(
+        "topologyKey", ssa_keys=("topologyKey", "whenUnsatisfiable")
+    ),
+    schedulingGates=merge_list("name"),
+    resourceClaims=merge_list("name"),
+    nodeSelector=MAP,
+    overhead=MAP,
+)
+POD_STATUS = struct(
+    conditions=CONDITIONS,
+    podIPs=merge_list("ip"),
+    hostIPs=merge_list("ip"),
+    resourceClaimStatuses=merge_list("name"),
+)
+POD_TEMPLATE = struct(metadata=OBJECT_META, spec=POD_SPEC)
+NODE_SELECTOR = struct()  # nodeSelectorTerms is atomic
+
+POD = struct(metadata=OBJECT_META, spec=POD_SPEC, status=POD_STATUS)
+NODE = struct(
+    metadata=OBJECT_META,
+    spec=struct(podCIDRs=MERGE_SET),
+    status=struct(conditions=CONDITIONS, addresses=merge_list("type"), capacity=MAP,
+                  allocatable=MAP),
+)
+NAMESPACE = struct(metadata=OBJECT_META, status=struct(conditions=CONDITIONS))
+EVENT = struct(metadata=OBJECT_META)
+LEASE = struct(metadata=OBJECT_META)
+JOB = struct(
+    metadata=OBJECT_META,
+    spec=struct(template=POD_TEMPLATE, selector=LABEL_SELECTOR),
+    # JobStatus.conditions: patchStrategy=merge by type, but listType=atomic for SSA.
+    status=struct(conditions=Meta(strategy="merge", merge_key="type")),
+)
+
+CLAIM_SPEC = struct(parametersRef=struct())
+RESOURCE_CLASS = struct(metadata=OBJECT_META, suitableNodes=NODE_SELECTOR)
+RESOURCE_CLAIM = struct(
+    metadata=OBJECT_META,
+    spec=CLAIM_SPEC,
+    status=struct(
+        reservedFor=merge_list("uid"),
+        allocation=struct(availableOnNodes=NODE_SELECTOR),
+    ),
+)
+RESOURCE_CLAIM_TEMPLATE = struct(
+    metadata=OBJECT_META, spec=struct(metadata=OBJECT_META, spec=CLAIM_SPEC)
+)
+POD_SCHEDULING_CONTEXT = struct(
+    metadata=OBJECT_META,
+    spec=struct(potentialNodes=SET),
+    status=struct(resourceClaims=merge_list("name", struct(unsuitableNodes=SET))),
+)
+# namedResources.instances, driverRequests, vendorParameters and filters are atomic lists.
+RESOURCE_SLICE = struct(metadata=OBJECT_META)
+RESOURCE_CLAIM_PARAMETERS = struct(metadata=OBJECT_META, generatedFrom=struct())
+RESOURCE_CLASS_PARAMETERS = struct(metadata=OBJECT_META, generatedFrom=struct())
+
+_RESOURCE = "resource.k8s.io"
+SCHEMAS: Mapping[tuple[str, str], Meta] = MappingProxyType({
+    ("", "Namespace"): NAMESPACE,
+    ("", "Node"): NODE,
+    ("", "Pod"): POD,
+    ("", "Event"): EVENT,
+    ("batch", "Job"): JOB,
+    ("coordination.k8s.io", "Lease"): LEASE,
+    (_RESOURCE, "ResourceClass"): RESOURCE_CLASS,
+    (_RESOURCE, "ResourceClaim"): RESOURCE_CLAIM,
+    (_RESOURCE, "ResourceClaimTemplate"): RESOURCE_CLAIM_TEMPLATE,
+    (_RESOURCE, "PodSchedulingContext"): POD_SCHEDULING_CONTEXT,
+    (_RESOURCE, "ResourceSlice"): RESOURCE_SLICE,
+    (_RESOURCE, "ResourceClaimParameters"): RESOURCE_CLAIM_PARAMETERS,
+    (_RESOURCE, "ResourceClassParameters"): RESOURCE_CLASS_PARAMETERS,
+})
+
+
+def schema_for(group: str, kind: str) -> Meta:
+    """Patch metadata of a kind; unknown kinds patch as untagged JSON."""
+    return SCHEMAS.get((group, kind), UNTYPED)

@@ -1,0 +1,295 @@
+"""Server-side apply and field ownership (``metadata.managedFields``).
+
+``apply_server_side`` serves ``application/apply-patch+yaml``; ``update_managed_fields``
+records ownership for every other write (create, update, patch) so that later applies see
+who owns what. Semantics follow structured-merge-diff's ``Updater``: an applier owns exactly
+the fields of its configuration; a change to a field another manager owns is a conflict
+unless forced; fields the applier set before and no longer sets are removed unless someone
+else owns them. kubectl's migration rules from client-side apply (manager ``kubectl``, the
+``last-applied-configuration`` annotation) are included.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from kubedra.apiserver.errors import ApiError, status_body
+from kubedra.apiserver.patch.errors import bad_request
+from kubedra.apiserver.patch.fieldset import (
+    FieldSet,
+    Path,
+    diff,
+    field_set,
+    from_fields_v1,
+    merge_applied,
+    path_string,
+    remove_path,
+    strip,
+    to_fields_v1,
+    under,
+)
+from kubedra.apiserver.patch.schema import Meta, schema_for
+from kubedra.apiserver.patch.values import go_json
+
+LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
+BEFORE_FIRST_APPLY = "before-first-apply"
+
+JsonMap = dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True, order=True)
+class Manager:
+    """Identity of one managedFields entry (upstream ``BuildManagerIdentifier``)."""
+
+    manager: str
+    operation: str
+    api_version: str
+    subresource: str = ""
+
+    def display(self) -> str:
+        """As conflict messages print it (upstream ``printManager``, time omitted)."""
+        text = json.dumps(self.manager)
+        if self.subresource:
+            text += f" with subresource {json.dumps(self.subresource)}"
+        if self.operation == "Update":
+            text += f" using {self.api_version}"
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class Conflict:
+    manager: Manager
+    path: Path
+
+    def cause(self) -> dict[str, str]:
+        return {"reason": "FieldManagerConflict",
+                "message": f"conflict with {self.manager.display()}",
+                "field": path_string(self.path)}
+
+
+def conflict_message(conflicts: list[Conflict]) -> str:
+    """Upstream ``getConflictMessage``."""
+    if len(conflicts) == 1:
+        c = conflicts[0]
+        return (f"Apply failed with 1 conflict: conflict with {c.manager.display()}: "
+                f"{path_string(c.path)}")
+    lines: list[str] = []
+    for mgr in sorted({c.manager for c in conflicts}, key=lambda m: m.display()):
+        lines.append(f"conflicts with {mgr.display()}:")
+        lines.extend(f"- {path_string(c.path)}" for c in conflicts if c.manager == mgr)
+    return f"Apply failed with {len(conflicts)} conflicts: " + "\n".join(lines)
+
+
+def conflict_error(conflicts: list[Conflict]) -> ApiError:
+    """409 Conflict with one FieldManagerConflict cause per path (``NewApplyConflict``)."""
+    details = {"causes": [c.cause() for c in conflicts]}
+    return ApiError(status_body(409, "Conflict", conflict_message(conflicts), details))
+
+
+@dataclass(slots=True)
+class _Owned:
+    fields: FieldSet
+    time: str | None
+
+
+def _now(now: str | None) -> str:
+    return now or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def decode_managed(obj: JsonMap | None) -> dict[Manager, _Owned]:
+    out: dict[Manager, _Owned] = {}
+    entries = ((obj or {}).get("metadata") or {}).get("managedFields") or []
+    for entry in entries:
+        if not isinstance(entry, dict) or "manager" not in entry:
+            continue
+        op = entry.get("operation", "Update")
+        key = Manager(entry["manager"], op, entry.get("apiVersion", "") if op == "Update" else "",
+                      entry.get("subresource", ""))
+        owned = out.setdefault(key, _Owned(set(), entry.get("time")))
+        owned.fields |= from_fields_v1(entry.get("fieldsV1") or {})
+        if op == "Apply":
+            owned.time = entry.get("time")
+    return out
+
+
+def encode_managed(managers: dict[Manager, _Owned], api_version: str) -> list[JsonMap]:
+    """managedFields entries, sorted as upstream (operation, time, manager, version)."""
+    entries: list[JsonMap] = []
+    for key, owned in managers.items():
+        if not owned.fields:
+            continue
+        entry: JsonMap = {"manager": key.manager, "operation": key.operation,
+                          "apiVersion": key.api_version or api_version}
+        if owned.time:
+            entry["time"] = owned.time
+        entry["fieldsType"] = "FieldsV1"
+        entry["fieldsV1"] = to_fields_v1(owned.fields)
+        if key.subresource:
+            entry["subresource"] = key.subresource
+        entries.append(entry)
+    entries.sort(key=lambda e: (e["operation"], e.get("time") or "", e["manager"],
+                                e["apiVersion"], e.get("subresource", "")))
+    return entries
+
+
+def _drop(paths: FieldSet, roots: FieldSet) -> FieldSet:
+    return {p for p in paths if not under(p, roots)}
+
+
+def _store(obj: JsonMap, managers: dict[Manager, _Owned], api_version: str) -> None:
+    entries = encode_managed(managers, api_version)
+    meta = obj.setdefault("metadata", {})
+    if entries:
+        meta["managedFields"] = entries
+    else:
+        meta.pop("managedFields", None)
+
+
+def _group_kind(obj: JsonMap) -> tuple[str, str]:
+    group, _, _ = str(obj.get("apiVersion", "")).rpartition("/")
+    return group, str(obj.get("kind", ""))
+
+
+def update_managed_fields(
+    old: JsonMap | None, new: JsonMap, manager: str, *, subresource: str = "",
+    now: str | None = None, reset_fields: Iterable[Path] = (),
+) -> JsonMap:
+    """Return ``new`` with managedFields updated for a non-apply write by ``manager``:
+    the fields it added or changed become its own (operation Update) and leave other
+    managers; removed fields leave everyone."""
+    api_version = str(new.get("apiVersion", ""))
+    schema = schema_for(*_group_kind(new))
+    managers = decode_managed(old)
+    added, modified, removed = diff(strip(old or {}), strip(new), schema)
+    changed = _drop(added | modified, set(reset_fields))
+    key = Manager(manager, "Update", api_version, subresource)
+    for other, owned in managers.items():
+        if other != key:
+            owned.fields = _drop(owned.fields, removed) - changed
+    mine = managers.setdefault(key, _Owned(set(), None))
+    before = set(mine.fields)
+    mine.fields = _drop(mine.fields, removed) | changed
+    if mine.fields != before or mine.time is None:
+        mine.time = _now(now)
+    out = copy.deepcopy(new)
+    _store(out, managers, api_version)
+    return out
+
+
+def _last_applied_set(live: JsonMap, schema: Meta) -> FieldSet:
+    text = ((live.get("metadata") or {}).get("annotations") or {}).get(LAST_APPLIED)
+    if not isinstance(text, str):
+        return set()
+    try:
+        previous = json.loads(text)
+    except ValueError:
+        return set()
+    return field_set(previous, schema) if isinstance(previous, dict) else set()
+
+
+def build_last_applied(applied: JsonMap) -> str:
+    """The annotation value kubectl's client-side apply would read (upstream
+    ``buildLastApplied``): the configuration without the annotation itself."""
+    config = copy.deepcopy(applied)
+    annotations = (config.get("metadata") or {}).get("annotations")
+    if isinstance(annotations, dict):
+        annotations.pop(LAST_APPLIED, None)
+    return go_json(config)
+
+
+def apply_server_side(
+    live: JsonMap | None, applied: JsonMap, manager: str, force: bool, *,
+    api_version: str | None = None, subresource: str = "", now: str | None = None,
+    reset_fields: Iterable[Path] = (), schema: Meta | None = None,
+) -> tuple[JsonMap, list[Conflict]]:
+    """Apply the configuration ``applied`` for ``manager``.
+
+    Returns ``(new object, [])`` or, when fields owned by others would change and ``force``
+    is false, ``(live object, conflicts)`` (answer with :func:`conflict_error`). The result
+    still needs the server's defaulting, validation and strategy.
+    """
+    if not isinstance(applied, dict):
+        raise bad_request("apply patch must be a YAML or JSON object")
+    wanted = api_version or str((live or {}).get("apiVersion", ""))
+    given = str(applied.get("apiVersion", ""))
+    if wanted and given != wanted:
+        raise bad_request("Incorrect version specified in apply patch. Specified patch "
+                          f"version: {given}, expected: {wanted}")
+    if not applied.get("kind"):
+        raise bad_request("apply patch must set kind")
+    api_version = given
+    schema = schema or schema_for(*_group_kind(applied))
+    reset = set(reset_fields)
+    base = copy.deepcopy(live) if live is not None else {}
+    managers = decode_managed(live)
+    if live is not None and not managers:
+        everything = _drop(field_set(live, schema), reset)
+        if everything:
+            managers[Manager(BEFORE_FIRST_APPLY, "Update", api_version)] = _Owned(everything, None)
+    key = Manager(manager, "Apply", "", subresource)
+    config = _drop(field_set(applied, schema), reset)
+
+    merged = merge_applied(base, applied, schema)
+    added, modified, _ = diff(strip(base), strip(merged), schema)
+    changed = _drop(added | modified, reset)
+    conflicts = [Conflict(other, path) for other, owned in sorted(managers.items())
+                 if other != key for path in sorted(owned.fields & changed)]
+    if conflicts and not force and manager == "kubectl" and live is not None:
+        allowed = _last_applied_set(live, schema)
+        force = all(c.path in allowed for c in conflicts)
+    if conflicts and not force:
+        return copy.deepcopy(live) if live is not None else {}, conflicts
+    for conflict in conflicts:
+        managers[conflict.manager].fields.discard(conflict.path)
+
+    previous = managers.get(key)
+    managers[key] = _Owned(config, _now(now))
+    if previous is not None:
+        kept: FieldSet = set().union(*(o.fields for o in managers.values()))
+        for path in sorted(previous.fields - kept, key=len, reverse=True):
+            # keep it if someone owns something below it, or it is a surviving item's key
+            if not any(k[: len(path)] == path for k in kept) and not _item_key(path):
+                remove_path(merged, path, schema)
+    _, _, removed = diff(strip(base), strip(merged), schema)
+    for other, owned in managers.items():
+        if other != key:
+            owned.fields = _drop(owned.fields, removed)
+
+    if manager == "kubectl" and live is not None and _has_last_applied(live):
+        merged.setdefault("metadata", {}).setdefault("annotations", {})[LAST_APPLIED] = (
+            build_last_applied(applied)
+        )
+    _store(merged, managers, api_version)
+    return merged, []
+
+
+def server_side_apply(
+    live: JsonMap | None, applied: JsonMap, *, manager: str, force: bool,
+    subresource: str = "", schema: Meta | None = None, reset_fields: Iterable[Path] = (),
+) -> JsonMap:
+    """:func:`apply_server_side` for handlers: raises the 409 on conflicts."""
+    out, conflicts = apply_server_side(live, applied, manager, force, subresource=subresource,
+                                       schema=schema, reset_fields=reset_fields)
+    if conflicts:
+        raise conflict_error(conflicts)
+    return out
+
+
+def _item_key(path: Path) -> bool:
+    """Whether ``path`` is a key field of a list-map item (``...k:{"name":"c"}, f:name``)."""
+    if len(path) < 2 or not path[-2].startswith("k:") or not path[-1].startswith("f:"):
+        return False
+    return path[-1][2:] in json.loads(path[-2][2:])
+
+
+def _has_last_applied(obj: JsonMap) -> bool:
+    return LAST_APPLIED in ((obj.get("metadata") or {}).get("annotations") or {})
+
+
+__all__ = ["Conflict", "Manager", "apply_server_side", "build_last_applied",
+           "conflict_error", "conflict_message", "server_side_apply", "update_managed_fields"]

@@ -1,0 +1,588 @@
+"""The generic REST operations over a Store: get, list, create, update, delete,
+deletecollection, status updates and pod binding (upstream's generic registry ``Store``).
+
+Everything works on dicts; the HTTP layer (:mod:`.handlers`) parses requests and writes
+answers. Every write goes through :mod:`.admission` before it reaches the store.
+"""
+
+from __future__ import annotations
+
+import base64
+import copy
+import datetime as dt
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import msgspec
+
+from kubedra.apiserver import admission, errors, objects, patch
+from kubedra.apiserver.objects import Obj
+from kubedra.apiserver.registry import Registry, Resource
+from kubedra.apiserver.selectors import FieldSelector, LabelSelector
+from kubedra.apiserver.strategies.core import bind
+from kubedra.storage.contract import (
+    CompactedError,
+    ConflictError,
+    FutureRevisionError,
+    KeyExistsError,
+    KeyValue,
+    NotFoundError,
+    Store,
+)
+from kubedra.validation import field as fielderr
+
+ORPHAN = "orphan"
+FOREGROUND = "foregroundDeletion"
+_GENERATE_RETRIES = 8
+_UPDATE_RETRIES = 16
+
+Mutation = Callable[[Obj], Obj]
+
+
+@dataclass(slots=True)
+class Result:
+    obj: Obj
+    code: int = 200
+    warnings: list[str] = field(default_factory=list)
+    data: bytes | None = None  # the encoded object when already at hand
+
+
+@dataclass(frozen=True, slots=True)
+class Filter:
+    labels: LabelSelector | None = None
+    fields: FieldSelector | None = None
+
+    def matches(self, res: Resource, obj: Obj) -> bool:
+        labels = self.labels
+        if labels is not None and not labels.matches((obj.get("metadata") or {}).get("labels")):
+            return False
+        if self.fields is not None and self.fields.terms:
+            return self.fields.matches(res.strategy.selectable_fields(obj))
+        return True
+
+    @property
+    def everything(self) -> bool:
+        no_labels = self.labels is None or self.labels.empty
+        return no_labels and (self.fields is None or not self.fields.terms)
+
+
+@dataclass(slots=True)
+class DeleteOptions:
+    grace_period_seconds: int | None = None
+    propagation_policy: str | None = None
+    orphan_dependents: bool | None = None
+    precondition_uid: str | None = None
+    precondition_rv: str | None = None
+    dry_run: bool = False
+
+
+class Rest:
+    """The operations, bound to a registry, a store and the wire cache."""
+
+    def __init__(self, registry: Registry, store: Store, cache: objects.WireCache) -> None:
+        self.registry = registry
+        self.store = store
+        self.cache = cache
+        self.namespaces = registry.namespaces()
+
+    # --- reads --------------------------------------------------------------------------
+
+    async def get_kv(self, res: Resource, namespace: str, name: str) -> KeyValue:
+        kv = await self.store.get(res.key(namespace, name)) if name else None
+        if kv is None:
+            raise errors.not_found(res.kind.plural, res.kind.group, name)
+        return kv
+
+    async def get(self, res: Resource, namespace: str, name: str) -> tuple[Obj, bytes]:
+        kv = await self.get_kv(res, namespace, name)
+        return self.cache.get(kv)
+
+    async def list_objects(
+        self,
+        res: Resource,
+        namespace: str,
+        flt: Filter,
+        *,
+        limit: int = 0,
+        continue_token: str = "",
+        revision: int | None = None,
+    ) -> tuple[list[tuple[Obj, bytes]], int, str, int | None]:
+        """Matching objects, the list revision, the next continue token and the remaining
+        count (only known for unfiltered pages)."""
+        prefix = res.list_prefix(namespace)
+        start_after: str | None = None
+        if continue_token:
+            revision, start_after = decode_continue(continue_token, prefix)
+        out: list[tuple[Obj, bytes]] = []
+        page = limit if limit > 0 else 0
+        while True:
+            try:
+                lr = await self.store.list(
+                    prefix, revision=revision, limit=page, start_after=start_after
+                )
+            except CompactedError:
+                if continue_token:
+                    raise errors.resource_expired(_CONTINUE_EXPIRED) from None
+                raise errors.resource_expired(
+                    "The resourceVersion for the provided list is too old."
+                ) from None
+            except FutureRevisionError as err:
+                raise errors.timeout(
+                    f"Too large resource version: {err.revision}, current: {err.current}"
+                ) from None
+            revision = lr.revision
+            for kv in lr.items:
+                obj, data = self.cache.get(kv)
+                if flt.everything or flt.matches(res, obj):
+                    out.append((obj, data))
+                    if limit and len(out) >= limit:
+                        more = lr.more or kv is not lr.items[-1]
+                        token = encode_continue(revision, kv.key, prefix) if more else ""
+                        remaining = lr.remaining + (len(lr.items) - lr.items.index(kv) - 1)
+                        return out, revision, token, remaining if flt.everything and more else None
+            if not lr.more or not lr.items:
+                return out, revision, "", None
+            start_after = lr.items[-1].key
+            page = max(limit - len(out), 1) if limit else 0
+
+    # --- create ---------------------------------------------------------------------------
+
+    async def check_namespace(self, res: Resource, namespace: str, name: str) -> None:
+        """NamespaceLifecycle admission: no objects in missing or terminating namespaces."""
+        if not res.kind.namespaced:
+            return
+        kv = await self.store.get(self.namespaces.key("", namespace)) if namespace else None
+        if kv is None:
+            raise errors.not_found("namespaces", "", namespace)
+        ns, _ = self.cache.get(kv)
+        if (ns.get("metadata") or {}).get("deletionTimestamp"):
+            raise errors.forbidden_object(
+                res.kind.plural, res.kind.group, name,
+                f"unable to create new content in namespace {namespace} because it is being "
+                "terminated",
+            )
+
+    def prepare_identity(self, res: Resource, obj: Obj, namespace: str) -> None:
+        """Namespace from the URL, system metadata fields set, client ones cleared."""
+        meta = objects.meta(obj)
+        if res.kind.namespaced:
+            body_ns = meta.get("namespace") or ""
+            if body_ns and body_ns != namespace:
+                raise errors.bad_request(
+                    "the namespace of the provided object does not match the namespace sent "
+                    "on the request"
+                )
+            meta["namespace"] = namespace
+        else:
+            meta.pop("namespace", None)
+        for k in ("deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion",
+                  "selfLink"):
+            meta.pop(k, None)
+        meta["uid"] = objects.new_uid()
+        meta["creationTimestamp"] = objects.now()
+
+    async def create(
+        self, res: Resource, namespace: str, obj: Obj, *, dry_run: bool = False,
+        manager: str = "",
+    ) -> Result:
+        self.prepare_identity(res, obj, namespace)
+        meta = objects.meta(obj)
+        await self.check_namespace(res, namespace, str(meta.get("name") or ""))
+        generated = not meta.get("name") and bool(meta.get("generateName"))
+        if manager:
+            obj = managed_fields(res, None, obj, manager, "")
+        for _ in range(_GENERATE_RETRIES):
+            meta = objects.meta(obj)
+            if generated:
+                meta["name"] = objects.generate_name(str(meta["generateName"]))
+            admission.admit_create(res, obj)
+            meta = objects.meta(obj)
+            key = res.key(namespace, str(meta["name"]))
+            if dry_run:
+                if await self.store.get(key) is not None:
+                    raise errors.already_exists(res.kind.plural, res.kind.group, meta["name"])
+                return Result(obj, 201)
+            try:
+                kv = await self.store.create(key, objects.to_storage(obj))
+            except KeyExistsError:
+                if generated:
+                    continue
+                raise errors.already_exists(
+                    res.kind.plural, res.kind.group, str(meta["name"])
+                ) from None
+            out, data = self.cache.get(kv)
+            return Result(out, 201, data=data)
+        raise errors.ApiError(errors.status_body(
+            500, "AlreadyExists",
+            f'{res.kind.plural} "{meta.get("name")}" already exists, the server was not able '
+            "to generate a unique name for the object",
+            {"kind": res.kind.plural, "retryAfterSeconds": 1},
+        ))
+
+    # --- update -----------------------------------------------------------------------------
+
+    async def update(
+        self,
+        res: Resource,
+        namespace: str,
+        name: str,
+        mutate: Callable[[Obj], Awaitable[Obj]],
+        *,
+        subresource: str = "",
+        dry_run: bool = False,
+        create_missing: Callable[[], Awaitable[Result]] | None = None,
+        admit: bool = True,
+        manager: str = "",
+    ) -> Result:
+        """GuaranteedUpdate: read, ``mutate`` a copy, admit, compare-and-swap; retry on a
+        lost race unless the new object pins a resourceVersion (then 409)."""
+        key = res.key(namespace, name)
+        for _ in range(_UPDATE_RETRIES):
+            kv = await self.store.get(key)
+            if kv is None:
+                if create_missing is not None:
+                    return await create_missing()
+                raise errors.not_found(res.kind.plural, res.kind.group, name)
+            old = objects.from_kv(kv)
+            new = await mutate(objects.from_kv(kv))  # a second decode: cheaper than deepcopy
+            new_meta = objects.meta(new)
+            pinned = str(new_meta.get("resourceVersion") or "")
+            if pinned and pinned != str(kv.mod_revision):
+                raise errors.conflict(res.kind.plural, res.kind.group, name, errors.MODIFIED)
+            if not pinned:
+                new_meta["resourceVersion"] = str(kv.mod_revision)
+            self._keep_system_meta(new_meta, old)
+            if manager:
+                new = managed_fields(res, old, new, manager, subresource)
+            if not admit:
+                pass
+            elif subresource == "status":
+                admission.admit_status_update(res, new, old)
+            else:
+                admission.admit_update(res, new, old)
+            if new == old:
+                return Result(new)
+            if dry_run:
+                return Result(new)
+            try:
+                if _should_delete_during_update(new) and not res.strategy.blocks_deletion(new):
+                    out_kv = await self.store.delete(key, kv.mod_revision)
+                    new_meta["resourceVersion"] = str(out_kv.mod_revision)
+                    return Result(new)
+                out_kv = await self.store.update(key, objects.to_storage(new), kv.mod_revision)
+            except ConflictError:
+                if pinned:
+                    raise errors.conflict(
+                        res.kind.plural, res.kind.group, name, errors.MODIFIED
+                    ) from None
+                continue
+            except NotFoundError:
+                raise errors.not_found(res.kind.plural, res.kind.group, name) from None
+            out, data = self.cache.get(out_kv)
+            return Result(out, data=data)
+        raise errors.conflict(res.kind.plural, res.kind.group, name, errors.MODIFIED)
+
+    @staticmethod
+    def _keep_system_meta(new_meta: Obj, old: Obj) -> None:
+        """Fields clients cannot set on update: reset from the stored object as upstream's
+        ``FillObjectMetaSystemFields``/``BeforeUpdate`` do."""
+        old_meta = old.get("metadata") or {}
+        for k in ("creationTimestamp", "deletionTimestamp"):
+            # metav1.Time compares instants: the Python client sends "+00:00" for "Z".
+            new_t, old_t = new_meta.get(k), old_meta.get(k)
+            if isinstance(new_t, str) and isinstance(old_t, str) and new_t != old_t:
+                try:
+                    if dt.datetime.fromisoformat(new_t) == dt.datetime.fromisoformat(old_t):
+                        new_meta[k] = old_t
+                except ValueError:
+                    pass
+        for k in ("uid", "creationTimestamp", "selfLink", "deletionTimestamp",
+                  "deletionGracePeriodSeconds"):
+            if new_meta.get(k) in (None, "") or k in ("selfLink",):
+                if k in old_meta:
+                    new_meta[k] = old_meta[k]
+                else:
+                    new_meta.pop(k, None)
+        if new_meta.get("managedFields") is None and "managedFields" in old_meta:
+            new_meta["managedFields"] = old_meta["managedFields"]
+
+    async def replace(
+        self,
+        res: Resource,
+        namespace: str,
+        name: str,
+        body: Obj,
+        *,
+        subresource: str = "",
+        dry_run: bool = False,
+        manager: str = "",
+    ) -> Result:
+        meta = objects.meta(body)
+        if meta.get("name") not in (None, "", name):
+            raise errors.bad_request(
+                f"the name of the object ({meta.get('name')}) does not match the name on "
+                f"the URL ({name})"
+            )
+        meta["name"] = name
+        if res.kind.namespaced:
+            if meta.get("namespace") not in (None, "", namespace):
+                raise errors.bad_request(
+                    "the namespace of the provided object does not match the namespace sent "
+                    "on the request"
+                )
+            meta["namespace"] = namespace
+
+        async def mutate(old: Obj) -> Obj:
+            return objects.clone(body)
+
+        create_missing = None
+        if res.strategy.allow_create_on_update and not subresource:
+            async def create_missing() -> Result:
+                return await self.create(res, namespace, objects.clone(body), dry_run=dry_run,
+                                         manager=manager)
+
+        return await self.update(
+            res, namespace, name, mutate, subresource=subresource, dry_run=dry_run,
+            create_missing=create_missing, manager=manager,
+        )
+
+    # --- delete -----------------------------------------------------------------------------
+
+    async def delete(
+        self, res: Resource, namespace: str, name: str, opts: DeleteOptions
+    ) -> Result:
+        """Delete now, or mark deleting and wait for finalizers / the grace period."""
+        key = res.key(namespace, name)
+        for _ in range(_UPDATE_RETRIES):
+            kv = await self.store.get(key)
+            if kv is None:
+                raise errors.not_found(res.kind.plural, res.kind.group, name)
+            obj = objects.from_kv(kv)
+            meta = objects.meta(obj)
+            self._check_preconditions(res, name, meta, opts)
+            finalizers = self._gc_finalizers(res, opts, list(meta.get("finalizers") or []))
+            grace = 0
+            if res.strategy.graceful_delete:
+                grace = res.strategy.grace_period(obj, opts.grace_period_seconds)
+            if not finalizers and grace == 0 and not res.strategy.blocks_deletion(obj):
+                if opts.dry_run:
+                    return self._deleted_result(res, obj)
+                try:
+                    out_kv = await self.store.delete(key, kv.mod_revision)
+                except ConflictError:
+                    continue
+                except NotFoundError:
+                    raise errors.not_found(res.kind.plural, res.kind.group, name) from None
+                gone = objects.from_kv(kv, out_kv.mod_revision)
+                return self._deleted_result(res, gone)
+            changed = self._mark_deleting(obj, finalizers, grace, res)
+            if not changed or opts.dry_run:
+                return Result(obj)
+            try:
+                out_kv = await self.store.update(key, objects.to_storage(obj), kv.mod_revision)
+            except ConflictError:
+                continue
+            except NotFoundError:
+                raise errors.not_found(res.kind.plural, res.kind.group, name) from None
+            out, data = self.cache.get(out_kv)
+            return Result(out, data=data)
+        raise errors.conflict(res.kind.plural, res.kind.group, name, errors.MODIFIED)
+
+    @staticmethod
+    def _check_preconditions(res: Resource, name: str, meta: Obj, opts: DeleteOptions) -> None:
+        if opts.precondition_uid and opts.precondition_uid != meta.get("uid"):
+            raise errors.conflict(
+                res.kind.plural, res.kind.group, name,
+                f"Precondition failed: UID in precondition: {opts.precondition_uid}, UID in "
+                f"object meta: {meta.get('uid')}",
+            )
+        if opts.precondition_rv and opts.precondition_rv != meta.get("resourceVersion"):
+            raise errors.conflict(
+                res.kind.plural, res.kind.group, name,
+                f"Precondition failed: ResourceVersion in precondition: {opts.precondition_rv}, "
+                f"ResourceVersion in object meta: {meta.get('resourceVersion')}",
+            )
+
+    @staticmethod
+    def _gc_finalizers(res: Resource, opts: DeleteOptions, finalizers: list[str]) -> list[str]:
+        """``deletionFinalizersForGarbageCollection``: the orphan/foreground finalizer the
+        propagation policy asks for (an existing one wins when the request names none)."""
+        policy = opts.propagation_policy
+        if not policy and opts.orphan_dependents is not None:
+            policy = "Orphan" if opts.orphan_dependents else "Background"
+        if not policy:
+            if ORPHAN in finalizers:
+                policy = "Orphan"
+            elif FOREGROUND in finalizers:
+                policy = "Foreground"
+            else:
+                policy = res.strategy.default_propagation
+        out = [f for f in finalizers if f not in (ORPHAN, FOREGROUND)]
+        if policy == "Orphan":
+            out.append(ORPHAN)
+        elif policy == "Foreground":
+            out.append(FOREGROUND)
+        return out
+
+    @staticmethod
+    def _mark_deleting(obj: Obj, finalizers: list[str], grace: int, res: Resource) -> bool:
+        """BeforeDelete: set deletionTimestamp (now + grace) once; shorten a pending grace."""
+        meta = objects.meta(obj)
+        before = copy.deepcopy(obj)
+        if finalizers:
+            meta["finalizers"] = finalizers
+        else:
+            meta.pop("finalizers", None)
+        now = dt.datetime.now(dt.UTC).replace(microsecond=0)
+        current = meta.get("deletionGracePeriodSeconds")
+        if not meta.get("deletionTimestamp"):
+            meta["deletionTimestamp"] = (now + dt.timedelta(seconds=grace)).strftime(
+                "%Y-%m-%dT%H:%M:%SZ"
+            )
+            meta["deletionGracePeriodSeconds"] = grace
+            res.strategy.prepare_for_delete(obj)
+            if isinstance(meta.get("generation"), int) and meta["generation"] > 0:
+                meta["generation"] += 1
+        elif res.strategy.graceful_delete and isinstance(current, int) and grace < current:
+            meta["deletionTimestamp"] = (now + dt.timedelta(seconds=grace)).strftime(
+                "%Y-%m-%dT%H:%M:%SZ"
+            )
+            meta["deletionGracePeriodSeconds"] = grace
+        return obj != before
+
+    @staticmethod
+    def _deleted_result(res: Resource, obj: Obj) -> Result:
+        if res.strategy.return_deleted_object:
+            return Result(obj)
+        meta = obj.get("metadata") or {}
+        details: dict[str, Any] = {"name": meta.get("name", "")}
+        if res.kind.group:
+            details["group"] = res.kind.group
+        details["kind"] = res.kind.plural
+        if meta.get("uid"):
+            details["uid"] = meta["uid"]
+        return Result(errors.success_status(details))
+
+    async def delete_collection(
+        self, res: Resource, namespace: str, flt: Filter, opts: DeleteOptions
+    ) -> Result:
+        items, revision, _, _ = await self.list_objects(res, namespace, flt)
+        deleted: list[Obj] = []
+        for obj, _data in items:
+            meta = obj.get("metadata") or {}
+            try:
+                r = await self.delete(
+                    res, str(meta.get("namespace") or ""), str(meta.get("name")), opts
+                )
+            except errors.ApiError as err:
+                if err.code == 404:
+                    continue
+                raise
+            deleted.append(r.obj if r.obj.get("kind") != "Status" else obj)
+        return Result(list_object(res, [objects.encode(o) for o in deleted], revision, ""))
+
+    # --- pods/binding ---------------------------------------------------------------------
+
+    async def bind_pod(self, res: Resource, namespace: str, name: str, binding: Obj) -> Result:
+        meta = objects.meta(binding)
+        if meta.get("name") not in (None, "", name):
+            raise errors.bad_request(
+                f"the name of the object ({meta.get('name')}) does not match the name on the "
+                f"URL ({name})"
+            )
+        target = binding.get("target")
+        if not isinstance(target, dict) or not target.get("name"):
+            raise errors.invalid("Binding", "", name, [
+                fielderr.required(fielderr.ROOT.child("target", "name"))
+            ])
+
+        async def mutate(pod: Obj) -> Obj:
+            outcome = bind(pod, binding)
+            if isinstance(outcome, str):
+                raise errors.conflict("pods", "", name, outcome)
+            if outcome:
+                raise errors.invalid("Binding", "", name, outcome)
+            return pod
+
+        await self.update(res, namespace, name, mutate, admit=False)
+        return Result(dict(errors.success_status(), code=201), 201)
+
+
+def reset_fields(res: Resource, subresource: str, *objs: Obj | None) -> set[tuple[str, ...]]:
+    """Fields a write through this endpoint may not own (upstream ``GetResetFields``)."""
+    if subresource == "status":
+        keys = {k for o in objs if o for k in o}
+        return {(k,) for k in keys if k not in ("metadata", "status", "apiVersion", "kind")}
+    if res.strategy.has_status_subresource:
+        return {("status",)}
+    return set()
+
+
+def managed_fields(res: Resource, old: Obj | None, new: Obj, manager: str,
+                   subresource: str) -> Obj:
+    """Record ``manager``'s Update ownership in metadata.managedFields."""
+    return patch.update_managed_fields(
+        old, new, manager, subresource=subresource,
+        reset_fields=reset_fields(res, subresource, old, new),
+    )
+
+
+_CONTINUE_EXPIRED = (
+    "The provided continue parameter is too old to display a consistent list result. You can "
+    "start a new list without the continue parameter, or use the continue token in this "
+    "response to retrieve the remainder of the results. Continuing with the provided token "
+    "results in an inconsistent list - objects that were created, modified, or deleted between "
+    "the time the first chunk was returned and now may show up in the list."
+)
+
+
+def _should_delete_during_update(obj: Obj) -> bool:
+    """Removing the last finalizer of a deleting object (grace over) deletes it."""
+    meta = obj.get("metadata") or {}
+    if not meta.get("deletionTimestamp") or meta.get("finalizers"):
+        return False
+    return meta.get("deletionGracePeriodSeconds") in (0, None)
+
+
+class _ContinueToken(msgspec.Struct):
+    v: str
+    rv: int
+    start: str
+
+
+def encode_continue(revision: int, last_key: str, prefix: str) -> str:
+    """Opaque token as upstream: base64 of ``{"v","rv","start"}`` (start is key-relative)."""
+    tok = _ContinueToken("meta.k8s.io/v1", revision, last_key[len(prefix):] + "\x00")
+    return base64.urlsafe_b64encode(msgspec.json.encode(tok)).decode().rstrip("=")
+
+
+def decode_continue(token: str, prefix: str) -> tuple[int, str]:
+    try:
+        raw = base64.urlsafe_b64decode(token + "=" * (-len(token) % 4))
+        tok = msgspec.json.decode(raw, type=_ContinueToken)
+    except (ValueError, msgspec.MsgspecError):
+        raise errors.bad_request("continue key is not valid: illegal base64 data") from None
+    if tok.v != "meta.k8s.io/v1" or tok.rv <= 0 or not tok.start.endswith("\x00"):
+        raise errors.bad_request("continue key is not valid: incorrect encoded start "
+                                 "resourceVersion (version meta.k8s.io/v1)")
+    start = tok.start[:-1]
+    if start.startswith("/") or "/../" in f"/{start}/":
+        raise errors.bad_request("continue key is not valid: path traversal not allowed")
+    return tok.rv, prefix + start
+
+
+def list_object(res: Resource, items: list[bytes], revision: int, token: str,
+                remaining: int | None = None) -> Obj:
+    """A ``<Kind>List`` dict with raw item bytes (encoded by :func:`encode_list`)."""
+    meta: Obj = {"resourceVersion": str(revision)}
+    if token:
+        meta["continue"] = token
+    if remaining is not None and token:
+        meta["remainingItemCount"] = remaining
+    return {
+        "kind": res.kind.list_kind,
+        "apiVersion": res.kind.api_version,
+        "metadata": meta,
+        "items": [msgspec.Raw(b) for b in items],
+    }

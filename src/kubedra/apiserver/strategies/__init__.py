@@ -1,0 +1,1 @@
+"""Registry strategies: per-kind create/update/status hooks (see :mod:`.base`)."""

@@ -1,0 +1,189 @@
+"""batch/v1 Job registry strategy (v1.30 ``pkg/registry/batch/job/strategy.go``).
+
+The typed functions are the strategy proper: selector generation, dropping fields whose gate
+is off (``spec.managedBy`` without ``JobManagedBy``), spec/status separation and the
+generation bump. :class:`JobStrategy` adapts them to the generic registry's dict hooks.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from kubedra.api import batch, codec
+from kubedra.api.batch import Job
+from kubedra.api.core import PodSpec
+from kubedra.api.features import FeatureGates
+from kubedra.api.meta import LabelSelector
+from kubedra.apiserver.strategies.base import Obj, Strategy
+from kubedra.validation.equality import semantic_equal
+from kubedra.validation.field import FieldError
+from kubedra.validation.job import (
+    default_job,
+    validate_job,
+    validate_job_status_update,
+    validate_job_update,
+)
+
+# --- typed strategy -----------------------------------------------------------------------------
+
+
+def generate_selector(job: Job) -> None:
+    """Label the pod template with the job's name and uid and select on the uid (labels the
+    user already set are kept; validation rejects conflicting ones)."""
+    template = job.spec.template.metadata
+    if template.labels is None:
+        template.labels = {}
+    name, uid = job.metadata.name or "", job.metadata.uid or ""
+    for key in (batch.LEGACY_JOB_NAME_LABEL, batch.JOB_NAME_LABEL):
+        template.labels.setdefault(key, name)
+    for key in (batch.LEGACY_CONTROLLER_UID_LABEL, batch.CONTROLLER_UID_LABEL):
+        template.labels.setdefault(key, uid)
+    if job.spec.selector is None:
+        job.spec.selector = LabelSelector()
+    if job.spec.selector.match_labels is None:
+        job.spec.selector.match_labels = {}
+    job.spec.selector.match_labels.setdefault(batch.CONTROLLER_UID_LABEL, uid)
+
+
+def _uses_dra(spec: PodSpec | None) -> bool:
+    if spec is None:
+        return False
+    containers = (*spec.containers, *(spec.init_containers or ()))
+    return bool(spec.resource_claims) or any(c.resources.claims for c in containers)
+
+
+def _drop_disabled_template_fields(new: PodSpec, old: PodSpec | None, gates: FeatureGates) -> None:
+    """``pod.DropDisabledTemplateFields`` for the gates kubedra knows (DRA claims)."""
+    if gates.dynamic_resource_allocation or _uses_dra(old):
+        return
+    new.resource_claims = None
+    for c in (*new.containers, *(new.init_containers or ())):
+        c.resources.claims = None
+
+
+def prepare_for_create(job: Job, gates: FeatureGates) -> None:
+    """Generate the selector, clear status, start at generation 1, drop gated-off fields."""
+    spec = job.spec
+    if not spec.manual_selector:
+        generate_selector(job)
+    job.status = batch.JobStatus()
+    job.metadata.generation = 1
+    if not gates.job_pod_failure_policy:
+        spec.pod_failure_policy = None
+    if not gates.job_managed_by:
+        spec.managed_by = None
+    if not gates.job_success_policy:
+        spec.success_policy = None
+    if not gates.job_backoff_limit_per_index:
+        spec.backoff_limit_per_index = None
+        spec.max_failed_indexes = None
+        if spec.pod_failure_policy is not None:
+            spec.pod_failure_policy.rules = [
+                r for r in spec.pod_failure_policy.rules if r.action != "FailIndex"
+            ]
+    if not gates.job_pod_replacement_policy:
+        spec.pod_replacement_policy = None
+    _drop_disabled_template_fields(spec.template.spec, None, gates)
+
+
+def prepare_for_update(new: Job, old: Job, gates: FeatureGates) -> None:
+    """Keep the stored status; drop gated-off fields unless the stored spec uses them (there
+    is no such branch for managedBy: immutability rejects adding it); bump the generation
+    when the spec changed. ``new.metadata.generation`` must already be the stored one."""
+    new.status = old.status
+    spec, old_spec = new.spec, old.spec
+    if not gates.job_pod_failure_policy and old_spec.pod_failure_policy is None:
+        spec.pod_failure_policy = None
+    if not gates.job_success_policy and old_spec.success_policy is None:
+        spec.success_policy = None
+    if not gates.job_backoff_limit_per_index:
+        if old_spec.backoff_limit_per_index is None:
+            spec.backoff_limit_per_index = None
+        if old_spec.max_failed_indexes is None:
+            spec.max_failed_indexes = None
+    if not gates.job_pod_replacement_policy and old_spec.pod_replacement_policy is None:
+        spec.pod_replacement_policy = None
+    _drop_disabled_template_fields(spec.template.spec, old_spec.template.spec, gates)
+    if not semantic_equal(spec, old_spec):
+        new.metadata.generation = (old.metadata.generation or 0) + 1
+
+
+def prepare_for_status_update(new: Job, old: Job) -> None:
+    """The status subresource writes status only: the spec is the stored one."""
+    new.spec = old.spec
+
+
+# --- the generic registry's hooks ---------------------------------------------------------------
+
+
+def _load(obj: Obj) -> Job:
+    return codec.decode(obj, Job)
+
+
+def _save(job: Job, obj: Obj) -> None:
+    obj.clear()
+    obj.update(codec.to_builtins(job))
+
+
+class JobStrategy(Strategy):
+    """Jobs over raw JSON dicts, with the feature gates of the serving API server."""
+
+    has_status_subresource = True
+    tracks_generation = True
+    default_propagation = "Orphan"  # batch/v1 DELETE orphans pods unless told otherwise
+    extra_field_labels = ("status.successful",)
+
+    def __init__(self, gates: FeatureGates | None = None) -> None:
+        self.gates = gates or FeatureGates()
+
+    def default(self, obj: Obj) -> None:
+        job = _load(obj)
+        default_job(job, self.gates)
+        _save(job, obj)
+
+    def prepare_for_create(self, obj: Obj) -> None:
+        job = _load(obj)
+        template_labels = dict(job.spec.template.metadata.labels or {})
+        prepare_for_create(job, self.gates)
+        # Upstream, a job without labels shares its template's label map (defaulting), so the
+        # generated labels show up on the job too; keep that visible result.
+        labels = job.spec.template.metadata.labels
+        if labels and (not job.metadata.labels or job.metadata.labels == template_labels):
+            job.metadata.labels = dict(labels)
+        _save(job, obj)
+
+    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+        job, old_job = _load(new), _load(old)
+        job.metadata.generation = old_job.metadata.generation  # clients cannot set it
+        prepare_for_update(job, old_job, self.gates)
+        _save(job, new)
+
+    def validate(self, obj: Obj) -> list[FieldError]:
+        return validate_job(_load(obj), self.gates)
+
+    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return validate_job_update(_load(new), _load(old), self.gates)
+
+    def prepare_for_status_update(self, new: Obj, old: Obj) -> None:
+        # Upstream's job status strategy resets only the spec (not labels or annotations);
+        # the generation is the stored one, as for every update.
+        job, old_job = _load(new), _load(old)
+        prepare_for_status_update(job, old_job)
+        job.metadata.generation = old_job.metadata.generation
+        _save(job, new)
+
+    def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
+        return validate_job_status_update(_load(new), _load(old), self.gates)
+
+    def selectable_fields(self, obj: Obj) -> dict[str, str]:
+        out = super().selectable_fields(obj)
+        out["status.successful"] = str((obj.get("status") or {}).get("succeeded") or 0)
+        return out
+
+    def field_label_error(self, label: str) -> str:
+        return f'field label "{label}" not supported for Job'
+
+
+def strategies(gates: FeatureGates) -> Mapping[str, Strategy]:
+    """The registry's entry point: the batch/v1 Job strategy under the server's gates."""
+    return {"Job": JobStrategy(gates)}

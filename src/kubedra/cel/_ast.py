@@ -1,0 +1,219 @@
+"""Static checks over a checked expression, read from cel-cpp's serialized ``CheckedExpr``.
+
+cel-expr-python exposes no AST, but ``Expression.serialize()`` returns a
+``google.protobuf.Any`` holding a ``cel.expr.CheckedExpr``. This module walks its ``Expr`` tree
+with a small protobuf wire-format reader (field numbers from cel-spec syntax.proto/checked.proto)
+to estimate the work of one evaluation, given ``unknown``: the largest size a list or map that
+is not a literal can have (the evaluation knows it from the instance's attributes):
+
+* every node counts once per iteration of each enclosing comprehension; a comprehension over a
+  list literal iterates ``len(list)`` times, over anything else ``unknown`` times; the
+  multiplicity is capped at cel-cpp's iteration budget (10,000 per evaluation);
+* calls that walk a whole list (our Python list functions, whose arguments cel-cpp converts on
+  every call, and cel-cpp's list ``+`` and ``in``) add the list's length (literal) or
+  ``unknown``; ``map``/``filter`` append to their result list, which cel-cpp copies on every
+  step, so each step adds the iteration count (quadratic, as measured);
+* selecting the internal key field of our object types (e.g. ``q.kubedra_value_key``) is
+  reported.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Final
+
+from kubedra.cel._proto import KEY_FIELD
+
+ITERATION_BUDGET: Final = 10_000
+
+# cel.expr.Expr fields
+_ID, _IDENT, _SELECT, _CALL, _LIST, _STRUCT, _COMPREHENSION = 2, 4, 5, 6, 7, 8, 9
+# our list functions (overload ids as chosen by the checker) walk their list operand
+_LIST_FUNCTION_MARKERS: Final = (
+    "_is_sorted_",
+    "_sum_",
+    "_max_",
+    "_min_",
+    "_index_of_int",
+    "kubedra_shadow_",
+    "list_join",
+)
+_SETS: Final = ("list_sets_contains_list", "list_sets_equivalent_list", "list_sets_intersects_list")
+_ACCUMULATORS: Final = frozenset({"@result", "__result__"})
+_Span = tuple[int, int]
+
+
+class _Reader:
+    __slots__ = ("buf", "list_calls")
+
+    def __init__(self, buf: bytes) -> None:
+        self.buf = buf
+        self.list_calls: dict[int, tuple[int, ...]] = {}
+
+    def varint(self, pos: int) -> tuple[int, int]:
+        result = shift = 0
+        buf = self.buf
+        while True:
+            b = buf[pos]
+            pos += 1
+            result |= (b & 0x7F) << shift
+            if b < 0x80:
+                return result, pos
+            shift += 7
+
+    def fields(self, start: int, end: int) -> list[tuple[int, int, int, int]]:
+        """(field number, wire type, value start, value end) of a message's fields."""
+        out = []
+        pos = start
+        while pos < end:
+            key, pos = self.varint(pos)
+            num, wt = key >> 3, key & 7
+            if wt == 0:
+                _, nxt = self.varint(pos)
+            elif wt == 2:
+                ln, pos = self.varint(pos)
+                nxt = pos + ln
+            elif wt == 1:
+                nxt = pos + 8
+            elif wt == 5:
+                nxt = pos + 4
+            else:
+                raise ValueError(f"unsupported wire type {wt}")
+            out.append((num, wt, pos, nxt))
+            pos = nxt
+        return out
+
+    def sub(self, start: int, end: int, num: int) -> list[_Span]:
+        return [(s, e) for n, wt, s, e in self.fields(start, end) if n == num and wt == 2]
+
+    def text(self, span: _Span) -> str:
+        return self.buf[span[0] : span[1]].decode()
+
+
+@dataclass(slots=True)
+class Analysis:
+    """What the static pass found."""
+
+    estimated_cost: int = 0
+    selects_internal_field: bool = False
+
+
+class CheckedAst:
+    """A parsed ``CheckedExpr``; :meth:`analyze` may be called for several ``unknown`` sizes."""
+
+    def __init__(self, serialized: bytes) -> None:
+        r = self._r = _Reader(serialized)
+        (value,) = r.sub(0, len(serialized), 2)  # Any.value
+        for es, ee in r.sub(value[0], value[1], 2):  # CheckedExpr.reference_map entries
+            key = ref = None
+            for num, wt, fs, fe in r.fields(es, ee):
+                if num == 1 and wt == 0:
+                    key = r.varint(fs)[0]
+                elif num == 2 and wt == 2:
+                    ref = (fs, fe)
+            if key is None or ref is None:
+                continue
+            for span in r.sub(ref[0], ref[1], 3):  # Reference.overload_id
+                operands = _list_operands(r.text(span))
+                if operands:
+                    r.list_calls[key] = operands
+        self._roots = r.sub(value[0], value[1], 4)  # CheckedExpr.expr
+
+    def analyze(self, unknown: int) -> Analysis:
+        out = Analysis()
+        walker = _Walker(self._r, max(0, unknown), out)
+        for span in self._roots:
+            walker.walk(span, 1, 0)
+        return out
+
+
+def _list_operands(overload_id: str) -> tuple[int, ...]:
+    """Operands of a call that are lists walked in full: -1 is the member target, 0.. the
+    arguments; () for calls that do not walk a list."""
+    if overload_id == "in_list":
+        return (1,)
+    if overload_id == "add_list" or overload_id in _SETS:
+        return (0, 1)
+    if overload_id == "string_format":
+        return (0,)
+    if any(m in overload_id for m in _LIST_FUNCTION_MARKERS):
+        return (-1,)
+    return ()
+
+
+class _Walker:
+    __slots__ = ("out", "r", "unknown")
+
+    def __init__(self, r: _Reader, unknown: int, out: Analysis) -> None:
+        self.r, self.unknown, self.out = r, unknown, out
+
+    def list_len(self, span: _Span) -> int | None:
+        for num, wt, vs, ve in self.r.fields(*span):
+            if num == _LIST and wt == 2:
+                return len(self.r.sub(vs, ve, 1))
+        return None
+
+    def is_accumulator(self, span: _Span) -> bool:
+        for num, wt, fs, fe in self.r.fields(*span):
+            if num == _IDENT and wt == 2:
+                return any(self.r.text(s) in _ACCUMULATORS for s in self.r.sub(fs, fe, 1))
+        return False
+
+    def walk(self, span: _Span, mult: int, acc: int) -> None:
+        """Add the cost of the Expr at ``span`` evaluated ``mult`` times; ``acc`` is the size
+        the enclosing comprehension's accumulator list can reach."""
+        r, out = self.r, self.out
+        out.estimated_cost += mult
+        fields = r.fields(*span)
+        expr_id = next((r.varint(fs)[0] for n, wt, fs, _ in fields if n == _ID and wt == 0), -1)
+        for num, wt, vs, ve in fields:
+            if wt != 2:
+                continue
+            if num == _SELECT:
+                for fnum, fwt, fs, fe in r.fields(vs, ve):
+                    if fnum == 1 and fwt == 2:
+                        self.walk((fs, fe), mult, acc)
+                    elif fnum == 2 and fwt == 2 and r.text((fs, fe)) == KEY_FIELD:
+                        out.selects_internal_field = True
+            elif num == _CALL:
+                operands = r.list_calls.get(expr_id, ())
+                arg = 0
+                for fnum, fwt, fs, fe in r.fields(vs, ve):
+                    if fwt != 2 or fnum not in (1, 3):
+                        continue
+                    index = -1 if fnum == 1 else arg
+                    arg += fnum == 3
+                    if index in operands:
+                        out.estimated_cost += mult * self.operand_size((fs, fe), acc)
+                    self.walk((fs, fe), mult, acc)
+            elif num == _LIST:
+                for s in r.sub(vs, ve, 1):
+                    self.walk(s, mult, acc)
+            elif num == _STRUCT:
+                for es, ee in r.sub(vs, ve, 2):
+                    for fnum, fwt, fs, fe in r.fields(es, ee):
+                        if fnum in (3, 4) and fwt == 2:
+                            self.walk((fs, fe), mult, acc)
+            elif num == _COMPREHENSION:
+                self.comprehension((vs, ve), mult, acc)
+
+    def operand_size(self, span: _Span, acc: int) -> int:
+        if self.is_accumulator(span):
+            return acc
+        n = self.list_len(span)
+        return self.unknown if n is None else n
+
+    def comprehension(self, span: _Span, mult: int, acc: int) -> None:
+        parts = {num: (fs, fe) for num, wt, fs, fe in self.r.fields(*span) if wt == 2}
+        iters = min(self.unknown, ITERATION_BUDGET)
+        if 2 in parts:
+            n = self.list_len(parts[2])
+            if n is not None:
+                iters = min(n, ITERATION_BUDGET)
+        inner = min(mult * iters, ITERATION_BUDGET)
+        for num in (2, 4, 7):  # range, accumulator init, result
+            if num in parts:
+                self.walk(parts[num], mult, acc)
+        for num in (5, 6):  # loop condition and step run once per iteration
+            if num in parts:
+                self.walk(parts[num], inner, iters)

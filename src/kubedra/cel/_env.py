@@ -1,0 +1,96 @@
+"""The two selector environments, built from a versioned option list like upstream's EnvSet.
+
+apiserver:pkg/cel/environment/base.go@v0.30.0 filters options by the compatibility version:
+NewExpressions uses 1.29 (``DefaultCompatibilityVersion``), StoredExpressions uses every
+option not removed. DRA adds its seven attribute variables and the semver library at 1.0
+(DRA:structured/namedresources/cel/compile.go@v0.30.0), so both envs have them.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Final
+
+from cel_expr_python import cel
+from cel_expr_python.ext import ext_optional
+
+from kubedra.cel import _k8s, _lists, _net, _strings
+from kubedra.cel._proto import POOL, QUANTITY, SEMVER
+
+T = cel.Type
+Version = tuple[int, int]
+NEW_EXPRESSIONS_VERSION: Final = (1, 29)
+_FOREVER: Final = (1 << 32, 1 << 32)
+
+
+class EnvType(enum.Enum):
+    """``environment.Type``: which environment a selector is compiled in."""
+
+    NEW_EXPRESSIONS = "NewExpressions"
+    STORED_EXPRESSIONS = "StoredExpressions"
+
+
+@dataclass(frozen=True, slots=True)
+class VersionedOption:
+    """Overloads/extensions/variables introduced (and maybe removed) at a version."""
+
+    introduced: Version
+    overloads: Callable[[], list[tuple[str, Any]]] | None = None
+    optional_types: bool = False
+    variables: dict[str, str] | None = None
+    removed: Version | None = None
+    note: str = ""
+
+
+ATTRIBUTE_VARIABLES: Final = {
+    "attributes.quantity": f"map<string,{QUANTITY}>",
+    "attributes.bool": "map<string,bool>",
+    "attributes.int": "map<string,int>",
+    "attributes.intslice": "map<string,list<int>>",
+    "attributes.string": "map<string,string>",
+    "attributes.stringslice": "map<string,list<string>>",
+    "attributes.version": f"map<string,{SEMVER}>",
+}
+
+OPTIONS: Final = (
+    VersionedOption((1, 0), _k8s.url_overloads, note="library.URLs"),
+    VersionedOption((1, 0), _lists.regex_overloads, note="library.Regex"),
+    VersionedOption((1, 0), _lists.list_overloads, note="library.Lists"),
+    # 1.27 library.Authz: declared upstream but unusable without an `authorizer` variable
+    VersionedOption(
+        (1, 28),
+        _k8s.quantity_and_semver_overloads,
+        optional_types=True,
+        note="OptionalTypes, library.Quantity (+ DRA SemverLib, 1.0; same names)",
+    ),
+    VersionedOption((1, 29), _strings.string_overloads, note="ext.Strings(v2)"),
+    VersionedOption((1, 29), _strings.set_overloads, note="ext.Sets"),
+    VersionedOption((1, 30), _net.net_overloads, note="library.IP, library.CIDR"),
+    VersionedOption((1, 0), variables=ATTRIBUTE_VARIABLES, note="DRA attribute variables"),
+)
+
+
+def _active(opt: VersionedOption, version: Version) -> bool:
+    return opt.introduced <= version and (opt.removed is None or opt.removed > version)
+
+
+def build(env_type: EnvType) -> Any:
+    """A cel-cpp ``Env`` for ``env_type``."""
+    version = NEW_EXPRESSIONS_VERSION if env_type is EnvType.NEW_EXPRESSIONS else _FOREVER
+    by_name: dict[str, list[Any]] = {}
+    variables: dict[str, Any] = {}
+    extensions: list[Any] = []
+    for opt in OPTIONS:
+        if not _active(opt, version):
+            continue
+        if opt.overloads is not None:
+            for name, overload in opt.overloads():
+                by_name.setdefault(name, []).append(overload)
+        if opt.optional_types:
+            extensions.append(ext_optional.ExtOptional())
+        for var, sig in (opt.variables or {}).items():
+            variables[var] = T(sig)
+    functions = [cel.FunctionDecl(name, ovs) for name, ovs in by_name.items()]
+    return cel.NewEnv(POOL, variables=variables, extensions=extensions, functions=functions)

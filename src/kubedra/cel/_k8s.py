@@ -1,0 +1,340 @@
+"""The Kubernetes ``quantity`` and URL libraries and DRA's ``semver`` library, in Python.
+
+Values travel as protobuf messages whose key identifies the value (see _proto.py); the Python
+objects are recovered through small LRU caches, so repeated selectors do not re-parse.
+Error texts are upstream's: ``resource.ParseQuantity`` and blang ``Parse`` messages,
+``cannot convert value to integer``.
+
+Overload ids and signatures follow apiserver:pkg/cel/library/{quantity,urls}.go@v0.30.0 and
+DRA:structured/namedresources/cel/semverlib.go@v0.30.0. ``compareTo``/``isGreaterThan``/
+``isLessThan`` exist for Quantity and Semver; cel-cpp dispatches at run time by argument
+*kind* (both are messages), so one implementation serves both and switches on the class.
+"""
+
+from __future__ import annotations
+
+import functools
+import urllib.parse
+from typing import Any, Final
+
+from cel_expr_python import cel
+
+from kubedra.api.quantity import Quantity, QuantityError
+from kubedra.api.semver import SemverError, Version
+from kubedra.cel import _cost
+from kubedra.cel._proto import QUANTITY, SEMVER, URL, QuantityMsg, SemverMsg, URLMsg
+
+T = cel.Type
+QT: Final = T(QUANTITY)
+ST: Final = T(SEMVER)
+UT: Final = T(URL)
+_CACHE: Final = 4096
+
+
+# ----------------------------------------------------------------------------- conversions
+
+
+@functools.lru_cache(maxsize=_CACHE)
+def _quantity_from_key(key: str) -> Quantity:
+    return Quantity.from_value_key(key)
+
+
+@functools.lru_cache(maxsize=_CACHE)
+def _semver_from_key(key: str) -> Version:
+    return Version.parse(key)
+
+
+def quantity_msg(q: Quantity) -> Any:
+    """The CEL value of a Quantity (a ``kubernetes.Quantity`` message)."""
+    return QuantityMsg(kubedra_value_key=q.value_key())
+
+
+def semver_msg(v: Version) -> Any:
+    """The CEL value of a version; the key drops build metadata (``EQ`` ignores it)."""
+    key = f"{v.major}.{v.minor}.{v.patch}"
+    if v.pre:
+        key += "-" + ".".join(str(p) for p in v.pre)
+    return SemverMsg(kubedra_value_key=key)
+
+
+def to_quantity(m: Any) -> Quantity:
+    return _quantity_from_key(m.kubedra_value_key)
+
+
+def to_semver(m: Any) -> Version:
+    return _semver_from_key(m.kubedra_value_key)
+
+
+def from_cel(m: Any) -> Any:
+    """Python value of a message result (Quantity / Version / URL string); others unchanged."""
+    if isinstance(m, QuantityMsg):
+        return to_quantity(m)
+    if isinstance(m, SemverMsg):
+        return to_semver(m)
+    if isinstance(m, URLMsg):
+        return m.kubedra_value_key
+    return m
+
+
+# ----------------------------------------------------------------------------- quantity
+
+
+@functools.lru_cache(maxsize=_CACHE)
+def _parse_quantity_msg(s: str) -> Any:
+    _cost.charge(len(s))  # only parsing costs; a cache hit is O(1)
+    return quantity_msg(Quantity.parse(s))
+
+
+_quantity = _parse_quantity_msg
+
+
+def _is_quantity(s: str) -> bool:
+    try:
+        _parse_quantity_msg(s)
+    except QuantityError:
+        return False
+    return True
+
+
+def _sign(m: Any) -> int:
+    return to_quantity(m).sign()
+
+
+def _compare(a: Any, b: Any) -> int:
+    if a.__class__ is SemverMsg:
+        return to_semver(a).compare(to_semver(b))
+    return to_quantity(a).cmp(to_quantity(b))
+
+
+def _is_greater(a: Any, b: Any) -> bool:
+    return _compare(a, b) == 1
+
+
+def _is_less(a: Any, b: Any) -> bool:
+    return _compare(a, b) == -1
+
+
+def _as_float(m: Any) -> float:
+    return to_quantity(m).as_approximate_float()
+
+
+def _as_integer(m: Any) -> int:
+    return to_quantity(m).as_integer()
+
+
+def _is_integer(m: Any) -> bool:
+    return to_quantity(m).is_integer()
+
+
+def _add(a: Any, b: Any) -> Any:
+    return quantity_msg(to_quantity(a).add(to_quantity(b)))
+
+
+def _add_int(a: Any, b: int) -> Any:
+    return quantity_msg(to_quantity(a).add(b))
+
+
+def _sub(a: Any, b: Any) -> Any:
+    return quantity_msg(to_quantity(a).sub(to_quantity(b)))
+
+
+def _sub_int(a: Any, b: int) -> Any:
+    return quantity_msg(to_quantity(a).sub(b))
+
+
+# ----------------------------------------------------------------------------- semver
+
+
+@functools.lru_cache(maxsize=_CACHE)
+def _parse_semver_msg(s: str) -> Any:
+    _cost.charge(len(s))  # only parsing costs; a cache hit is O(1)
+    return semver_msg(Version.parse(s))
+
+
+_semver = _parse_semver_msg
+
+
+def _is_semver(s: str) -> bool:
+    try:
+        _parse_semver_msg(s)
+    except SemverError:
+        return False
+    return True
+
+
+def _go_int(u: int) -> int:
+    """``types.Int(uint64)``: values >= 2^63 wrap to negative."""
+    return u - (1 << 64) if u >= 1 << 63 else u
+
+
+def _major(m: Any) -> int:
+    return _go_int(to_semver(m).major)
+
+
+def _minor(m: Any) -> int:
+    return _go_int(to_semver(m).minor)
+
+
+def _patch(m: Any) -> int:
+    return _go_int(to_semver(m).patch)
+
+
+# ----------------------------------------------------------------------------- URL
+
+
+class _URLError(ValueError):
+    pass
+
+
+@functools.lru_cache(maxsize=_CACHE)
+def _parse_url(s: str) -> urllib.parse.SplitResult:
+    """Approximates Go ``url.ParseRequestURI``: absolute URI or absolute path, no fragment."""
+    if not s:
+        raise _URLError(f"URL parse error during conversion from string: parse {s!r}: empty url")
+    parts = urllib.parse.urlsplit(s, allow_fragments=False)
+    if not parts.scheme and not s.startswith("/"):
+        raise _URLError(
+            f'URL parse error during conversion from string: parse "{s}": invalid URI for request'
+        )
+    if any(c in s for c in " \x7f") or any(ord(c) < 0x20 for c in s):
+        raise _URLError(
+            f'URL parse error during conversion from string: parse "{s}": invalid character in URL'
+        )
+    return parts
+
+
+def _url(s: str) -> Any:
+    _cost.charge(len(s))
+    _parse_url(s)
+    return URLMsg(kubedra_value_key=s)
+
+
+def _is_url(s: str) -> bool:
+    _cost.charge(len(s))
+    try:
+        _parse_url(s)
+    except _URLError:
+        return False
+    return True
+
+
+def _u(m: Any) -> urllib.parse.SplitResult:
+    return _parse_url(m.kubedra_value_key)
+
+
+def _get_scheme(m: Any) -> str:
+    return _u(m).scheme
+
+
+def _get_host(m: Any) -> str:
+    return _u(m).netloc.rpartition("@")[2]
+
+
+def _get_hostname(m: Any) -> str:
+    host = _get_host(m)
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host[1:]
+    return host.rpartition(":")[0] if ":" in host else host
+
+
+def _get_port(m: Any) -> str:
+    host = _get_host(m)
+    tail = host[host.find("]") + 1 :] if host.startswith("[") else host
+    return tail.rpartition(":")[2] if ":" in tail else ""
+
+
+def _get_escaped_path(m: Any) -> str:
+    return _u(m).path
+
+
+def _get_query(m: Any) -> dict[str, list[str]]:
+    query = _u(m).query
+    _cost.charge(len(query))
+    return urllib.parse.parse_qs(query, keep_blank_values=True)
+
+
+# ----------------------------------------------------------------------------- declarations
+
+
+Overloads = list[tuple[str, Any]]
+
+
+def _fd(name: str, overloads: list[Any]) -> Overloads:
+    return [(name, o) for o in overloads]
+
+
+def _ov(oid: str, ret: Any, params: list[Any], member: bool, impl: Any = None) -> Any:
+    if impl is None:
+        return cel.Overload(oid, ret, params, member)
+    return cel.Overload(oid, ret, params, member, impl)
+
+
+def quantity_and_semver_overloads() -> Overloads:
+    """Overloads of the quantity library (base env >= 1.28) and DRA's semver library."""
+    b, i, d, s = T.BOOL, T.INT, T.DOUBLE, T.STRING
+    return [
+        *_fd("quantity", [_ov("string_to_quantity", QT, [s], False, _quantity)]),
+        *_fd("isQuantity", [_ov("is_quantity_string", b, [s], False, _is_quantity)]),
+        *_fd("sign", [_ov("quantity_sign", i, [QT], False, _sign)]),
+        *_fd(
+            "isGreaterThan",
+            [
+                _ov("quantity_is_greater_than", b, [QT, QT], True, _is_greater),
+                _ov("semver_is_greater_than", b, [ST, ST], True),
+            ],
+        ),
+        *_fd(
+            "isLessThan",
+            [
+                _ov("quantity_is_less_than", b, [QT, QT], True, _is_less),
+                _ov("semver_is_less_than", b, [ST, ST], True),
+            ],
+        ),
+        *_fd(
+            "compareTo",
+            [
+                _ov("quantity_compare_to", i, [QT, QT], True, _compare),
+                _ov("semver_compare_to", i, [ST, ST], True),
+            ],
+        ),
+        *_fd("asApproximateFloat", [_ov("quantity_get_float", d, [QT], True, _as_float)]),
+        *_fd("asInteger", [_ov("quantity_get_int", i, [QT], True, _as_integer)]),
+        *_fd("isInteger", [_ov("quantity_is_integer", b, [QT], True, _is_integer)]),
+        *_fd(
+            "add",
+            [
+                _ov("quantity_add", QT, [QT, QT], True, _add),
+                _ov("quantity_add_int", QT, [QT, i], True, _add_int),
+            ],
+        ),
+        *_fd(
+            "sub",
+            [
+                _ov("quantity_sub", QT, [QT, QT], True, _sub),
+                _ov("quantity_sub_int", QT, [QT, i], True, _sub_int),
+            ],
+        ),
+        *_fd("semver", [_ov("string_to_semver", ST, [s], False, _semver)]),
+        *_fd("isSemver", [_ov("is_semver_string", b, [s], False, _is_semver)]),
+        *_fd("major", [_ov("semver_major", i, [ST], True, _major)]),
+        *_fd("minor", [_ov("semver_minor", i, [ST], True, _minor)]),
+        *_fd("patch", [_ov("semver_patch", i, [ST], True, _patch)]),
+    ]
+
+
+def url_overloads() -> Overloads:
+    """Overloads of the Kubernetes URL library (base env 1.0)."""
+    b, s = T.BOOL, T.STRING
+    return [
+        *_fd("url", [_ov("string_to_url", UT, [s], False, _url)]),
+        *_fd("isURL", [_ov("is_url_string", b, [s], False, _is_url)]),
+        *_fd("getScheme", [_ov("url_get_scheme", s, [UT], True, _get_scheme)]),
+        *_fd("getHost", [_ov("url_get_host", s, [UT], True, _get_host)]),
+        *_fd("getHostname", [_ov("url_get_hostname", s, [UT], True, _get_hostname)]),
+        *_fd("getPort", [_ov("url_get_port", s, [UT], True, _get_port)]),
+        *_fd("getEscapedPath", [_ov("url_get_escaped_path", s, [UT], True, _get_escaped_path)]),
+        *_fd(
+            "getQuery",
+            [_ov("url_get_query", T("map<string,list<string>>"), [UT], True, _get_query)],
+        ),
+    ]

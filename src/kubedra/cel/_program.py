@@ -1,0 +1,381 @@
+"""Compile, cache and evaluate selectors; map cel-cpp messages to cel-go's texts."""
+
+from __future__ import annotations
+
+import functools
+import re
+import threading
+from collections import OrderedDict
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any, Final, Protocol
+
+from cel_expr_python import cel
+
+from kubedra.api.quantity import Quantity
+from kubedra.api.semver import SemverError, Version, go_quote
+from kubedra.cel import _cost, _env, _k8s
+from kubedra.cel._ast import CheckedAst
+from kubedra.cel._env import EnvType
+
+MAX_EXPRESSION_LENGTH: Final = 10_000
+STATIC_COST_LIMIT: Final = 1_000_000
+COMPILE_CACHE_SIZE: Final = 1024
+
+_STATUS_PREFIX: Final = re.compile(r"^[A-Z_]+: ")
+_STATUS_SUFFIX: Final = re.compile(r" \[[A-Z_]+\]$")
+_MISSING_KEY: Final = re.compile(r'^Key not found in map : "(.*)"$', re.S)
+_NO_OVERLOAD: Final = re.compile(r"^No matching overloads found")
+_INDEX: Final = re.compile(r"^Index error: index=(-?\d+) size=(\d+)$")
+_RUNTIME_TEXT: Final = {
+    "divide by zero": "division by zero",
+    "Iteration budget exceeded": _cost.COST_LIMIT_EXCEEDED,
+}
+
+
+class CompileError(Exception):
+    """A selector that does not compile; ``detail`` is upstream's ``Error.Detail``.
+
+    ``kind`` is ``"Invalid"`` (bad expression) or ``"Internal"`` (our limits or env trouble),
+    as in apiserver ``cel.Error``.
+    """
+
+    def __init__(self, detail: str, kind: str = "Invalid") -> None:
+        super().__init__(detail)
+        self.detail = detail
+        self.kind = kind
+
+
+class EvalError(Exception):
+    """A runtime error; ``str(e)`` is the text cel-go's ``Evaluate`` would return."""
+
+
+def _strip_status(text: str) -> str:
+    return _STATUS_SUFFIX.sub("", _STATUS_PREFIX.sub("", text, count=1))
+
+
+def runtime_error_text(raw: str) -> str:
+    """cel-go's text for a cel-cpp evaluation error (``NOT_FOUND: Key not found in map : "k"``
+    becomes ``no such key: k``); texts raised by our own library functions pass through."""
+    text = _strip_status(raw)
+    m = _MISSING_KEY.match(text)
+    if m:
+        return f"no such key: {m.group(1)}"
+    if _NO_OVERLOAD.match(text):
+        return "no such overload"
+    m = _INDEX.match(text)
+    if m:
+        return f"index '{m.group(1)}' out of range in list size '{m.group(2)}'"
+    return _RUNTIME_TEXT.get(text, text)
+
+
+# ----------------------------------------------------------------------------- activation
+
+
+class AttributeLike(Protocol):
+    """The fields of ``NamedResourcesAttribute`` (kubedra.api.resource) that CEL reads."""
+
+    name: str
+    quantity: Quantity | None
+    bool_: bool | None
+    int_: int | None
+    int_slice: Any
+    string: str | None
+    string_slice: Any
+    version: str | None
+
+
+@functools.lru_cache(maxsize=4096)
+def _version_msg(s: str) -> Any:
+    return _k8s.semver_msg(Version.parse(s))
+
+
+class Prepared:
+    """An instance's attributes converted once for repeated evaluation.
+
+    Holds the seven ``attributes.<kind>`` maps and one cel-cpp Activation per environment
+    (built on first use). If a version attribute cannot be parsed, every evaluation fails
+    with upstream's ``extract attributes with type version: ...`` error, as in upstream.
+    """
+
+    __slots__ = ("_activations", "_data", "_error", "size_bucket")
+
+    def __init__(self, data: dict[str, Any], error: str | None) -> None:
+        self._data = data
+        self._error = error
+        self._activations: dict[EnvType, Any] = {}
+        # the largest list/map a selector can iterate, rounded up to a power of two
+        largest = max(len(m) for m in data.values())
+        for kind in ("attributes.intslice", "attributes.stringslice"):
+            for lst in data[kind].values():
+                largest = max(largest, len(lst))
+        self.size_bucket = _bucket(largest)
+
+    def activation(self, env_type: EnvType) -> Any:
+        if self._error is not None:
+            raise EvalError(self._error)
+        act = self._activations.get(env_type)
+        if act is None:
+            act = self._activations[env_type] = _environment(env_type).Activation(self._data)
+        return act
+
+
+def prepare(attributes: Iterable[AttributeLike] | None) -> Prepared:
+    """Convert ``NamedResourcesAttribute`` objects (a later duplicate name wins)."""
+    q: dict[str, Any] = {}
+    b: dict[str, bool] = {}
+    i: dict[str, int] = {}
+    il: dict[str, list[int]] = {}
+    s: dict[str, str] = {}
+    sl: dict[str, list[str]] = {}
+    v: dict[str, Any] = {}
+    error = None
+    for index, a in enumerate(attributes or ()):
+        if a.quantity is not None:
+            q[a.name] = _k8s.quantity_msg(a.quantity)
+        if a.bool_ is not None:
+            b[a.name] = a.bool_
+        if a.int_ is not None:
+            i[a.name] = a.int_
+        if a.int_slice is not None:
+            il[a.name] = list(a.int_slice.ints or ())
+        if a.string is not None:
+            s[a.name] = a.string
+        if a.string_slice is not None:
+            sl[a.name] = list(a.string_slice.strings or ())
+        if a.version is not None and error is None:
+            try:
+                v[a.name] = _version_msg(a.version)
+            except SemverError as e:
+                # upstream formats the slice index with %q: a quoted rune
+                error = (
+                    f"extract attributes with type version: attribute {_go_rune(index)}: "
+                    f"parse semantic version: {e}"
+                )
+    data = {
+        "attributes.quantity": q,
+        "attributes.bool": b,
+        "attributes.int": i,
+        "attributes.intslice": il,
+        "attributes.string": s,
+        "attributes.stringslice": sl,
+        "attributes.version": v,
+    }
+    return Prepared(data, error)
+
+
+def _bucket(n: int) -> int:
+    return 1 << max(n - 1, 0).bit_length()
+
+
+def _go_rune(n: int) -> str:
+    """Go ``%q`` of an int: the quoted rune, e.g. 0 -> ``'\\x00'``, 65 -> ``'A'``."""
+    q = go_quote(chr(n)) if 0 <= n <= 0x10FFFF else '"\\ufffd"'
+    inner = q[1:-1].replace('\\"', '"')
+    return "'" + ("\\'" if inner == "'" else inner) + "'"
+
+
+_EMPTY: Final = prepare(())
+
+
+# ----------------------------------------------------------------------------- programs
+
+
+def _as_prepared(attributes: Prepared | Iterable[AttributeLike] | None) -> Prepared:
+    if attributes is None:
+        return _EMPTY
+    return attributes if isinstance(attributes, Prepared) else prepare(attributes)
+
+
+@dataclass(frozen=True, slots=True)
+class Program:
+    """A compiled selector (``CompilationResult``).
+
+    ``returns_bool`` is True for selectors (the compile step enforced ``bool``); then an
+    evaluation result that is a string can only be an error, which keeps the hot path cheap.
+    """
+
+    expression: str
+    env_type: EnvType
+    returns_bool: bool
+    _expr: Any
+    _ast: CheckedAst
+    _too_costly: dict[int, bool]
+
+    def estimated_cost(self, size_bucket: int) -> int:
+        """Static work estimate when non-literal lists/maps hold up to ``size_bucket`` items."""
+        return self._ast.analyze(size_bucket).estimated_cost
+
+    def _check_cost(self, size_bucket: int) -> None:
+        over = self._too_costly.get(size_bucket)
+        if over is None:
+            over = self._too_costly[size_bucket] = (
+                self.estimated_cost(size_bucket) > STATIC_COST_LIMIT
+            )
+        if over:
+            raise EvalError(_cost.COST_LIMIT_EXCEEDED)
+
+    def evaluate(self, attributes: Prepared | Iterable[AttributeLike] | None = None) -> bool:
+        """``CompilationResult.Evaluate``: True/False, or EvalError with cel-go's text."""
+        prepared = attributes if attributes.__class__ is Prepared else _as_prepared(attributes)
+        assert isinstance(prepared, Prepared)
+        act = prepared._activations.get(self.env_type) or prepared.activation(self.env_type)
+        if self._too_costly.get(prepared.size_bucket) is not False:
+            self._check_cost(prepared.size_bucket)
+        _cost.reset()
+        try:
+            value = self._expr.eval(act).value()
+        except RuntimeError as e:
+            raise EvalError(runtime_error_text(str(e))) from None
+        if value is True or value is False:
+            return value
+        if self.returns_bool and isinstance(value, str):
+            raise EvalError(runtime_error_text(value))
+        raise EvalError(f"CEL result of type {type(value).__name__} could not be converted to bool")
+
+    def evaluate_value(self, attributes: Prepared | Iterable[AttributeLike] | None = None) -> Any:
+        """The result as a Python value (Quantity / Version for those object types)."""
+        prepared = _as_prepared(attributes)
+        act = prepared.activation(self.env_type)
+        self._check_cost(prepared.size_bucket)
+        _cost.reset()
+        try:
+            result = self._expr.eval(act)
+        except RuntimeError as e:
+            raise EvalError(runtime_error_text(str(e))) from None
+        if result.type() == cel.Type.ERROR:
+            raise EvalError(runtime_error_text(str(result)))
+        return _plain(result.plain_value())
+
+
+def _plain(v: Any) -> Any:
+    """Lists/maps of plain values, our object types as Quantity / Version / str."""
+    if isinstance(v, list):
+        return [_plain(x) for x in v]
+    if isinstance(v, dict):
+        return {_plain(k): _plain(x) for k, x in v.items()}
+    return _k8s.from_cel(v)
+
+
+_ENVS: dict[EnvType, Any] = {}
+_ENV_LOCK: Final = threading.Lock()
+
+
+def _environment(env_type: EnvType) -> Any:
+    env = _ENVS.get(env_type)
+    if env is None:
+        with _ENV_LOCK:
+            env = _ENVS.get(env_type)
+            if env is None:
+                env = _ENVS[env_type] = _env.build(env_type)
+    return env
+
+
+class _LRU:
+    """A small thread-safe LRU of compile results (programs and compile errors)."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self.data: OrderedDict[tuple[str, EnvType, bool], Program | CompileError] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def get(self, key: tuple[str, EnvType, bool]) -> Program | CompileError | None:
+        # lock-free hit: OrderedDict operations are atomic under the GIL; a concurrent
+        # eviction between get and move_to_end only costs the recency update
+        data = self.data
+        v = data.get(key)
+        if v is not None:
+            try:  # noqa: SIM105 - contextlib.suppress costs a microsecond on this hot path
+                data.move_to_end(key)
+            except KeyError:
+                pass
+        return v
+
+    def put(self, key: tuple[str, EnvType, bool], value: Program | CompileError) -> None:
+        with self.lock:
+            self.data[key] = value
+            self.data.move_to_end(key)
+            while len(self.data) > self.size:
+                self.data.popitem(last=False)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.data.clear()
+
+
+_CACHE: Final = _LRU(COMPILE_CACHE_SIZE)
+
+
+def compile_expression(
+    expression: str, env_type: EnvType = EnvType.STORED_EXPRESSIONS, *, require_bool: bool = True
+) -> Program:
+    """``CompileCELExpression``: a Program, or CompileError with upstream's detail text.
+
+    Results (including failures) are cached in a bounded LRU keyed by
+    (expression, env type); ``require_bool=False`` skips the ``must evaluate to bool`` check
+    (used to test library functions).
+    """
+    key = (expression, env_type, require_bool)
+    hit = _CACHE.get(key)
+    if hit is None:
+        hit = _compile_uncached(expression, env_type, require_bool)
+        _CACHE.put(key, hit)
+    if hit.__class__ is Program:
+        return hit
+    assert isinstance(hit, CompileError)
+    raise hit
+
+
+def _compile_uncached(
+    expression: str, env_type: EnvType, require_bool: bool
+) -> Program | CompileError:
+    if len(expression) > MAX_EXPRESSION_LENGTH:
+        return CompileError(
+            f"compilation failed: expression is {len(expression)} characters long, "
+            f"the limit is {MAX_EXPRESSION_LENGTH}"
+        )
+    env = _environment(env_type)
+    try:
+        expr = env.compile(expression)
+    except RuntimeError as e:
+        return CompileError("compilation failed: " + _strip_status(str(e)))
+    if require_bool and expr.return_type() != cel.Type.BOOL:
+        return CompileError("must evaluate to bool")
+    ast = CheckedAst(expr.serialize())
+    found = ast.analyze(0)  # literal sizes only; data-dependent work is checked per instance
+    if found.selects_internal_field:
+        return CompileError(
+            "compilation failed: ERROR: <input>:1:1: selecting internal fields of "
+            "Kubernetes object types is not supported"
+        )
+    if found.estimated_cost > STATIC_COST_LIMIT:
+        return CompileError(
+            f"compilation failed: estimated evaluation cost {found.estimated_cost} exceeds "
+            f"the limit {STATIC_COST_LIMIT}"
+        )
+    return Program(expression, env_type, require_bool, expr, ast, {0: False})
+
+
+def validate_selector(expression: str, stored: bool) -> str | None:
+    """The detail of the selector's validation error, or None when it compiles.
+
+    Empty -> ``""`` (the caller reports ``field.Required(path, "")``); otherwise the
+    ``field.Invalid`` detail, e.g. ``compilation failed: ERROR: <input>:1:1: ...`` or
+    ``must evaluate to bool``. ``stored`` selects StoredExpressions (unchanged stored objects).
+    """
+    if expression == "":
+        return ""
+    env_type = EnvType.STORED_EXPRESSIONS if stored else EnvType.NEW_EXPRESSIONS
+    try:
+        compile_expression(expression, env_type)
+    except CompileError as e:
+        return e.detail
+    return None
+
+
+def clear_cache() -> None:
+    _CACHE.clear()
+
+
+def cache_info() -> Mapping[str, int]:
+    return {"size": len(_CACHE.data), "max": _CACHE.size}

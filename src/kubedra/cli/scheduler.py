@@ -1,0 +1,63 @@
+"""``kubedra scheduler``: schedules pods and allocates their structured claims. With leader
+election (the default) several replicas can run; only the Lease holder schedules."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+
+import click
+
+from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
+from kubedra.client import kubeconfig
+from kubedra.client.leaderelection import LeaderElectionConfig, LeaderElector
+from kubedra.client.rest import Client
+from kubedra.scheduler.setup import build_scheduler
+
+
+@click.command("scheduler")
+@click.option("--kubeconfig", "kubeconfig_path", type=click.Path(dir_okay=False),
+              help="kubeconfig of the API server (default: $KUBECONFIG or ~/.kube/config)")
+@click.option("--scheduler-name", default="default-scheduler", show_default=True)
+@click.option("--leader-elect/--no-leader-elect", default=True, show_default=True)
+@click.option("--lease-name", default="kube-scheduler", show_default=True)
+@click.option("--identity", default="", help="leader-election identity (default: host_pid)")
+@click.option("--leader-elect-lease-duration", "lease_duration", default=15.0,
+              show_default=True, help="seconds a non-renewed Lease blocks other candidates")
+@click.option("--leader-elect-renew-deadline", "renew_deadline", default=10.0,
+              show_default=True, help="seconds the leader keeps trying to renew before it stops")
+@click.option("--leader-elect-retry-period", "retry_period", default=2.0, show_default=True,
+              help="seconds between acquire/renew attempts")
+@click.option("-v", "--verbose", count=True)
+def scheduler(kubeconfig_path: str | None, scheduler_name: str, leader_elect: bool,
+              lease_name: str, identity: str, lease_duration: float, renew_deadline: float,
+              retry_period: float, verbose: int) -> None:
+    """Run the scheduler until SIGINT/SIGTERM."""
+    setup_logging(verbose)
+    config = kubeconfig.load(kubeconfig_path)
+    identity = identity or f"{socket.gethostname()}_{os.getpid()}"
+
+    async def main(stop: asyncio.Event) -> None:
+        async with Client(config, user_agent="kubedra-scheduler") as client:
+            elector = None
+            if leader_elect:
+                elector = LeaderElector(client, LeaderElectionConfig(
+                    name=lease_name, identity=identity, lease_duration=lease_duration,
+                    renew_deadline=renew_deadline, retry_period=retry_period))
+                acquired = asyncio.ensure_future(elector.acquire())
+                await until_stopped(stop, acquired)
+                if stop.is_set():
+                    return
+            sched = build_scheduler(client, scheduler_name=scheduler_name)
+            work = [sched.run()]
+            if elector is not None:
+                work.append(elector.keep_renewing())
+            try:
+                await until_stopped(stop, *work)
+            finally:
+                await sched.informers.stop()
+                if elector is not None and stop.is_set():
+                    await elector.release()
+
+    run_until_signalled(main)

@@ -1,0 +1,176 @@
+"""``kubedra simulate`` and ``kubedra explain``: offline structured allocation on a snapshot.
+
+A snapshot is multi-document YAML (or JSON) with Nodes, ResourceSlices, ResourceClasses,
+parameter objects, claims (some allocated), claim templates and pods. ``simulate`` places the
+pending pods (no ``spec.nodeName``) one after another and, with ``--node-template`` (a Node and
+its ResourceSlices), answers how many such nodes must be added for every pending pod to fit.
+``explain`` shows, per node, which instances each request of a pod (or claim) could use.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from dataclasses import asdict
+from pathlib import Path
+from typing import Any
+
+import click
+import yaml
+
+from kubedra.allocation.autoscale import Autoscale, extra_nodes_needed
+from kubedra.allocation.explain import render, to_data
+from kubedra.allocation.simulate import Placement, Simulator, Snapshot, pending_pods
+from kubedra.api import codec
+from kubedra.api.core import ClaimSource, Node, Pod, PodResourceClaim, PodSpec
+from kubedra.api.meta import ObjectMeta, TypedObject
+from kubedra.api.resource import ResourceSlice
+
+OUTPUTS = click.Choice(["table", "json", "yaml"])
+
+
+def load_objects(paths: tuple[str, ...]) -> list[TypedObject]:
+    """Every object of the files, namespaced kinds defaulted to namespace ``default``."""
+    out: list[TypedObject] = []
+    for p in paths:
+        try:
+            text = Path(p).read_bytes()
+        except OSError as err:
+            raise click.ClickException(f"cannot read {p}: {err.strerror}") from None
+        try:
+            for raw in codec.expand_lists(codec.load_documents(text)):
+                kind = codec.kind_of(raw)
+                obj = codec.decode_object(raw)
+                if kind.namespaced and not obj.metadata.namespace:
+                    obj.metadata.namespace = "default"
+                out.append(obj)
+        except codec.DecodeError as err:
+            raise click.ClickException(f"{p}: {err}") from None
+    return out
+
+
+def _emit(data: Any, output: str) -> None:
+    if output == "json":
+        click.echo(json.dumps(data, indent=2))
+    else:
+        click.echo(yaml.safe_dump(data, sort_keys=False), nl=False)
+
+
+def _placement_rows(placements: list[Placement]) -> list[list[str]]:
+    rows = []
+    for p in placements:
+        if p.node is not None:
+            detail = "; ".join(
+                f"{c.claim} -> {', '.join(c.instances) or '(no instances)'}"
+                + (" (new)" if c.newly_allocated else "")
+                for c in p.claims
+            ) or "(no claims)"
+            rows.append([p.pod, p.node, detail])
+        else:
+            reasons = "; ".join(f"{n}: {r}" for n, r in p.reasons.items())
+            rows.append([p.pod, "<none>", f"{p.message}" + (f" ({reasons})" if reasons else "")])
+    return rows
+
+
+def _table(rows: list[list[str]], headers: list[str]) -> str:
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(headers)]
+    lines = [headers, *rows]
+    return "\n".join(
+        "  ".join(c.ljust(w) for c, w in zip(r, widths, strict=True)).rstrip() for r in lines
+    )
+
+
+def _autoscale_text(a: Autoscale, template: str) -> str:
+    if a.extra_nodes is None:
+        text = f"node template {template}: no number of extra nodes up to {a.tried} " \
+               "lets every pending pod fit"
+    elif a.extra_nodes == 0:
+        text = f"node template {template}: 0 extra nodes needed (every pending pod fits)"
+    else:
+        text = f"node template {template}: {a.extra_nodes} extra node(s) let every pending pod fit"
+    if a.never_fit:
+        text += f"; never fit on this template: {', '.join(a.never_fit)}"
+    return text
+
+
+def _template(path: str) -> tuple[Node, list[ResourceSlice]]:
+    objs = load_objects((path,))
+    nodes = [o for o in objs if isinstance(o, Node)]
+    if len(nodes) != 1:
+        raise click.ClickException(f"{path}: a node template needs exactly one Node")
+    slices = [o for o in objs if isinstance(o, ResourceSlice)]
+    for s in slices:
+        s.node_name = nodes[0].metadata.name or ""
+    return nodes[0], slices
+
+
+@click.command()
+@click.option("-f", "--filename", "files", multiple=True, required=True,
+              help="snapshot file(s): multi-document YAML or JSON")
+@click.option("--node-template", help="a Node plus its ResourceSlices: how many to add?")
+@click.option("-o", "--output", type=OUTPUTS, default="table", show_default=True)
+def simulate(files: tuple[str, ...], node_template: str | None, output: str) -> None:
+    """Place pending pods on the snapshot's nodes; optionally size a node template."""
+    snapshot = Snapshot.from_objects(load_objects(files))
+    pending = pending_pods(snapshot)
+    placements = Simulator(snapshot).run(copy.deepcopy(pending))
+    autoscale: Autoscale | None = None
+    if node_template is not None:
+        node, slices = _template(node_template)
+        autoscale = extra_nodes_needed(snapshot, node, slices)
+    if output == "table":
+        click.echo(_table(_placement_rows(placements), ["POD", "NODE", "CLAIMS / REASONS"]))
+        if autoscale is not None:
+            click.echo("")
+            click.echo(_autoscale_text(autoscale, node.metadata.name or ""))
+            if autoscale.extra_nodes:
+                click.echo(_table(_placement_rows(autoscale.placements),
+                                  ["POD", "NODE", "CLAIMS / REASONS"]))
+        return
+    data: dict[str, Any] = {"placements": [asdict(p) for p in placements]}
+    if autoscale is not None:
+        data["autoscale"] = {
+            "template": node.metadata.name,
+            "extra_nodes": autoscale.extra_nodes,
+            "tried": autoscale.tried,
+            "never_fit": autoscale.never_fit,
+            "placements": [asdict(p) for p in autoscale.placements],
+        }
+    _emit(data, output)
+
+
+def _claim_pod(namespace: str, claim: str) -> Pod:
+    """A stand-in pod that uses just ``claim`` (for ``explain claim/NAME``)."""
+    return Pod(
+        api_version="v1", kind="Pod",
+        metadata=ObjectMeta(name=f"claim:{claim}", namespace=namespace),
+        spec=PodSpec(resource_claims=[PodResourceClaim(
+            name="claim", source=ClaimSource(resource_claim_name=claim))]),
+    )
+
+
+@click.command()
+@click.option("-f", "--filename", "files", multiple=True, required=True,
+              help="snapshot file(s): multi-document YAML or JSON")
+@click.option("-n", "--namespace", default="default", show_default=True)
+@click.option("-o", "--output", type=OUTPUTS, default="table", show_default=True)
+@click.argument("target")
+def explain(files: tuple[str, ...], namespace: str, output: str, target: str) -> None:
+    """Explain per node why pod/NAME (or claim/NAME) fits or not."""
+    kind, _, name = target.partition("/")
+    if not name or kind not in ("pod", "pods", "claim", "resourceclaim", "resourceclaims"):
+        raise click.UsageError("TARGET must be pod/NAME or claim/NAME")
+    snapshot = Snapshot.from_objects(load_objects(files))
+    if kind.startswith("pod"):
+        pod = next((p for p in snapshot.pods
+                    if p.metadata.name == name and p.metadata.namespace == namespace), None)
+        if pod is None:
+            raise click.ClickException(f'pod "{namespace}/{name}" not found in the snapshot')
+    else:
+        pod = _claim_pod(namespace, name)
+    result = Simulator(snapshot).explain(pod)
+    if output == "table":
+        click.echo(render(result), nl=False)
+    else:
+        _emit(to_data(result), output)
+

@@ -1,0 +1,88 @@
+"""``kubedra up``: a whole local cluster in one command.
+
+Starts the API server on the embedded SQLite store, the scheduler and the controller manager
+as separate processes (so both cores are used), writes a kubeconfig, optionally creates fake
+Nodes with ResourceSlices, and stops everything cleanly on Ctrl-C. A component that exits is
+restarted; one that keeps exiting stops the cluster.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from pathlib import Path
+
+import click
+
+from kubedra.cli.localcluster import ClusterError, LocalCluster
+from kubedra.cli.runtime import run_until_signalled, setup_logging
+from kubedra.client import kubeconfig
+from kubedra.client.fake_nodes import create_fake_nodes
+from kubedra.client.rest import Client
+
+RESTART_LIMIT = 5
+
+
+@click.command("up")
+@click.option("--data-dir", type=click.Path(file_okay=False), default="kubedra-data",
+              show_default=True, help="where the SQLite store, kubeconfig and logs live")
+@click.option("--port", default=6443, show_default=True, help="API server port on 127.0.0.1")
+@click.option("--fake-nodes", default=0, show_default=True,
+              help="create this many Nodes, each with a ResourceSlice of GPU-like instances "
+                   "(no node agent needed)")
+@click.option("--instances", default=8, show_default=True,
+              help="named-resource instances per fake node's ResourceSlice")
+@click.option("--driver", default="gpu.example.com", show_default=True,
+              help="driver name of the fake ResourceSlices")
+@click.option("--feature-gates", default="JobManagedBy=true", show_default=True,
+              help="passed to the API server (upstream 1.30 defaults apply to the rest)")
+@click.option("-v", "--verbose", count=True)
+def up(data_dir: str, port: int, fake_nodes: int, instances: int, driver: str,
+       feature_gates: str, verbose: int) -> None:
+    """Run a local cluster until Ctrl-C."""
+    setup_logging(verbose)
+    cluster = LocalCluster(Path(data_dir).resolve(), port=port, verbose=verbose,
+                           feature_gates=feature_gates)
+
+    async def main(stop: asyncio.Event) -> None:
+        try:
+            await cluster.start()
+            if fake_nodes:
+                async with Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
+                    await create_fake_nodes(client, fake_nodes, instances, driver,
+                                            attributes=True)
+            click.echo(
+                f"kubedra is up: API server {cluster.server}, data in {cluster.data_dir}\n"
+                f"  export KUBECONFIG={cluster.kubeconfig_path}\n"
+                f"  kubectl get nodes,resourceslices\n"
+                f"  kubectl apply -f examples/\n"
+                f"logs: {cluster.data_dir / 'logs'}. Press Ctrl-C to stop.")
+            await supervise(stop, cluster)
+        except ClusterError as e:
+            raise click.ClickException(str(e)) from e
+        finally:
+            await cluster.stop()
+            click.echo("kubedra stopped.")
+
+    run_until_signalled(main)
+
+
+async def supervise(stop: asyncio.Event, cluster: LocalCluster) -> None:
+    """Restart components that exit; give up (and stop all) when one keeps failing."""
+    while not stop.is_set():
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(stop.wait(), 0.5)
+        for c in cluster.components:
+            proc = c.process
+            if stop.is_set() or proc is None or proc.returncode is None:
+                continue
+            if time.monotonic() - c.started_at > 60:
+                c.restarts = 0
+            c.restarts += 1
+            if c.restarts > RESTART_LIMIT:
+                click.echo(f"{c.name} keeps exiting (see {c.log_path}); stopping.", err=True)
+                stop.set()
+                return
+            click.echo(f"{c.name} exited with {proc.returncode}; restarting.", err=True)
+            await c.start()

@@ -1,0 +1,176 @@
+"""Informers: a local cache of one kind kept current by list-then-watch.
+
+The informer lists (page by page, at one resourceVersion), then watches from that version.
+When a watch ends it resumes from the last version seen (bookmarks advance it too); when the
+server answers 410 Gone it lists again and reports the differences as events, so handlers
+always see a consistent sequence of adds, updates and deletes.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import random
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
+import aiohttp
+
+from kubedra.api.meta import TypedObject
+from kubedra.client.errors import ApiError, is_gone
+from kubedra.client.rest import Client
+
+T = TypeVar("T", bound=TypedObject)
+log = logging.getLogger(__name__)
+
+AddHandler = Callable[[T], None]
+UpdateHandler = Callable[[T, T], None]
+DeleteHandler = Callable[[T], None]
+
+
+def object_key(obj: TypedObject) -> str:
+    """``namespace/name`` for namespaced objects, ``name`` otherwise (client-go's key)."""
+    meta = obj.metadata
+    return f"{meta.namespace}/{meta.name}" if meta.namespace else str(meta.name)
+
+
+class Informer(Generic[T]):
+    def __init__(self, client: Client, model: type[T], *, namespace: str | None = None,
+                 label_selector: str | None = None, field_selector: str | None = None,
+                 page_size: int = 500, watch_timeout: tuple[int, int] = (300, 600)) -> None:
+        self.client = client
+        self.model = model
+        self.namespace = namespace
+        self.label_selector = label_selector
+        self.field_selector = field_selector
+        self.page_size = page_size
+        self.watch_timeout = watch_timeout
+        self.store: dict[str, T] = {}
+        self.resource_version = ""
+        self._adds: list[AddHandler[T]] = []
+        self._updates: list[UpdateHandler[T]] = []
+        self._deletes: list[DeleteHandler[T]] = []
+        self._synced = asyncio.Event()
+        self._task: asyncio.Task[None] | None = None
+
+    def add_handler(self, *, on_add: AddHandler[T] | None = None,
+                    on_update: UpdateHandler[T] | None = None,
+                    on_delete: DeleteHandler[T] | None = None) -> None:
+        """Handlers run on the event loop, in event order; they must not block."""
+        if on_add:
+            self._adds.append(on_add)
+        if on_update:
+            self._updates.append(on_update)
+        if on_delete:
+            self._deletes.append(on_delete)
+
+    def get(self, name: str, namespace: str | None = None) -> T | None:
+        return self.store.get(f"{namespace}/{name}" if namespace else name)
+
+    def list(self) -> list[T]:
+        return list(self.store.values())
+
+    @property
+    def synced(self) -> bool:
+        return self._synced.is_set()
+
+    async def wait_synced(self, timeout: float | None = None) -> None:
+        await asyncio.wait_for(self._synced.wait(), timeout)
+
+    def start(self) -> asyncio.Task[None]:
+        if self._task is None:
+            self._task = asyncio.create_task(self.run(), name=f"informer-{self.model.__name__}")
+        return self._task
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+            self._task = None
+
+    async def run(self) -> None:
+        backoff = 0.2
+        need_list = True
+        while True:
+            try:
+                if need_list:
+                    await self._relist()
+                    self._synced.set()
+                    need_list = False
+                await self._watch_once()
+                backoff = 0.2
+            except ApiError as e:
+                if is_gone(e):
+                    need_list = True
+                    continue
+                log.warning("%s informer: %s", self.model.__name__, e)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+            except (aiohttp.ClientError, ConnectionError, TimeoutError, ValueError) as e:
+                log.info("%s informer reconnecting: %s", self.model.__name__, e)
+                await asyncio.sleep(backoff)
+                backoff = min(backoff * 2, 5.0)
+
+    async def _relist(self) -> None:
+        page = await self.client.list_all(
+            self.model, self.namespace, label_selector=self.label_selector,
+            field_selector=self.field_selector, page_size=self.page_size)
+        fresh = {object_key(o): o for o in page.items}
+        old = self.store
+        self.store = fresh
+        self.resource_version = page.resource_version
+        for key, obj in fresh.items():
+            prev = old.get(key)
+            if prev is None:
+                self._emit_add(obj)
+            elif prev.metadata.resource_version != obj.metadata.resource_version:
+                self._emit_update(prev, obj)
+        for key, prev in old.items():
+            if key not in fresh:
+                self._emit_delete(prev)
+
+    async def _watch_once(self) -> None:
+        timeout = random.randint(*self.watch_timeout)
+        async for event in self.client.watch(
+                self.model, self.namespace, resource_version=self.resource_version,
+                label_selector=self.label_selector, field_selector=self.field_selector,
+                timeout_seconds=timeout):
+            obj = event.object
+            rv = obj.metadata.resource_version or self.resource_version
+            if event.type == "BOOKMARK":
+                self.resource_version = rv
+                continue
+            key = object_key(obj)
+            if event.type == "DELETED":
+                prev = self.store.pop(key, None)
+                self._emit_delete(prev if prev is not None else obj)
+            else:
+                prev = self.store.get(key)
+                self.store[key] = obj
+                if prev is None:
+                    self._emit_add(obj)
+                else:
+                    self._emit_update(prev, obj)
+            self.resource_version = rv
+
+    def _emit_add(self, obj: T) -> None:
+        for h in self._adds:
+            _safely(h, obj)
+
+    def _emit_update(self, old: T, new: T) -> None:
+        for h in self._updates:
+            _safely(h, old, new)
+
+    def _emit_delete(self, obj: T) -> None:
+        for h in self._deletes:
+            _safely(h, obj)
+
+
+def _safely(handler: Callable[..., None], *args: object) -> None:
+    """A failing handler is logged; it must not stop the informer for every other handler."""
+    try:
+        handler(*args)
+    except Exception:
+        log.exception("informer handler %r failed", handler)

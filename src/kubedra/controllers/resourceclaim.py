@@ -1,0 +1,334 @@
+"""The ResourceClaim controller (kube-controller-manager's, v1.30 behaviour).
+
+* Creates a claim for every ``pod.spec.resourceClaims`` entry that names a template, owned by
+  the pod, and records its name in ``pod.status.resourceClaimStatuses``.
+* For pods bound without the scheduler, reserves their already allocated claims.
+* Drops ``reservedFor`` entries of pods that are gone, replaced or done; when the last
+  consumer goes, deallocates structured claims (clear ``status.allocation``, then drop the
+  ``dra.k8s.io/delete-protection`` finalizer); deletes unused claims generated for pods that
+  will not run.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections import OrderedDict
+
+import msgspec
+
+from kubedra.api import resource
+from kubedra.api.core import Pod, PodResourceClaim
+from kubedra.api.meta import ObjectMeta, OwnerReference
+from kubedra.api.resource import (
+    ResourceClaim,
+    ResourceClaimConsumerReference,
+    ResourceClaimTemplate,
+)
+from kubedra.client.errors import ApiError, is_not_found
+from kubedra.client.events import EventRecorder
+from kubedra.client.informer import Informer, object_key
+from kubedra.client.rest import Client
+from kubedra.controllers.workqueue import WorkQueue
+
+log = logging.getLogger(__name__)
+
+POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
+MAX_GENERATE_NAME_BASE = 57
+
+
+def generate_name(pod_name: str, pod_claim_name: str) -> str:
+    """``<pod>-<claim>-``; when longer than 57 characters both parts are cut in proportion to
+    their length, as upstream does (then without the trailing dash)."""
+    name = f"{pod_name}-{pod_claim_name}-"
+    if len(name) <= MAX_GENERATE_NAME_BASE:
+        return name
+    total = len(name)
+    return (pod_name[: len(pod_name) * MAX_GENERATE_NAME_BASE // total] + "-"
+            + pod_claim_name[: len(pod_claim_name) * MAX_GENERATE_NAME_BASE // total])
+
+
+def is_pod_done(pod: Pod) -> bool:
+    """Terminal phase, or deleted before it was ever scheduled: it will not use its claims."""
+    if pod.status.phase in ("Succeeded", "Failed"):
+        return True
+    return pod.metadata.deletion_timestamp is not None and not pod.spec.node_name
+
+
+def owning_pod(claim: ResourceClaim) -> tuple[str, str] | None:
+    for ref in claim.metadata.owner_references or ():
+        if ref.api_version == "v1" and ref.kind == "Pod" and ref.controller:
+            return ref.name, ref.uid
+    return None
+
+
+def claim_reservable(claim: ResourceClaim) -> bool:
+    status = claim.status
+    return status.allocation is not None and (
+        status.allocation.shareable or not status.reserved_for)
+
+
+class ResourceClaimController:
+    def __init__(self, client: Client, *, workers: int = 4) -> None:
+        self.client = client
+        self.workers = workers
+        self.pods = Informer(client, Pod)
+        self.claims = Informer(client, ResourceClaim)
+        self.templates = Informer(client, ResourceClaimTemplate)
+        self.queue = WorkQueue()
+        self.events = EventRecorder(client, "resource_claim")
+        self._deleted_pods: OrderedDict[str, None] = OrderedDict()
+        self._created: dict[tuple[str, str], str] = {}
+        self._owned: dict[tuple[str, str], str] = {}  # (pod UID, pod claim name) -> claim
+        self._wire()
+
+    def _wire(self) -> None:
+        self.pods.add_handler(on_add=self._pod_changed,
+                              on_update=lambda _old, new: self._pod_changed(new),
+                              on_delete=self._pod_deleted)
+        self.claims.add_handler(on_add=self._claim_changed,
+                                on_update=lambda _old, new: self._claim_changed(new),
+                                on_delete=self._claim_deleted)
+        self.templates.add_handler(on_add=self._template_added)
+
+    # --- event handlers -----------------------------------------------------------------
+
+    def _pod_changed(self, pod: Pod) -> None:
+        if pod.spec.resource_claims:
+            self.queue.add("pod:" + object_key(pod))
+        if is_pod_done(pod):
+            self._enqueue_claims_of(pod)
+
+    def _pod_deleted(self, pod: Pod) -> None:
+        if pod.metadata.uid:
+            self._deleted_pods[pod.metadata.uid] = None
+            while len(self._deleted_pods) > 10_000:
+                self._deleted_pods.popitem(last=False)
+        self._enqueue_claims_of(pod)
+
+    def _enqueue_claims_of(self, pod: Pod) -> None:
+        ns = pod.metadata.namespace
+        for status in pod.status.resource_claim_statuses or ():
+            if status.resource_claim_name:
+                self.queue.add(f"claim:{ns}/{status.resource_claim_name}")
+        for pc in pod.spec.resource_claims or ():
+            if pc.source.resource_claim_name:
+                self.queue.add(f"claim:{ns}/{pc.source.resource_claim_name}")
+
+    def _claim_deleted(self, claim: ResourceClaim) -> None:
+        key = _owner_key(claim)
+        if key is not None and self._owned.get(key) == claim.metadata.name:
+            del self._owned[key]
+        self._claim_changed(claim)
+
+    def _claim_changed(self, claim: ResourceClaim) -> None:
+        key = _owner_key(claim)
+        if key is not None and claim.metadata.deletion_timestamp is None:
+            self._owned[key] = claim.metadata.name or ""
+            self._created.pop(key, None)  # the informer knows it now
+        if claim.status.reserved_for or claim.metadata.deletion_timestamp or owning_pod(claim):
+            self.queue.add("claim:" + object_key(claim))
+
+    def _template_added(self, template: ResourceClaimTemplate) -> None:
+        ns, name = template.metadata.namespace, template.metadata.name
+        for pod in self.pods.list():
+            if pod.metadata.namespace == ns and any(
+                    pc.source.resource_claim_template_name == name
+                    for pc in pod.spec.resource_claims or ()):
+                self.queue.add("pod:" + object_key(pod))
+
+    # --- running --------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        for informer in (self.pods, self.claims, self.templates):
+            informer.start()
+        await asyncio.gather(self.pods.wait_synced(), self.claims.wait_synced(),
+                             self.templates.wait_synced())
+        await self.queue.run_workers(self.sync, self.workers)
+
+    async def stop(self) -> None:
+        for informer in (self.pods, self.claims, self.templates):
+            await informer.stop()
+
+    async def sync(self, key: str) -> None:
+        what, _, rest = key.partition(":")
+        namespace, _, name = rest.partition("/")
+        if what == "pod":
+            await self.sync_pod(namespace, name)
+        else:
+            await self.sync_claim(namespace, name)
+
+    # --- pods -----------------------------------------------------------------------------
+
+    async def sync_pod(self, namespace: str, name: str) -> None:
+        pod = self.pods.get(name, namespace)
+        if pod is None or pod.metadata.deletion_timestamp is not None or is_pod_done(pod):
+            return
+        statuses = {s.name: s.resource_claim_name
+                    for s in pod.status.resource_claim_statuses or ()}
+        added: dict[str, str] = {}
+        for pc in pod.spec.resource_claims or ():
+            if pc.source.resource_claim_template_name:
+                claim_name = await self._ensure_claim(pod, pc, statuses.get(pc.name))
+                if claim_name is not None and statuses.get(pc.name) != claim_name:
+                    added[pc.name] = claim_name
+        if added:
+            merged = [{"name": n, "resourceClaimName": c}
+                      for n, c in {**{k: v for k, v in statuses.items() if v}, **added}.items()]
+            await self.client.patch(Pod, name, {"status": {"resourceClaimStatuses": merged}},
+                                    namespace=namespace, subresource="status")
+        if pod.spec.node_name:
+            await self._reserve_for_bound_pod(pod, {**statuses, **added})
+
+    async def _ensure_claim(self, pod: Pod, pc: PodResourceClaim,
+                            recorded: str | None) -> str | None:
+        ns = pod.metadata.namespace or ""
+        uid = pod.metadata.uid or ""
+        if recorded:
+            claim = self.claims.get(recorded, ns)
+            if claim is None or _owned_by(claim, uid):
+                return recorded
+        owned = self._owned.get((uid, pc.name))
+        if owned is not None:
+            return owned
+        cached = self._created.get((uid, pc.name))
+        if cached is not None:
+            return cached
+        template_name = pc.source.resource_claim_template_name or ""
+        template = self.templates.get(template_name, ns)
+        if template is None:
+            message = (f'resource claim template "{template_name}": resourceclaimtemplate.'
+                       f'resource.k8s.io "{template_name}" not found')
+            await self.events.record(pod, "Warning", "FailedResourceClaimCreation",
+                                     f"PodResourceClaim {pc.name}: {message}")
+            raise LookupError(message)
+        claim = _claim_from_template(pod, pc, template)
+        try:
+            created = await self.client.create(claim)
+        except ApiError as e:
+            await self.events.record(pod, "Warning", "FailedResourceClaimCreation",
+                                     f"PodResourceClaim {pc.name}: create ResourceClaim "
+                                     f"{claim.metadata.generate_name}: {e.status.message}")
+            raise
+        assert created.metadata.name is not None
+        self._created[(uid, pc.name)] = created.metadata.name
+        return created.metadata.name
+
+    async def _reserve_for_bound_pod(self, pod: Pod, statuses: dict[str, str | None]) -> None:
+        ns = pod.metadata.namespace or ""
+        names = [statuses.get(pc.name) if pc.source.resource_claim_template_name
+                 else pc.source.resource_claim_name for pc in pod.spec.resource_claims or ()]
+        for claim_name in names:
+            claim = self.claims.get(claim_name, ns) if claim_name else None
+            if claim is None or not claim_reservable(claim) or any(
+                    r.uid == pod.metadata.uid for r in claim.status.reserved_for or ()):
+                continue
+            claim = msgspec.structs.replace(claim, status=msgspec.structs.replace(
+                claim.status, reserved_for=[*(claim.status.reserved_for or ()),
+                                            _consumer(pod)]))
+            await self.client.update_status(claim)
+
+    # --- claims ---------------------------------------------------------------------------
+
+    async def _pod_is_gone(self, namespace: str, name: str, uid: str) -> bool:
+        if uid in self._deleted_pods:
+            return True
+        try:
+            live = await self.client.get(Pod, name, namespace)
+        except ApiError as e:
+            if is_not_found(e):
+                return True
+            raise
+        return live.metadata.uid != uid or is_pod_done(live)
+
+    async def sync_claim(self, namespace: str, name: str) -> None:
+        claim = self.claims.get(name, namespace)
+        if claim is None:
+            return
+        reserved = claim.status.reserved_for or []
+        valid: list[ResourceClaimConsumerReference] = []
+        for ref in reserved:
+            if ref.api_group or ref.resource != "pods":
+                log.warning("claim %s/%s: unsupported ReservedFor entry %s", namespace, name, ref)
+                valid.append(ref)
+                continue
+            pod = self.pods.get(ref.name, namespace)
+            if pod is not None:
+                if pod.metadata.uid == ref.uid and not is_pod_done(pod):
+                    valid.append(ref)
+            elif not await self._pod_is_gone(namespace, ref.name, ref.uid):
+                valid.append(ref)
+        has_finalizer = resource.FINALIZER in (claim.metadata.finalizers or ())
+        deleting = claim.metadata.deletion_timestamp is not None
+        if len(valid) < len(reserved):
+            status = msgspec.structs.replace(claim.status, reserved_for=valid or None)
+            if not valid and has_finalizer and (
+                    claim.spec.allocation_mode != resource.ALLOCATION_MODE_IMMEDIATE or deleting):
+                status = msgspec.structs.replace(status, allocation=None)
+            claim = await self.client.update_status(
+                msgspec.structs.replace(claim, status=status))
+            if has_finalizer and claim.status.allocation is None:
+                await self._drop_finalizer(claim)
+        elif has_finalizer and deleting and not valid:
+            if claim.status.allocation is not None:
+                claim = await self.client.update_status(msgspec.structs.replace(
+                    claim, status=msgspec.structs.replace(claim.status, allocation=None)))
+            await self._drop_finalizer(claim)
+        if not valid:
+            await self._delete_if_unneeded(claim)
+
+    async def _drop_finalizer(self, claim: ResourceClaim) -> None:
+        finalizers = [f for f in claim.metadata.finalizers or () if f != resource.FINALIZER]
+        meta = msgspec.structs.replace(claim.metadata, finalizers=finalizers or None)
+        await self.client.update(msgspec.structs.replace(claim, metadata=meta))
+
+    async def _delete_if_unneeded(self, claim: ResourceClaim) -> None:
+        owner = owning_pod(claim)
+        if owner is None or claim.metadata.deletion_timestamp is not None:
+            return
+        pod_name, pod_uid = owner
+        pod = self.pods.get(pod_name, claim.metadata.namespace)
+        if pod is None:
+            return  # the garbage collector removes claims of pods that are truly gone
+        if pod.metadata.uid != pod_uid or is_pod_done(pod):
+            try:
+                await self.client.delete(ResourceClaim, claim.metadata.name or "",
+                                         claim.metadata.namespace)
+            except ApiError as e:
+                if not is_not_found(e):
+                    raise
+
+
+def _owner_key(claim: ResourceClaim) -> tuple[str, str] | None:
+    """(pod UID, pod claim name) of a claim generated for a pod from a template."""
+    owner = owning_pod(claim)
+    pod_claim = (claim.metadata.annotations or {}).get(POD_CLAIM_NAME_ANNOTATION)
+    return None if owner is None or pod_claim is None else (owner[1], pod_claim)
+
+
+def _owned_by(claim: ResourceClaim, pod_uid: str) -> bool:
+    owner = owning_pod(claim)
+    return owner is not None and owner[1] == pod_uid
+
+
+def _consumer(pod: Pod) -> ResourceClaimConsumerReference:
+    return ResourceClaimConsumerReference(resource="pods", name=pod.metadata.name or "",
+                                          uid=pod.metadata.uid or "")
+
+
+def _claim_from_template(pod: Pod, pc: PodResourceClaim,
+                         template: ResourceClaimTemplate) -> ResourceClaim:
+    tmeta = template.spec.metadata
+    annotations = {**(tmeta.annotations or {}), POD_CLAIM_NAME_ANNOTATION: pc.name}
+    meta = ObjectMeta(
+        generate_name=generate_name(pod.metadata.name or "", pc.name),
+        namespace=pod.metadata.namespace,
+        labels=dict(tmeta.labels) if tmeta.labels else None,
+        annotations=annotations,
+        owner_references=[OwnerReference(api_version="v1", kind="Pod",
+                                         name=pod.metadata.name or "",
+                                         uid=pod.metadata.uid or "", controller=True,
+                                         block_owner_deletion=True)],
+    )
+    return ResourceClaim(api_version=resource.API_VERSION, kind="ResourceClaim", metadata=meta,
+                         spec=msgspec.structs.replace(template.spec.spec))

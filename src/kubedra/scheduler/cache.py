@@ -1,0 +1,99 @@
+"""The scheduler's view of nodes and of the pods placed on them, including pods it has
+assumed (chosen a node for) but whose binding has not been observed yet."""
+
+from __future__ import annotations
+
+from kubedra.api.core import Node, Pod
+from kubedra.scheduler.framework import NodeInfo, Resources, node_allocatable, pod_requests
+from kubedra.scheduler.queue import pod_key
+
+
+class SchedulerCache:
+    def __init__(self) -> None:
+        self.nodes: dict[str, NodeInfo] = {}
+        self._pod_node: dict[str, str] = {}
+        self._pod_requests: dict[str, Resources] = {}
+        self._pods: dict[str, Pod] = {}
+        self.assumed: set[str] = set()
+        self._order: list[str] = []
+        self._order_dirty = False
+
+    # --- nodes -----------------------------------------------------------------------------
+
+    def set_node(self, node: Node) -> None:
+        name = node.metadata.name or ""
+        info = self.nodes.get(name)
+        if info is None:
+            info = self.nodes[name] = NodeInfo(node, name, dict(node.metadata.labels or {}),
+                                               node_allocatable(node))
+            self._order_dirty = True
+            for key, placed_on in self._pod_node.items():
+                if placed_on == name:
+                    info.pods[key] = self._pods[key]
+                    info.requested.add(self._pod_requests[key])
+        else:
+            info.node = node
+            info.labels = dict(node.metadata.labels or {})
+            info.allocatable = node_allocatable(node)
+
+    def remove_node(self, name: str) -> None:
+        if self.nodes.pop(name, None) is not None:
+            self._order_dirty = True
+
+    def node_names(self) -> list[str]:
+        """Nodes in a stable (name) order, so placement is deterministic."""
+        if self._order_dirty:
+            self._order = sorted(self.nodes)
+            self._order_dirty = False
+        return self._order
+
+    # --- pods ------------------------------------------------------------------------------
+
+    def _place(self, pod: Pod, node_name: str) -> None:
+        key = pod_key(pod)
+        self._unplace(key)
+        requests = pod_requests(pod)
+        self._pod_node[key] = node_name
+        self._pod_requests[key] = requests
+        self._pods[key] = pod
+        info = self.nodes.get(node_name)
+        if info is not None:
+            info.pods[key] = pod
+            info.requested.add(requests)
+
+    def _unplace(self, key: str) -> None:
+        node_name = self._pod_node.pop(key, None)
+        requests = self._pod_requests.pop(key, None)
+        self._pods.pop(key, None)
+        info = self.nodes.get(node_name) if node_name else None
+        if info is not None and info.pods.pop(key, None) is not None and requests:
+            info.requested.add(requests, -1)
+
+    def assume(self, pod: Pod, node_name: str) -> None:
+        self._place(pod, node_name)
+        self.assumed.add(pod_key(pod))
+
+    def forget(self, pod: Pod) -> None:
+        key = pod_key(pod)
+        if key in self.assumed:
+            self.assumed.discard(key)
+            self._unplace(key)
+
+    def set_pod(self, pod: Pod) -> None:
+        """An observed pod: bound pods occupy their node until they finish or go away."""
+        key = pod_key(pod)
+        node = pod.spec.node_name
+        if not node or pod.status.phase in ("Succeeded", "Failed"):
+            if key not in self.assumed:
+                self._unplace(key)
+            return
+        self.assumed.discard(key)
+        self._place(pod, node)
+
+    def remove_pod(self, pod: Pod) -> None:
+        key = pod_key(pod)
+        self.assumed.discard(key)
+        self._unplace(key)
+
+    def node_of(self, pod: Pod) -> str | None:
+        return self._pod_node.get(pod_key(pod))

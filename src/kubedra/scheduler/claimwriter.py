@@ -1,0 +1,108 @@
+"""The scheduler's claim writes over the API, each a compare-and-swap on resourceVersion
+that is re-read and retried on conflict, and never applied to a re-created claim (UID check).
+"""
+
+from __future__ import annotations
+
+import msgspec
+
+from kubedra.allocation.engine import ClaimAllocation
+from kubedra.api.core import Pod
+from kubedra.api.resource import FINALIZER, ResourceClaim
+from kubedra.client.errors import ApiError, is_conflict
+from kubedra.client.rest import Client
+from kubedra.scheduler.plugins.dynamicresources import consumer
+
+ATTEMPTS = 8
+
+
+class ClaimWriteError(Exception):
+    pass
+
+
+class ClientClaimWriter:
+    def __init__(self, client: Client) -> None:
+        self.client = client
+
+    async def _fresh(self, claim: ResourceClaim) -> ResourceClaim:
+        current = await self.client.get(ResourceClaim, claim.metadata.name or "",
+                                        claim.metadata.namespace)
+        if current.metadata.uid != claim.metadata.uid:
+            raise ClaimWriteError(f"resourceclaim {claim.metadata.namespace}/"
+                                  f"{claim.metadata.name} was re-created")
+        return current
+
+    async def bind_claim(self, claim: ResourceClaim, pod: Pod,
+                         allocation: ClaimAllocation | None) -> ResourceClaim:
+        current = claim
+        for _ in range(ATTEMPTS):
+            try:
+                return await self._bind_once(current, pod, allocation)
+            except ApiError as e:
+                if not is_conflict(e):
+                    raise
+            current = await self._fresh(claim)
+        raise ClaimWriteError(f"resourceclaim {claim.metadata.name}: too many conflicts")
+
+    async def _bind_once(self, current: ResourceClaim, pod: Pod,
+                         allocation: ClaimAllocation | None) -> ResourceClaim:
+        status = current.status
+        reserved = list(status.reserved_for or ())
+        already = any(r.uid == pod.metadata.uid for r in reserved)
+        if already and (allocation is None or status.allocation is not None):
+            return current
+        if allocation is not None:
+            if status.allocation is not None:
+                raise ClaimWriteError(f"resourceclaim {current.metadata.name} was allocated "
+                                      "by someone else in the meantime")
+            finalizers = list(current.metadata.finalizers or ())
+            if FINALIZER not in finalizers:
+                meta = msgspec.structs.replace(current.metadata,
+                                               finalizers=[*finalizers, FINALIZER])
+                current = await self.client.update(
+                    msgspec.structs.replace(current, metadata=meta))
+            status = msgspec.structs.replace(current.status, driver_name=allocation.driver_name,
+                                             allocation=allocation.allocation)
+        else:
+            if status.allocation is None:
+                raise ClaimWriteError(f"resourceclaim {current.metadata.name} is not allocated")
+            if not status.allocation.shareable and reserved:
+                raise ClaimWriteError("resourceclaim in use")
+        status = msgspec.structs.replace(status, reserved_for=[*reserved, consumer(pod)])
+        return await self.client.update_status(msgspec.structs.replace(current, status=status))
+
+    async def unreserve_claim(self, claim: ResourceClaim, pod: Pod) -> None:
+        current = claim
+        for _ in range(ATTEMPTS):
+            reserved = [r for r in current.status.reserved_for or ()
+                        if r.uid != pod.metadata.uid]
+            if len(reserved) == len(current.status.reserved_for or ()):
+                return
+            status = msgspec.structs.replace(current.status, reserved_for=reserved or None)
+            try:
+                await self.client.update_status(msgspec.structs.replace(current, status=status))
+                return
+            except ApiError as e:
+                if not is_conflict(e):
+                    raise
+            current = await self._fresh(claim)
+
+    async def deallocate(self, claim: ResourceClaim, pod: Pod) -> None:
+        """Clear the allocation (and reservedFor, status.driverName) unless, after a
+        conflict, someone other than ``pod`` reserved the claim in the meantime."""
+        current = claim
+        for _ in range(ATTEMPTS):
+            if current.status.allocation is None:
+                return
+            if any(r.uid != pod.metadata.uid for r in current.status.reserved_for or ()):
+                raise ClaimWriteError("resourceclaim in use")
+            status = msgspec.structs.replace(current.status, reserved_for=None,
+                                             allocation=None, driver_name="")
+            try:
+                await self.client.update_status(msgspec.structs.replace(current, status=status))
+                return
+            except ApiError as e:
+                if not is_conflict(e):
+                    raise
+            current = await self._fresh(claim)
+        raise ClaimWriteError(f"resourceclaim {claim.metadata.name}: too many conflicts")

@@ -1,0 +1,180 @@
+"""The scheduling framework: statuses, cycle state, node infos and the plugin interfaces.
+
+It mirrors kube-scheduler's framework closely enough that upstream plugin tests (the
+``alloc-plugin-structured.json`` vectors) can drive our plugins phase by phase: PreEnqueue,
+PreFilter, Filter, PostFilter, PreScore, Score, Reserve, Unreserve, PreBind, PostBind.
+"""
+
+from __future__ import annotations
+
+import enum
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from kubedra.api.core import Node, Pod, ResourceList
+
+
+class Code(enum.Enum):
+    SUCCESS = "Success"
+    ERROR = "Error"
+    UNSCHEDULABLE = "Unschedulable"
+    UNRESOLVABLE = "UnschedulableAndUnresolvable"
+    WAIT = "Wait"
+    SKIP = "Skip"
+    PENDING = "Pending"
+
+
+@dataclass(frozen=True, slots=True)
+class Status:
+    code: Code = Code.SUCCESS
+    message: str = ""
+    plugin: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.code is Code.SUCCESS
+
+    @property
+    def rejected(self) -> bool:
+        return self.code in (Code.UNSCHEDULABLE, Code.UNRESOLVABLE)
+
+
+SUCCESS = Status()
+SKIP = Status(Code.SKIP)
+
+
+def unresolvable(message: str) -> Status:
+    return Status(Code.UNRESOLVABLE, message)
+
+
+def unschedulable(message: str) -> Status:
+    return Status(Code.UNSCHEDULABLE, message)
+
+
+def error(message: str) -> Status:
+    return Status(Code.ERROR, message)
+
+
+class CycleState(dict[str, Any]):
+    """Per-pod scheduling-cycle data, keyed by plugin name."""
+
+
+@dataclass
+class Resources:
+    milli_cpu: int = 0
+    memory: int = 0
+    pods: int = 0
+
+    def add(self, other: Resources, sign: int = 1) -> None:
+        self.milli_cpu += sign * other.milli_cpu
+        self.memory += sign * other.memory
+        self.pods += sign * other.pods
+
+
+@dataclass
+class NodeInfo:
+    """A node with the pods assigned to it (bound or assumed) and their summed requests."""
+
+    node: Node
+    name: str
+    labels: dict[str, str]
+    allocatable: Resources
+    requested: Resources = field(default_factory=Resources)
+    pods: dict[str, Pod] = field(default_factory=dict)
+
+
+@dataclass
+class Diagnosis:
+    """Why each node was rejected; formatted as upstream's FitError."""
+
+    node_statuses: dict[str, Status] = field(default_factory=dict)
+    unresolvable_plugins: set[str] = field(default_factory=set)
+    pre_filter_message: str = ""
+    post_filter_message: str = ""
+
+
+def fit_error_message(num_nodes: int, diagnosis: Diagnosis) -> str:
+    """``0/N nodes are available: <count> <reason>, .... [<postfilter message>.]`` as
+    upstream's FitError."""
+    if diagnosis.pre_filter_message:
+        msg = f"0/{num_nodes} nodes are available: {diagnosis.pre_filter_message}."
+    else:
+        counts: dict[str, int] = {}
+        for status in diagnosis.node_statuses.values():
+            for reason in status.message.split("\n"):
+                if reason:
+                    counts[reason] = counts.get(reason, 0) + 1
+        reasons = sorted(f"{n} {reason}" for reason, n in counts.items())
+        msg = f"0/{num_nodes} nodes are available: {', '.join(reasons)}."
+    if diagnosis.post_filter_message:
+        msg += f" {diagnosis.post_filter_message}."
+    return msg
+
+
+class Plugin(Protocol):
+    name: str
+
+
+class PreEnqueuePlugin(Plugin, Protocol):
+    def pre_enqueue(self, pod: Pod) -> Status: ...
+
+
+class PreFilterPlugin(Plugin, Protocol):
+    def pre_filter(self, state: CycleState, pod: Pod) -> Status: ...
+
+
+class FilterPlugin(Plugin, Protocol):
+    def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status: ...
+
+
+class ScorePlugin(Plugin, Protocol):
+    weight: int
+
+    def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> int:
+        """0..100, higher is better."""
+
+
+def feasible_nodes_to_find(num_nodes: int, percentage: int = 0) -> int:
+    """How many feasible nodes to look for before stopping (upstream's adaptive
+    percentageOfNodesToScore: 50% minus 1% per 125 nodes, at least 5%, at least 100 nodes)."""
+    min_nodes = 100
+    if num_nodes < min_nodes:
+        return num_nodes
+    if percentage <= 0:
+        percentage = max(50 - num_nodes // 125, 5)
+    return max(num_nodes * percentage // 100, min_nodes)
+
+
+def pod_requests(pod: Pod) -> Resources:
+    """Effective requests: sum over containers, at least the largest init container, plus
+    overhead (upstream's resourcehelper.PodRequests for cpu and memory)."""
+    total = Resources(pods=1)
+    for c in pod.spec.containers or ():
+        total.add(_container_requests(c.resources.requests))
+    for c in pod.spec.init_containers or ():
+        r = _container_requests(c.resources.requests)
+        total.milli_cpu = max(total.milli_cpu, r.milli_cpu)
+        total.memory = max(total.memory, r.memory)
+    total.add(_container_requests(pod.spec.overhead))
+    return total
+
+
+def _container_requests(requests: ResourceList | None) -> Resources:
+    if not requests:
+        return Resources()
+    cpu, mem = requests.get("cpu"), requests.get("memory")
+    return Resources(milli_cpu=cpu.milli_value() if cpu is not None else 0,
+                     memory=mem.scaled_value(0) if mem is not None else 0)
+
+
+def node_allocatable(node: Node) -> Resources:
+    alloc = node.status.allocatable or node.status.capacity or {}
+    cpu, mem, pods = alloc.get("cpu"), alloc.get("memory"), alloc.get("pods")
+    return Resources(milli_cpu=cpu.milli_value() if cpu is not None else 0,
+                     memory=mem.scaled_value(0) if mem is not None else 0,
+                     pods=pods.scaled_value(0) if pods is not None else 110)
+
+
+def names(plugins: Iterable[Plugin]) -> list[str]:
+    return [p.name for p in plugins]

@@ -1,0 +1,1 @@
+"""Scheduler plugins: node filters, resource fit and dynamic resources."""

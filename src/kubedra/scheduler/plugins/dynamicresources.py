@@ -1,0 +1,474 @@
+"""The DynamicResources plugin for claims with structured parameters (v1.30 semantics, with
+the fixes listed in docs/deviations.md).
+
+All allocation decisions come from :mod:`kubedra.allocation`: the pod's unallocated structured
+claims are allocated jointly on one node against the incremental free-instance index.
+Cluster state (:class:`DRAState`) is fed from informers by the scheduler and is plain data, so
+tests drive the plugin phase by phase without a server. Writes go through a
+:class:`ClaimWriter`.
+
+Score (fragmentation): a node scores higher the fewer instances of the pod's drivers it has
+free, so claims are packed onto nodes that are already in use and whole nodes stay free for
+pods that need many instances at once.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import msgspec
+
+from kubedra.allocation.claims import ClaimPlan, ClaimPlanError, plan_claim
+from kubedra.allocation.engine import ClaimAllocation, PodAllocator
+from kubedra.allocation.index import AllocationIndex, claim_key
+from kubedra.allocation.nodeselector import matches
+from kubedra.allocation.parameters import ParameterError, ParameterStore
+from kubedra.allocation.selectors import Selectors
+from kubedra.api.core import Node, NodeSelector, Pod
+from kubedra.api.resource import (
+    ALLOCATION_MODE_IMMEDIATE,
+    FINALIZER,
+    ResourceClaim,
+    ResourceClaimConsumerReference,
+    ResourceClaimParameters,
+    ResourceClass,
+    ResourceClassParameters,
+    ResourceSlice,
+)
+from kubedra.scheduler.framework import (
+    SKIP,
+    SUCCESS,
+    CycleState,
+    Diagnosis,
+    NodeInfo,
+    Status,
+    error,
+    unresolvable,
+    unschedulable,
+)
+from kubedra.scheduler.queue import ClusterEvent, Hint
+
+log = logging.getLogger(__name__)
+
+NAME = "DynamicResources"
+
+
+class ClaimWriter(Protocol):
+    """The API writes the plugin needs (the scheduler passes a client-backed one)."""
+
+    async def bind_claim(self, claim: ResourceClaim, pod: Pod,
+                         allocation: ClaimAllocation | None) -> ResourceClaim:
+        """Add the finalizer (when allocating), write the allocation and the reservation for
+        ``pod`` with resourceVersion preconditions; returns the claim as stored."""
+
+    async def unreserve_claim(self, claim: ResourceClaim, pod: Pod) -> None: ...
+
+    async def deallocate(self, claim: ResourceClaim, pod: Pod) -> None:
+        """Clear reservedFor, status.driverName and the structured allocation (PostFilter),
+        unless someone other than ``pod`` uses the claim."""
+
+
+@dataclass
+class DRAState:
+    """What the plugin knows about the cluster (kept current by informer events)."""
+
+    index: AllocationIndex = field(default_factory=AllocationIndex)
+    parameters: ParameterStore = field(default_factory=ParameterStore)
+    selectors: Selectors = field(default_factory=Selectors)
+    claims: dict[str, ResourceClaim] = field(default_factory=dict)  # "ns/name" -> claim
+    classes: dict[str, ResourceClass] = field(default_factory=dict)
+
+    def set_claim(self, claim: ResourceClaim) -> None:
+        self.claims[f"{claim.metadata.namespace}/{claim.metadata.name}"] = claim
+        self.index.upsert_claim(claim)
+
+    def delete_claim(self, claim: ResourceClaim) -> None:
+        self.claims.pop(f"{claim.metadata.namespace}/{claim.metadata.name}", None)
+        self.index.delete_claim(claim)
+
+    def set_class(self, cls: ResourceClass) -> None:
+        self.classes[cls.metadata.name or ""] = cls
+
+    def delete_class(self, cls: ResourceClass) -> None:
+        self.classes.pop(cls.metadata.name or "", None)
+
+    def current(self, claim: ResourceClaim) -> ResourceClaim:
+        """The newest copy: assumed (our own write) over the informer's."""
+        return self.index.claim(claim_key(claim)) or claim
+
+
+class ClaimLookupError(Exception):
+    """A pod claim cannot be resolved (upstream: UnschedulableAndUnresolvable)."""
+
+
+def pod_claims(pod: Pod, state: DRAState) -> list[ResourceClaim]:
+    """The pod's claims in spec order (upstream ``foreachPodResourceClaim``); entries whose
+    generated claim is recorded as not needed are skipped."""
+    ns = pod.metadata.namespace or ""
+    pod_ref = f"{ns}/{pod.metadata.name}"
+    statuses = {s.name: s for s in pod.status.resource_claim_statuses or ()}
+    out: list[ResourceClaim] = []
+    for pc in pod.spec.resource_claims or ():
+        source = pc.source
+        if source.resource_claim_name:
+            name, generated = source.resource_claim_name, False
+        elif source.resource_claim_template_name:
+            status = statuses.get(pc.name)
+            if status is None:
+                raise ClaimLookupError(f'pod "{pod_ref}": ResourceClaim not created yet')
+            if not status.resource_claim_name:
+                continue
+            name, generated = status.resource_claim_name, True
+        else:
+            raise ClaimLookupError(f'pod "{pod_ref}", spec.resourceClaim "{pc.name}": '
+                                   "none of the supported fields are set")
+        claim = state.claims.get(f"{ns}/{name}")
+        if claim is None:
+            raise ClaimLookupError(f'resourceclaim.resource.k8s.io "{name}" not found')
+        if claim.metadata.deletion_timestamp is not None:
+            raise ClaimLookupError(f'resourceclaim "{name}" is being deleted')
+        if generated and not _controlled_by(claim, pod):
+            raise ClaimLookupError(f"ResourceClaim {ns}/{name} was not created for pod "
+                                   f"{pod_ref} (pod is not owner)")
+        out.append(state.current(claim))
+    return out
+
+
+def _structured_allocation(claim: ResourceClaim) -> bool:
+    """upstream IsAllocatedWithStructuredParameters: some handle carries structured data."""
+    allocation = claim.status.allocation
+    return allocation is not None and any(
+        h.structured_data is not None for h in allocation.resource_handles or ())
+
+
+def _controlled_by(claim: ResourceClaim, pod: Pod) -> bool:
+    return any(ref.controller and ref.uid == pod.metadata.uid
+               for ref in claim.metadata.owner_references or ())
+
+
+def _reserved_for(claim: ResourceClaim, pod: Pod) -> bool:
+    return any(r.uid == pod.metadata.uid for r in claim.status.reserved_for or ())
+
+
+def _node_matches(selector: NodeSelector, node: Node) -> bool:
+    return matches(selector, node.metadata.labels or {}, node.metadata.name or "")
+
+
+@dataclass
+class _ClaimInfo:
+    available_on: NodeSelector | None = None
+    structured: bool = False
+    pending: bool = False  # unallocated structured claim allocated by this pod
+
+
+@dataclass
+class _Cycle:
+    claims: list[ResourceClaim]
+    infos: list[_ClaimInfo]
+    allocator: PodAllocator | None = None
+    unavailable: set[int] = field(default_factory=set)
+    allocations: list[ClaimAllocation] = field(default_factory=list)
+
+
+class DynamicResources:
+    name = NAME
+    weight = 1
+
+    def __init__(self, state: DRAState, writer: ClaimWriter | None = None) -> None:
+        self.state = state
+        self.writer = writer
+
+    # --- events -------------------------------------------------------------------------------
+
+    def events_to_register(self) -> list[tuple[ClusterEvent, Hint | None]]:
+        return [
+            (ClusterEvent("ResourceClaimParameters", "Add"), self.hint_claim_parameters),
+            (ClusterEvent("ResourceClaimParameters", "Update"), self.hint_claim_parameters),
+            (ClusterEvent("ResourceClassParameters", "Add"), self.hint_class_parameters),
+            (ClusterEvent("ResourceClassParameters", "Update"), self.hint_class_parameters),
+            (ClusterEvent("ResourceClaim", "Add"), self.hint_claim),
+            (ClusterEvent("ResourceClaim", "Update"), self.hint_claim),
+            (ClusterEvent("ResourceClass", "Add"), None),
+            (ClusterEvent("ResourceClass", "Update"), None),
+            (ClusterEvent("Node", "Add"), None),
+            (ClusterEvent("Node", "Update"), None),
+            # Not registered by upstream 1.30 (fixed in 1.32, see docs/deviations.md).
+            (ClusterEvent("ResourceSlice", "Add"), None),
+            (ClusterEvent("ResourceSlice", "Update"), None),
+            (ClusterEvent("Pod", "Update"), None),
+        ]
+
+    def hint_claim(self, pod: Pod, old: object, new: object) -> bool:
+        """isSchedulableAfterClaimChange."""
+        if new is None:
+            return False
+        if not isinstance(new, ResourceClaim) or (old is not None and
+                                                  not isinstance(old, ResourceClaim)):
+            raise TypeError(f"unexpected object types {type(old)}, {type(new)}")
+        if isinstance(old, ResourceClaim) and _structured_allocation(old) and \
+                new.status.allocation is None:
+            return True  # freed instances may help any pod this plugin rejected
+        try:
+            claims = pod_claims(pod, self.state)
+        except ClaimLookupError:
+            return False
+        uid = new.metadata.uid
+        if not any(c.metadata.uid == uid for c in claims):
+            return False
+        if old is None:
+            return True
+        assert isinstance(old, ResourceClaim)
+        return bool(msgspec.json.encode(old.status) != msgspec.json.encode(new.status))
+
+    def _pod_claim_refs(self, pod: Pod) -> list[ResourceClaim]:
+        try:
+            return pod_claims(pod, self.state)
+        except ClaimLookupError:
+            return []
+
+    def hint_claim_parameters(self, pod: Pod, old: object, new: object) -> bool:
+        if not isinstance(new, ResourceClaimParameters):
+            raise TypeError(f"unexpected object type {type(new)}")
+        for claim in self._pod_claim_refs(pod):
+            ref = claim.spec.parameters_ref
+            if ref is None or claim.metadata.namespace != new.metadata.namespace:
+                continue
+            if ref.api_group == "resource.k8s.io" and ref.kind == "ResourceClaimParameters":
+                hit = ref.name == new.metadata.name
+            else:
+                gen = new.generated_from
+                hit = gen is not None and (gen.api_group, gen.kind, gen.name) == (
+                    ref.api_group, ref.kind, ref.name)
+            if hit:
+                if isinstance(old, ResourceClaimParameters):
+                    return msgspec.json.encode(old.driver_requests) != msgspec.json.encode(
+                        new.driver_requests)
+                return True
+        return False
+
+    def hint_class_parameters(self, pod: Pod, old: object, new: object) -> bool:
+        if not isinstance(new, ResourceClassParameters):
+            raise TypeError(f"unexpected object type {type(new)}")
+        for claim in self._pod_claim_refs(pod):
+            cls = self.state.classes.get(claim.spec.resource_class_name)
+            ref = cls.parameters_ref if cls is not None else None
+            if ref is None:
+                continue
+            if ref.api_group == "resource.k8s.io" and ref.kind == "ResourceClassParameters":
+                hit = (ref.name, ref.namespace) == (new.metadata.name, new.metadata.namespace)
+            else:
+                gen = new.generated_from
+                hit = gen is not None and (gen.api_group, gen.kind, gen.name, gen.namespace) == (
+                    ref.api_group, ref.kind, ref.name, ref.namespace)
+            if hit:
+                if isinstance(old, ResourceClassParameters):
+                    return msgspec.json.encode(old.filters) != msgspec.json.encode(new.filters)
+                return True
+        return False
+
+    # --- PreEnqueue / PreFilter -----------------------------------------------------------------
+
+    def pre_enqueue(self, pod: Pod) -> Status:
+        try:
+            pod_claims(pod, self.state)
+        except ClaimLookupError as e:
+            return unresolvable(str(e))
+        return SUCCESS
+
+    def pre_filter(self, state: CycleState, pod: Pod) -> Status:
+        if not pod.spec.resource_claims:
+            return SKIP
+        try:
+            claims = pod_claims(pod, self.state)
+        except ClaimLookupError as e:
+            return unresolvable(str(e))
+        if not claims:
+            return SKIP
+        infos: list[_ClaimInfo] = []
+        plans: list[ClaimPlan] = []
+        for claim in claims:
+            info = _ClaimInfo()
+            status = claim.status
+            if status.deallocation_requested:
+                return unresolvable("resourceclaim must be reallocated")
+            if status.allocation is not None:
+                reservable = status.allocation.shareable or not status.reserved_for
+                if not reservable and not _reserved_for(claim, pod):
+                    return unresolvable("resourceclaim in use")
+                info.available_on = status.allocation.available_on_nodes
+                info.structured = FINALIZER in (claim.metadata.finalizers or ())
+                infos.append(info)
+                continue
+            cls = self.state.classes.get(claim.spec.resource_class_name)
+            if cls is None:
+                return unresolvable(
+                    f"resource class {claim.spec.resource_class_name} does not exist")
+            info.available_on = cls.suitable_nodes
+            if not cls.structured_parameters:
+                if claim.spec.allocation_mode == ALLOCATION_MODE_IMMEDIATE:
+                    return unresolvable("unallocated immediate resourceclaim")
+                return unresolvable(
+                    f"resource class {cls.metadata.name} does not use structured parameters; "
+                    "classic DRA needs a vendor control-plane controller, which is not supported")
+            if self.state.index.is_in_flight(claim_key(claim)):
+                return unresolvable(f"resource claim {claim.metadata.namespace}/"
+                                    f"{claim.metadata.name} is in the process of being allocated")
+            try:
+                class_params = self.state.parameters.class_parameters(cls)
+                claim_params = self.state.parameters.claim_parameters(claim, cls)
+                plans.append(plan_claim(len(plans), claim, cls, class_params, claim_params,
+                                        self.state.selectors))
+            except ParameterError as e:
+                return unresolvable(str(e)) if e.unresolvable else error(str(e))
+            except ClaimPlanError as e:
+                return error(str(e))
+            info.structured = info.pending = True
+            infos.append(info)
+        cycle = _Cycle(claims, infos)
+        if plans:
+            cycle.allocator = PodAllocator(self.state.index, plans)
+        state[NAME] = cycle
+        return SUCCESS
+
+    # --- Filter / PostFilter --------------------------------------------------------------------
+
+    def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status:
+        cycle: _Cycle | None = state.get(NAME)
+        if cycle is None:
+            return SUCCESS
+        unavailable: list[int] = []
+        joint_checked = False
+        for i, info in enumerate(cycle.infos):
+            if not info.pending:
+                if info.available_on is not None and not _node_matches(info.available_on,
+                                                                       node.node):
+                    unavailable.append(i)
+                continue
+            if info.available_on is not None and not _node_matches(info.available_on, node.node):
+                return unresolvable("excluded by resource class node filter")
+            if not joint_checked and cycle.allocator is not None:
+                joint_checked = True
+                verdict = cycle.allocator.filter(node.name)
+                if not verdict.ok:
+                    return unresolvable(verdict.reason)
+        if unavailable:
+            # Deallocation only helps claims that would be allocated for this pod again:
+            # WaitForFirstConsumer ones (upstream also counts claims with a controller).
+            cycle.unavailable.update(
+                i for i in unavailable
+                if cycle.claims[i].spec.allocation_mode != ALLOCATION_MODE_IMMEDIATE)
+            return unresolvable("resourceclaim not available on the node")
+        return SUCCESS
+
+    async def post_filter(self, state: CycleState, pod: Pod, diagnosis: Diagnosis) -> Status:
+        cycle: _Cycle | None = state.get(NAME)
+        if cycle is None:
+            return unschedulable("no new claims to deallocate")
+        for i in sorted(cycle.unavailable):
+            claim = cycle.claims[i]
+            reserved = claim.status.reserved_for or []
+            if reserved and not (len(reserved) == 1 and reserved[0].uid == pod.metadata.uid):
+                continue
+            if self.writer is not None:
+                try:
+                    await self.writer.deallocate(claim, pod)
+                except Exception as e:
+                    return error(str(e))
+            return unschedulable("deallocation of ResourceClaim completed")
+        return unschedulable("still not schedulable")
+
+    # --- Score ----------------------------------------------------------------------------------
+
+    def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> int:
+        cycle: _Cycle | None = state.get(NAME)
+        if cycle is None or cycle.allocator is None:
+            return 0
+        index = self.state.index
+        free = sum(index.free_count(node.name, d) for d in cycle.allocator.requests)
+        return max(0, 100 - free)
+
+    # --- Reserve / Unreserve ------------------------------------------------------------------
+
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        cycle: _Cycle | None = state.get(NAME)
+        if cycle is None or cycle.allocator is None:
+            return SUCCESS
+        try:
+            cycle.allocations = cycle.allocator.reserve(node_name)
+        except Exception as e:
+            return error(f"claim allocation failed unexpectedly: {e}")
+        return SUCCESS
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        cycle: _Cycle | None = state.get(NAME)
+        if cycle is None:
+            return
+        if cycle.allocator is not None:
+            cycle.allocator.unreserve()
+        cycle.allocations = []
+
+    async def after_unreserve(self, state: CycleState, pod: Pod) -> None:
+        """The API half of Unreserve: drop this pod's reservations from the allocated claims
+        (the cycle's copies, updated by PreBind; errors only logged). Allocations stay."""
+        cycle: _Cycle | None = state.get(NAME)
+        if cycle is None or self.writer is None:
+            return
+        for claim in cycle.claims:
+            if claim.status.allocation is None or not _reserved_for(claim, pod):
+                continue
+            try:
+                await self.writer.unreserve_claim(claim, pod)
+            except Exception as e:
+                log.info("unreserve %s: %s", claim.metadata.name, e)
+
+    # --- PreBind ----------------------------------------------------------------------------------
+
+    async def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
+        cycle: _Cycle | None = state.get(NAME)
+        if cycle is None:
+            return SUCCESS
+        by_uid = {a.claim.metadata.uid: a for a in cycle.allocations}
+        try:
+            for i, claim in enumerate(cycle.claims):
+                allocation = by_uid.get(claim.metadata.uid)
+                if allocation is None and _reserved_for(self.state.current(claim), pod):
+                    continue
+                if self.writer is None:
+                    raise RuntimeError("no claim writer configured")
+                stored = await self.writer.bind_claim(claim, pod, allocation)
+                cycle.claims[i] = stored  # Unreserve must see the reservation
+                try:
+                    # Also for a reservation only: the next pod must see "in use" at once.
+                    self.state.index.assume(stored)
+                except ValueError as e:
+                    log.info("assume %s: %s", claim.metadata.name, e)
+                self.state.index.clear_in_flight(claim_key(claim))
+        except Exception as e:
+            return error(str(e))
+        finally:
+            for a in cycle.allocations:
+                self.state.index.clear_in_flight(claim_key(a.claim))
+        return SUCCESS
+
+
+def consumer(pod: Pod) -> ResourceClaimConsumerReference:
+    return ResourceClaimConsumerReference(resource="pods", name=pod.metadata.name or "",
+                                          uid=pod.metadata.uid or "")
+
+
+def feed(state: DRAState, objects: Sequence[Any]) -> None:
+    """Load objects of any DRA kind into ``state`` (tests, simulation)."""
+    for obj in objects:
+        if isinstance(obj, ResourceClaim):
+            state.set_claim(obj)
+        elif isinstance(obj, ResourceClass):
+            state.set_class(obj)
+        elif isinstance(obj, ResourceSlice):
+            state.index.upsert_slice(obj)
+        elif isinstance(obj, ResourceClaimParameters):
+            state.parameters.upsert_claim_parameters(obj)
+        elif isinstance(obj, ResourceClassParameters):
+            state.parameters.upsert_class_parameters(obj)

@@ -1,0 +1,105 @@
+"""Node filters of the default profile, with upstream's reasons: NodeName,
+NodeUnschedulable, TaintToleration, NodeAffinity (nodeSelector + required affinity) and
+NodeResourcesFit (cpu, memory, pods)."""
+
+from __future__ import annotations
+
+from kubedra.allocation.nodeselector import matches
+from kubedra.api.core import Pod, Taint, Toleration
+from kubedra.scheduler.framework import (
+    SUCCESS,
+    CycleState,
+    NodeInfo,
+    Status,
+    pod_requests,
+    unresolvable,
+    unschedulable,
+)
+
+UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
+
+
+class NodeName:
+    name = "NodeName"
+
+    def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status:
+        wanted = pod.spec.node_name
+        if wanted and wanted != node.name:
+            return unresolvable("node(s) didn't match the requested node name")
+        return SUCCESS
+
+
+def tolerates(toleration: Toleration, taint: Taint) -> bool:
+    """core/v1 ``Toleration.ToleratesTaint``."""
+    if toleration.effect and toleration.effect != taint.effect:
+        return False
+    if toleration.key and toleration.key != taint.key:
+        return False
+    op = toleration.operator or "Equal"
+    if op == "Exists":
+        return True
+    return op == "Equal" and (toleration.value or "") == (taint.value or "")
+
+
+class NodeUnschedulable:
+    name = "NodeUnschedulable"
+
+    def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status:
+        if not node.node.spec.unschedulable:
+            return SUCCESS
+        taint = Taint(key=UNSCHEDULABLE_TAINT, effect="NoSchedule")
+        if any(tolerates(t, taint) for t in pod.spec.tolerations or ()):
+            return SUCCESS
+        return unresolvable("node(s) were unschedulable")
+
+
+class TaintToleration:
+    name = "TaintToleration"
+
+    def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status:
+        tolerations = pod.spec.tolerations or ()
+        for taint in node.node.spec.taints or ():
+            if taint.effect not in ("NoSchedule", "NoExecute"):
+                continue
+            if not any(tolerates(t, taint) for t in tolerations):
+                return unresolvable(
+                    f"node(s) had untolerated taint {{{taint.key}: {taint.value or ''}}}")
+        return SUCCESS
+
+
+class NodeAffinity:
+    name = "NodeAffinity"
+    REASON = "node(s) didn't match Pod's node affinity/selector"
+
+    def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status:
+        selector = pod.spec.node_selector
+        if selector and any(node.labels.get(k) != v for k, v in selector.items()):
+            return unresolvable(self.REASON)
+        affinity = pod.spec.affinity
+        required = (affinity.node_affinity.required_during_scheduling_ignored_during_execution
+                    if affinity and affinity.node_affinity else None)
+        if required is not None and not matches(required, node.labels, node.name):
+            return unresolvable(self.REASON)
+        return SUCCESS
+
+
+class NodeResourcesFit:
+    name = "NodeResourcesFit"
+
+    def pre_filter(self, state: CycleState, pod: Pod) -> Status:
+        state[self.name] = pod_requests(pod)
+        return SUCCESS
+
+    def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status:
+        want = state.get(self.name) or pod_requests(pod)
+        have, used = node.allocatable, node.requested
+        reasons = []
+        if used.pods + 1 > have.pods:
+            reasons.append("Too many pods")
+        if want.milli_cpu and used.milli_cpu + want.milli_cpu > have.milli_cpu:
+            reasons.append("Insufficient cpu")
+        if want.memory and used.memory + want.memory > have.memory:
+            reasons.append("Insufficient memory")
+        if reasons:
+            return unschedulable("\n".join(reasons))
+        return SUCCESS

@@ -1,0 +1,304 @@
+"""The scheduler: takes pending pods from the queue, finds a node through the plugins,
+reserves, and binds in the background so the next pod's cycle can start at once.
+
+Plugins are plain objects; a plugin takes part in an extension point by having its method
+(``pre_enqueue``, ``pre_filter``, ``filter``, ``post_filter``, ``score``, ``reserve``,
+``unreserve``, ``pre_bind``, ``post_bind``) and registers for cluster events with
+``events_to_register()``. Scoring (see :meth:`Scheduler._select`) adds each plugin's
+``score`` times its ``weight``; ties go to the first node in name order.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+import logging
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from kubedra.api.core import Node, Pod
+from kubedra.client.informer import Informer
+from kubedra.client.rest import Client
+from kubedra.scheduler.cache import SchedulerCache
+from kubedra.scheduler.framework import (
+    Code,
+    CycleState,
+    Diagnosis,
+    NodeInfo,
+    Status,
+    feasible_nodes_to_find,
+    fit_error_message,
+)
+from kubedra.scheduler.queue import ClusterEvent, QueuedPod, SchedulingQueue, pod_key
+
+log = logging.getLogger(__name__)
+
+DEFAULT_SCHEDULER_NAME = "default-scheduler"
+
+
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+class Informers:
+    """One informer per kind, shared by the scheduler and its plugins."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self._by_model: dict[type[Any], Informer[Any]] = {}
+
+    def get(self, model: type[Any]) -> Informer[Any]:
+        informer = self._by_model.get(model)
+        if informer is None:
+            informer = self._by_model[model] = Informer(self.client, model)
+        return informer
+
+    async def start(self) -> None:
+        for informer in self._by_model.values():
+            informer.start()
+        await asyncio.gather(*(i.wait_synced() for i in self._by_model.values()))
+
+    async def stop(self) -> None:
+        for informer in self._by_model.values():
+            await informer.stop()
+
+
+class Scheduler:
+    def __init__(self, client: Client, informers: Informers, plugins: Sequence[Any], *,
+                 scheduler_name: str = DEFAULT_SCHEDULER_NAME, parallel_binds: int = 32,
+                 queue: SchedulingQueue | None = None,
+                 record_event: Callable[[Pod, str, str, str], Awaitable[None]] | None = None,
+                 ) -> None:
+        self.client = client
+        self.informers = informers
+        self.plugins = list(plugins)
+        self.scheduler_name = scheduler_name
+        self.queue = queue if queue is not None else SchedulingQueue()
+        self.queue.pre_enqueue = self._pre_enqueue
+        self.cache = SchedulerCache()
+        self._binds = asyncio.Semaphore(parallel_binds)
+        self._bind_tasks: set[asyncio.Task[None]] = set()
+        self._next_start = 0
+        self._record_event = record_event
+        self._stage = {name: [p for p in self.plugins if hasattr(p, name)] for name in (
+            "pre_enqueue", "pre_filter", "filter", "post_filter", "score", "reserve",
+            "unreserve", "pre_bind", "post_bind")}
+        for plugin in self.plugins:
+            for event, hint in getattr(plugin, "events_to_register", list)():
+                self.queue.register(plugin.name, event, hint)
+        self.pods = informers.get(Pod)
+        self.nodes = informers.get(Node)
+        self._wire()
+
+    # --- informers ----------------------------------------------------------------------------
+
+    def _responsible(self, pod: Pod) -> bool:
+        return (pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME) == self.scheduler_name
+
+    def _pre_enqueue(self, pod: Pod) -> set[str]:
+        """PreEnqueue plugins that reject the pod. Such a pod waits, without a condition or
+        an event, until an event its rejectors registered for (or a pod update) moves it."""
+        return {p.name for p in self._stage["pre_enqueue"] if not p.pre_enqueue(pod).ok}
+
+    def _wire(self) -> None:
+        self.pods.add_handler(on_add=self._pod_added, on_update=self._pod_updated,
+                              on_delete=self._pod_deleted)
+        self.nodes.add_handler(
+            on_add=lambda n: self._node_changed(n, ClusterEvent("Node", "Add"), None),
+            on_update=lambda old, new: self._node_changed(new, ClusterEvent("Node", "Update"),
+                                                          old),
+            on_delete=lambda n: self.cache.remove_node(n.metadata.name or ""))
+
+    def _pod_added(self, pod: Pod) -> None:
+        if pod.spec.node_name:
+            self.cache.set_pod(pod)
+        elif (self._responsible(pod) and pod.metadata.deletion_timestamp is None
+              and pod.status.phase not in ("Succeeded", "Failed")):
+            self.queue.add(pod)
+
+    def _pod_updated(self, old: Pod, new: Pod) -> None:
+        if new.spec.node_name:
+            self.cache.set_pod(new)
+            self.queue.delete(pod_key(new))
+            if new.status.phase in ("Succeeded", "Failed"):
+                self.queue.on_event(ClusterEvent("Pod", "Delete"), old, new)
+        elif self._responsible(new) and new.metadata.deletion_timestamp is None:
+            self.queue.update(new)
+        else:
+            self.queue.delete(pod_key(new))
+
+    def _pod_deleted(self, pod: Pod) -> None:
+        self.queue.delete(pod_key(pod))
+        if self.cache.node_of(pod) is not None:
+            self.cache.remove_pod(pod)
+            self.queue.on_event(ClusterEvent("Pod", "Delete"), pod, None)
+
+    def _node_changed(self, node: Node, event: ClusterEvent, old: Node | None) -> None:
+        self.cache.set_node(node)
+        self.queue.on_event(event, old, node)
+
+    # --- the loop ---------------------------------------------------------------------------
+
+    async def run(self) -> None:
+        await self.informers.start()
+        try:
+            while True:
+                qp = await self.queue.pop()
+                try:
+                    await self.schedule_one(qp)
+                except Exception:
+                    log.exception("scheduling %s failed unexpectedly", qp.key)
+                    self.queue.requeue_error(qp)
+        finally:
+            for task in list(self._bind_tasks):
+                task.cancel()
+
+    async def wait_binds(self) -> None:
+        while self._bind_tasks:
+            await asyncio.gather(*list(self._bind_tasks), return_exceptions=True)
+
+    async def schedule_one(self, qp: QueuedPod) -> None:
+        pod = self.pods.get(qp.pod.metadata.name or "", qp.pod.metadata.namespace) or qp.pod
+        if pod.spec.node_name or pod.metadata.deletion_timestamp is not None:
+            self.queue.forget(qp.key)
+            return
+        state = CycleState()
+        diagnosis = Diagnosis()
+        rejectors: set[str] = set()
+        skipped: set[str] = set()
+        for plugin in self._stage["pre_filter"]:
+            status = plugin.pre_filter(state, pod)
+            if status.code is Code.SKIP:
+                skipped.add(plugin.name)
+            elif not status.ok:
+                rejectors.add(plugin.name)
+                diagnosis.pre_filter_message = status.message
+                await self._fail(qp, pod, state, diagnosis, rejectors, status)
+                return
+        filters = [p for p in self._stage["filter"] if p.name not in skipped]
+        feasible = self._find_feasible(state, pod, filters, diagnosis, rejectors)
+        if not feasible:
+            await self._fail(qp, pod, state, diagnosis, rejectors, None)
+            return
+        node = self._select(state, pod, feasible, skipped)
+        await self._assume_and_bind(qp, pod, state, node)
+
+    def _find_feasible(self, state: CycleState, pod: Pod, filters: list[Any],
+                       diagnosis: Diagnosis, rejectors: set[str]) -> list[NodeInfo]:
+        names = self.cache.node_names()
+        n = len(names)
+        want = feasible_nodes_to_find(n)
+        feasible: list[NodeInfo] = []
+        start = self._next_start % n if n else 0
+        checked = 0
+        for i in range(n):
+            info = self.cache.nodes[names[(start + i) % n]]
+            checked += 1
+            for plugin in filters:
+                status: Status = plugin.filter(state, pod, info)
+                if not status.ok:
+                    diagnosis.node_statuses[info.name] = status
+                    rejectors.add(plugin.name)
+                    break
+            else:
+                feasible.append(info)
+                if len(feasible) >= want:
+                    break
+        self._next_start = (start + checked) % n if n else 0
+        return feasible
+
+    def _select(self, state: CycleState, pod: Pod, feasible: list[NodeInfo],
+                skipped: set[str]) -> NodeInfo:
+        scorers = [p for p in self._stage["score"] if p.name not in skipped]
+        if len(feasible) == 1 or not scorers:
+            return feasible[0]
+        best, best_score = feasible[0], None
+        for info in feasible:
+            total = sum(p.score(state, pod, info) * getattr(p, "weight", 1) for p in scorers)
+            if best_score is None or total > best_score:
+                best, best_score = info, total
+        return best
+
+    async def _fail(self, qp: QueuedPod, pod: Pod, state: CycleState, diagnosis: Diagnosis,
+                    rejectors: set[str], status: Status | None) -> None:
+        if status is not None and status.code is Code.ERROR:
+            log.info("pod %s: %s", qp.key, status.message)
+            self.queue.requeue_error(qp)
+            return
+        if status is None:
+            for plugin in self._stage["post_filter"]:
+                result: Status = await plugin.post_filter(state, pod, diagnosis)
+                if result.message:
+                    diagnosis.post_filter_message = result.message
+                if result.ok:
+                    break
+        message = fit_error_message(len(self.cache.nodes), diagnosis)
+        self.queue.requeue_unschedulable(qp, rejectors)
+        await self._report_unschedulable(pod, message)
+
+    async def _report_unschedulable(self, pod: Pod, message: str) -> None:
+        if self._record_event is not None:
+            await self._record_event(pod, "Warning", "FailedScheduling", message)
+        condition = {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+                     "message": message, "lastTransitionTime": _now(), "lastProbeTime": None}
+        for c in pod.status.conditions or ():
+            if (c.type == "PodScheduled" and c.status == "False" and c.message == message):
+                return
+        try:
+            await self.client.patch(Pod, pod.metadata.name or "", {
+                "status": {"conditions": [condition]}}, namespace=pod.metadata.namespace,
+                patch_type="strategic", subresource="status")
+        except Exception as e:  # a stale pod must not stop scheduling
+            log.info("could not update condition of %s: %s", pod_key(pod), e)
+
+    # --- reserve and bind ---------------------------------------------------------------------
+
+    async def _assume_and_bind(self, qp: QueuedPod, pod: Pod, state: CycleState,
+                               node: NodeInfo) -> None:
+        self.cache.assume(pod, node.name)
+        reserved: list[Any] = []
+        for plugin in self._stage["reserve"]:
+            status: Status = plugin.reserve(state, pod, node.name)
+            reserved.append(plugin)
+            if not status.ok:
+                self._unreserve(reserved, state, pod, node.name)
+                self.cache.forget(pod)
+                log.info("reserve of %s on %s failed: %s", qp.key, node.name, status.message)
+                self.queue.requeue_error(qp)
+                return
+        await self._binds.acquire()
+        task = asyncio.create_task(self._bind(qp, pod, state, node.name))
+        self._bind_tasks.add(task)
+        task.add_done_callback(self._bind_tasks.discard)
+
+    def _unreserve(self, plugins: list[Any], state: CycleState, pod: Pod, node: str) -> None:
+        for plugin in reversed(plugins):
+            if hasattr(plugin, "unreserve"):
+                plugin.unreserve(state, pod, node)
+
+    async def _bind(self, qp: QueuedPod, pod: Pod, state: CycleState, node: str) -> None:
+        try:
+            for plugin in self._stage["pre_bind"]:
+                status: Status = await plugin.pre_bind(state, pod, node)
+                if not status.ok:
+                    raise RuntimeError(status.message)
+            await self.client.bind(pod.metadata.namespace or "", pod.metadata.name or "", node,
+                                   pod.metadata.uid)
+        except Exception as e:
+            log.info("binding %s to %s failed: %s", qp.key, node, e)
+            self._unreserve(self._stage["reserve"], state, pod, node)
+            for plugin in self._stage["reserve"]:
+                if hasattr(plugin, "after_unreserve"):
+                    await plugin.after_unreserve(state, pod)
+            self.cache.forget(pod)
+            self.queue.requeue_error(qp)
+            return
+        finally:
+            self._binds.release()
+        self.queue.forget(qp.key)
+        for plugin in self._stage["post_bind"]:
+            plugin.post_bind(state, pod, node)
+        if self._record_event is not None:
+            await self._record_event(
+                pod, "Normal", "Scheduled",
+                f"Successfully assigned {pod.metadata.namespace}/{pod.metadata.name} to {node}")

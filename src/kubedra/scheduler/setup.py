@@ -1,0 +1,76 @@
+"""Assembling a scheduler against an API server: informers, DRA state, plugins, writers."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubedra.api.core import Pod
+from kubedra.api.resource import (
+    ResourceClaim,
+    ResourceClaimParameters,
+    ResourceClass,
+    ResourceClassParameters,
+    ResourceSlice,
+)
+from kubedra.client.events import EventRecorder
+from kubedra.client.rest import Client
+from kubedra.scheduler.claimwriter import ClientClaimWriter
+from kubedra.scheduler.plugins.dynamicresources import DRAState, DynamicResources
+from kubedra.scheduler.plugins.nodes import (
+    NodeAffinity,
+    NodeName,
+    NodeResourcesFit,
+    NodeUnschedulable,
+    TaintToleration,
+)
+from kubedra.scheduler.queue import ClusterEvent, SchedulingQueue
+from kubedra.scheduler.scheduler import DEFAULT_SCHEDULER_NAME, Informers, Scheduler
+
+
+def default_plugins(dra: DynamicResources) -> list[Any]:
+    """The default profile, in upstream's filter order (cheap checks first)."""
+    return [NodeUnschedulable(), NodeName(), TaintToleration(), NodeAffinity(),
+            NodeResourcesFit(), dra]
+
+
+def wire_dra(informers: Informers, state: DRAState, queue: SchedulingQueue) -> None:
+    """Informer events update ``state`` first, then move pods the event may help."""
+    def on(resource: str, add: Any, delete: Any, model: type[Any]) -> None:
+        def added(obj: Any) -> None:
+            add(obj)
+            queue.on_event(ClusterEvent(resource, "Add"), None, obj)
+
+        def updated(old: Any, new: Any) -> None:
+            add(new)
+            queue.on_event(ClusterEvent(resource, "Update"), old, new)
+
+        informers.get(model).add_handler(on_add=added, on_update=updated, on_delete=delete)
+
+    on("ResourceClaim", state.set_claim, state.delete_claim, ResourceClaim)
+    on("ResourceClass", state.set_class, state.delete_class, ResourceClass)
+    on("ResourceSlice", state.index.upsert_slice,
+       lambda s: state.index.delete_slice(s.metadata.name or ""), ResourceSlice)
+    on("ResourceClaimParameters", state.parameters.upsert_claim_parameters,
+       lambda p: state.parameters.delete_claim_parameters(p.metadata.namespace or "",
+                                                          p.metadata.name or ""),
+       ResourceClaimParameters)
+    on("ResourceClassParameters", state.parameters.upsert_class_parameters,
+       lambda p: state.parameters.delete_class_parameters(p.metadata.namespace or "",
+                                                          p.metadata.name or ""),
+       ResourceClassParameters)
+
+
+def build_scheduler(client: Client, *, scheduler_name: str = DEFAULT_SCHEDULER_NAME,
+                    record_events: bool = True) -> Scheduler:
+    informers = Informers(client)
+    queue = SchedulingQueue()
+    state = DRAState()
+    wire_dra(informers, state, queue)
+    dra = DynamicResources(state, ClientClaimWriter(client))
+    recorder = EventRecorder(client, scheduler_name)
+
+    async def record(pod: Pod, event_type: str, reason: str, message: str) -> None:
+        await recorder.record(pod, event_type, reason, message)
+
+    return Scheduler(client, informers, default_plugins(dra), scheduler_name=scheduler_name,
+                     queue=queue, record_event=record if record_events else None)

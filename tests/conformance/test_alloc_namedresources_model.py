@@ -1,0 +1,31 @@
+"""alloc-namedresources-model.json: building one node+driver pool (AddResources/AddAllocation)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from kubedra.allocation.index import AllocationIndex
+from tests.conformance.alloc_support import holding_claim, slice_obj
+from tests.vectors import case_id, load
+
+CASES = load("alloc-namedresources-model.json")["cases"]
+
+
+@pytest.mark.vectors("alloc-namedresources-model.json")
+@pytest.mark.parametrize("case", CASES, ids=[case_id(c, i) for i, c in enumerate(CASES)])
+def test_model(case: dict[str, Any]) -> None:
+    index = AllocationIndex()
+    for i, res in enumerate(case["resources"]):
+        if res is not None:
+            index.upsert_slice(slice_obj(i, "node", "driver", res))
+    for i, alloc in enumerate(case["allocations"]):
+        if alloc is not None:
+            index.upsert_claim(holding_claim(f"c{i}", "node", "driver", [alloc["name"]]))
+    pool = index.pool("node", "driver")
+    got = [] if pool is None else [
+        {"name": inst.name, "allocated": not (pool.free >> i) & 1}
+        for i, inst in enumerate(pool.instances)
+    ]
+    assert got == case["expect_instances"]

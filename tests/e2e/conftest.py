@@ -1,0 +1,149 @@
+"""E2E fixtures: a real ``kubedra apiserver`` subprocess on 127.0.0.1 (SQLite in a temp dir,
+kubeconfig written by the server), the official Python client, and kubectl 1.30."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import subprocess
+import sys
+import time
+import uuid
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO, Any
+
+import pytest
+import yaml
+
+from tests.e2e.kubectl import KubectlUnavailable, ensure_kubectl
+
+START_TIMEOUT = 60.0
+
+
+@dataclass
+class Server:
+    kubeconfig: Path
+    data_dir: Path
+    log_path: Path
+    process: subprocess.Popen[bytes]
+
+    def log_tail(self, size: int = 4000) -> str:
+        with contextlib.suppress(OSError):
+            return self.log_path.read_text(errors="replace")[-size:]
+        return ""
+
+
+def _kubedra_command() -> list[str]:
+    script = Path(sys.executable).parent / "kubedra"
+    if script.exists():
+        return [str(script)]
+    return [sys.executable, "-c", "from kubedra.cli.main import main; main()"]
+
+
+def _ready(kubeconfig: Path) -> bool:
+    """The server answers /readyz with 200, authenticated as the kubeconfig says."""
+    from kubernetes import config as kconfig
+
+    if not kubeconfig.exists():
+        return False
+    try:
+        api = kconfig.new_client_from_config(config_file=str(kubeconfig))
+        try:
+            resp = api.call_api("/readyz", "GET", auth_settings=["BearerToken"],
+                                _preload_content=False, _request_timeout=2)
+            return bool(resp[1] == 200)
+        finally:
+            api.close()
+    except Exception:
+        return False
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    if proc.poll() is None:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+
+
+@pytest.fixture(scope="session")
+def apiserver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    data = tmp_path_factory.mktemp("kubedra-apiserver")
+    kubeconfig = data / "kubeconfig"
+    log_path = data / "apiserver.log"
+    log: IO[bytes] = log_path.open("wb")
+    cmd = [*_kubedra_command(), "apiserver", "--data-dir", str(data), "--port", "0",
+           "--kubeconfig", str(kubeconfig), "--feature-gates", "JobManagedBy=true"]
+    proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
+    server = Server(kubeconfig, data, log_path, proc)
+    try:
+        deadline = time.monotonic() + START_TIMEOUT
+        while not _ready(kubeconfig):
+            if proc.poll() is not None:
+                pytest.fail(f"kubedra apiserver exited with {proc.returncode}:\n"
+                            f"{server.log_tail()}")
+            if time.monotonic() > deadline:
+                pytest.fail(f"kubedra apiserver not ready in {START_TIMEOUT}s:\n"
+                            f"{server.log_tail()}")
+            time.sleep(0.1)
+        yield server
+    finally:
+        _stop(proc)
+        log.close()
+
+
+@pytest.fixture(scope="session")
+def api_client(apiserver: Server) -> Iterator[Any]:
+    from kubernetes import config as kconfig
+
+    api = kconfig.new_client_from_config(config_file=str(apiserver.kubeconfig))
+    yield api
+    api.close()
+
+
+@pytest.fixture
+def namespace(api_client: Any) -> str:
+    """A fresh namespace for one test."""
+    from kubernetes import client
+
+    name = "e2e-" + uuid.uuid4().hex[:8]
+    client.CoreV1Api(api_client).create_namespace({"metadata": {"name": name}})
+    return name
+
+
+@dataclass
+class Kubectl:
+    binary: Path
+    env: dict[str, str]
+
+    def run(self, *args: str, stdin: str | None = None, check: bool = True,
+            timeout: float = 60) -> subprocess.CompletedProcess[str]:
+        proc = subprocess.run([str(self.binary), *args], input=stdin, capture_output=True,
+                              text=True, env=self.env, timeout=timeout, check=False)
+        if check and proc.returncode != 0:
+            raise AssertionError(f"kubectl {' '.join(args)} failed ({proc.returncode}):\n"
+                                 f"{proc.stdout}\n{proc.stderr}")
+        return proc
+
+    def json(self, *args: str) -> Any:
+        return yaml.safe_load(self.run(*args, "-o", "json").stdout)
+
+    def popen(self, *args: str) -> subprocess.Popen[str]:
+        return subprocess.Popen([str(self.binary), *args], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True, env=self.env)
+
+
+@pytest.fixture(scope="session")
+def kubectl(apiserver: Server, tmp_path_factory: pytest.TempPathFactory) -> Kubectl:
+    try:
+        binary = ensure_kubectl()
+    except KubectlUnavailable as err:
+        pytest.skip(str(err))
+    home = tmp_path_factory.mktemp("kubectl-home")
+    env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
+           "KUBECONFIG": str(apiserver.kubeconfig), "KUBECACHEDIR": str(home / "cache")}
+    return Kubectl(binary, env)

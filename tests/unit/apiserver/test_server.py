@@ -1,0 +1,187 @@
+"""Server semantics that need the server's insides: compaction, GC queues, the in-flight
+limit, shutdown, generation and graceful pod deletion."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+from tests.unit.apiserver.conftest import Env, MakeEnv
+
+PODS = "/api/v1/namespaces/default/pods"
+JOBS = "/apis/batch/v1/namespaces/default/jobs"
+MERGE = "application/merge-patch+json"
+
+
+def pod(name: str, **meta: object) -> dict[str, object]:
+    return {"metadata": {"name": name, **meta},
+            "spec": {"containers": [{"name": "c", "image": "busybox"}]}}
+
+
+def job(name: str) -> dict[str, object]:
+    return {"metadata": {"name": name}, "spec": {"template": {"spec": {
+        "restartPolicy": "Never", "containers": [{"name": "c", "image": "busybox"}]}}}}
+
+
+async def test_boot_namespaces_exist(env: Env) -> None:
+    _, lst = await env.call("GET", "/api/v1/namespaces")
+    names = {n["metadata"]["name"] for n in lst["items"]}
+    assert {"default", "kube-system"} <= names
+
+
+async def test_noop_update_writes_nothing(env: Env) -> None:
+    _, created = await env.call("POST", PODS, pod("p"))
+    before = await env.store.current_revision()
+    status, same = await env.call("PUT", f"{PODS}/p", created)
+    assert status == 200
+    assert same["metadata"]["resourceVersion"] == created["metadata"]["resourceVersion"]
+    assert await env.store.current_revision() == before
+
+
+async def test_job_generation_and_status_separation(env: Env) -> None:
+    status, created = await env.call("POST", JOBS, job("j"))
+    assert status == 201 and created["metadata"]["generation"] == 1
+    status, out = await env.call("PATCH", f"{JOBS}/j", {"spec": {"parallelism": 3}}, MERGE)
+    assert status == 200 and out["metadata"]["generation"] == 2
+    status, out = await env.call("PATCH", f"{JOBS}/j", {"metadata": {"labels": {"a": "b"}}},
+                                 MERGE)
+    assert out["metadata"]["generation"] == 2
+    status, out = await env.call("PATCH", f"{JOBS}/j/status", {"status": {"active": 1}}, MERGE)
+    assert status == 200 and out["status"]["active"] == 1
+    assert out["metadata"]["generation"] == 2
+    status, out = await env.call("PATCH", f"{JOBS}/j", {"status": {"active": 5}}, MERGE)
+    assert out["status"]["active"] == 1  # the main resource cannot write status
+
+
+async def test_job_delete_defaults_to_orphan(env: Env) -> None:
+    _, j = await env.call("POST", JOBS, job("j"))
+    owner = {"apiVersion": "batch/v1", "kind": "Job", "name": "j",
+             "uid": j["metadata"]["uid"], "controller": True}
+    await env.call("POST", PODS, pod("p", ownerReferences=[owner]))
+    status, _ = await env.call("DELETE", f"{JOBS}/j")
+    assert status == 200
+    for _ in range(100):
+        if (await env.call("GET", f"{JOBS}/j"))[0] == 404:
+            break
+        await asyncio.sleep(0.02)
+    status, p = await env.call("GET", f"{PODS}/p")
+    assert status == 200 and "ownerReferences" not in p["metadata"]
+
+
+async def test_dependent_with_missing_owner_is_collected(env: Env) -> None:
+    owner = {"apiVersion": "v1", "kind": "Node", "name": "gone", "uid": "no-such-uid"}
+    await env.call("POST", PODS, pod("p", ownerReferences=[owner]))
+    assert await env.server.gc.idle()
+    for _ in range(100):
+        if (await env.call("GET", f"{PODS}/p"))[0] == 404:
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("dangling dependent was not collected")
+
+
+async def test_foreground_deletion_waits_for_dependents(env: Env) -> None:
+    _, n = await env.call("POST", "/api/v1/nodes", {"metadata": {"name": "n"}})
+    owner = {"apiVersion": "v1", "kind": "Node", "name": "n", "uid": n["metadata"]["uid"]}
+    await env.call("POST", PODS, pod("p", ownerReferences=[owner]))
+    status, out = await env.call("DELETE", "/api/v1/nodes/n",
+                                 {"propagationPolicy": "Foreground"})
+    assert status == 200 and "foregroundDeletion" in out["metadata"]["finalizers"]
+    for _ in range(100):
+        if (await env.call("GET", "/api/v1/nodes/n"))[0] == 404:
+            break
+        await asyncio.sleep(0.02)
+    assert (await env.call("GET", f"{PODS}/p"))[0] == 404
+    assert (await env.call("GET", "/api/v1/nodes/n"))[0] == 404
+
+
+async def test_graceful_pod_deletion(env: Env) -> None:
+    await env.call("POST", PODS, pod("p"))
+    await env.call("POST", f"{PODS}/p/binding",
+                   {"metadata": {"name": "p"}, "target": {"kind": "Node", "name": "n1"}})
+    status, out = await env.call("DELETE", f"{PODS}/p")
+    assert status == 200 and out["metadata"]["deletionGracePeriodSeconds"] == 30
+    assert (await env.call("GET", f"{PODS}/p"))[0] == 200
+    status, out = await env.call("DELETE", f"{PODS}/p", {"gracePeriodSeconds": 0})
+    assert status == 200 and out["kind"] == "Pod"
+    assert (await env.call("GET", f"{PODS}/p"))[0] == 404
+    await env.call("POST", PODS, pod("q"))  # unscheduled: deleted at once
+    status, out = await env.call("DELETE", f"{PODS}/q")
+    assert (await env.call("GET", f"{PODS}/q"))[0] == 404
+
+
+async def test_terminating_namespace_refuses_new_content(env: Env) -> None:
+    await env.call("POST", "/api/v1/namespaces", {"metadata": {"name": "t"}})
+    await env.call("POST", "/api/v1/namespaces/t/pods",
+                   pod("p", finalizers=["example.com/hold"]))
+    await env.call("DELETE", "/api/v1/namespaces/t")
+    status, err = await env.call("POST", "/api/v1/namespaces/t/pods", pod("q"))
+    assert status == 403 and err["reason"] == "Forbidden"
+    assert err["message"] == (
+        'pods "q" is forbidden: unable to create new content in namespace t because it is '
+        "being terminated")
+
+
+async def test_inflight_limit_answers_429(make_env: MakeEnv) -> None:
+    env = await make_env(max_inflight=2)
+    env.server.inflight = 2  # two requests in flight already
+    status, body = await env.call("GET", PODS)
+    assert status == 429 and body["reason"] == "TooManyRequests"
+    assert (await env.call("GET", "/readyz"))[0] == 200  # probes are not limited
+    env.server.inflight = 1
+    assert (await env.call("GET", PODS))[0] == 200
+
+
+async def test_watch_from_compacted_history_is_410(make_env: MakeEnv) -> None:
+    env = await make_env(watch_window=2)
+    _, first = await env.call("POST", PODS, pod("p"))
+    rv = first["metadata"]["resourceVersion"]
+    for i in range(5):
+        await env.call("PATCH", f"{PODS}/p", {"metadata": {"labels": {"i": str(i)}}}, MERGE)
+    await env.store.compact(await env.store.current_revision())
+    async with env.http.get(f"{PODS}?watch=true&resourceVersion={rv}") as resp:
+        line = await resp.content.readline()
+    event = json.loads(line)
+    assert event["type"] == "ERROR" and event["object"]["code"] == 410
+    compacted = await env.store.compacted_revision()
+    assert event["object"]["message"] == f"too old resource version: {rv} ({compacted})"
+
+
+async def test_watch_from_old_history_still_served(make_env: MakeEnv) -> None:
+    env = await make_env(watch_window=2)
+    _, first = await env.call("POST", PODS, pod("p"))
+    rv = first["metadata"]["resourceVersion"]
+    for i in range(5):
+        await env.call("PATCH", f"{PODS}/p", {"metadata": {"labels": {"i": str(i)}}}, MERGE)
+    lines = []
+    async with env.http.get(f"{PODS}?watch=true&resourceVersion={rv}") as resp:
+        for _ in range(5):
+            lines.append(json.loads(await resp.content.readline()))
+    assert [e["type"] for e in lines] == ["MODIFIED"] * 5
+    assert [e["object"]["metadata"]["labels"]["i"] for e in lines] == list("01234")
+
+
+async def test_shutdown_ends_watches(make_env: MakeEnv) -> None:
+    env = await make_env()
+    async with env.http.get(f"{PODS}?watch=true") as resp:
+        stop = asyncio.create_task(env.server.stop())
+        async with asyncio.timeout(5):
+            rest = await resp.content.read()
+        await stop
+    assert rest == b""
+
+
+async def test_managed_fields_recorded_on_create(env: Env) -> None:
+    async with env.http.post(PODS, json=pod("p"),
+                             headers={"User-Agent": "kubectl/v1.30.0 (linux)"}) as resp:
+        out = await resp.json()
+    entry = out["metadata"]["managedFields"][0]
+    assert entry["manager"] == "kubectl" and entry["operation"] == "Update"
+    assert "f:spec" in entry["fieldsV1"]
+
+
+async def test_metrics_and_health(env: Env) -> None:
+    await env.call("GET", PODS)
+    status, text = await env.call("GET", "/metrics")
+    assert status == 200
+    assert 'apiserver_request_total{code="200",group="",resource="pods",verb="list"} 1.0' in text
+    assert (await env.call("GET", "/readyz")) == (200, "ok")

@@ -1,0 +1,112 @@
+"""Hostile selectors: each is rejected at compile time or stopped during evaluation, well
+within BOUND seconds even on a loaded 2-core machine (typically < 0.05 s, see the package
+docstring for the limits involved)."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from kubedra.api.resource import (
+    NamedResourcesAttribute,
+    NamedResourcesIntSlice,
+    NamedResourcesStringSlice,
+)
+from kubedra.cel import (
+    COST_LIMIT_EXCEEDED,
+    CompileError,
+    EvalError,
+    Prepared,
+    compile_expression,
+    prepare,
+)
+
+BOUND = 3.0  # seconds; the real figures are printed by -s and are far lower
+
+
+def _literal(n: int) -> str:
+    return "[" + ",".join(["0"] * n) + "]"
+
+
+@pytest.fixture(scope="module")
+def big() -> Prepared:
+    return prepare(
+        [
+            NamedResourcesAttribute(
+                name="big", int_slice=NamedResourcesIntSlice(ints=list(range(100_000)))
+            ),
+            NamedResourcesAttribute(name="s", string="a" * 1000),
+            NamedResourcesAttribute(
+                name="ss", string_slice=NamedResourcesStringSlice(strings=["x" * 100] * 1000)
+            ),
+        ]
+    )
+
+
+COMPILE_REJECTED = {
+    "literal-loop": f"{_literal(3000)}.all(x, {_literal(1500)}.size() > 0)",
+    "deep-parens": "(" * 40 + "true" + ")" * 40,
+    "deep-plus": " + ".join(["1"] * 40) + " > 0",
+    "too-long": "true && " * 2000 + "true",
+    "codepoints": "'" + "a" * 200_000 + "' == ''",
+}
+
+BIG = 'attributes.intslice["big"]'
+EVAL_STOPPED = {
+    "nested-unknown": f"{BIG}.all(x, {BIG}.all(y, y >= 0))",
+    "sum-in-loop": 'attributes.intslice["big"].all(x, attributes.intslice["big"].sum() > 0)',
+    "replace-chain": '"a"' + '.replace("a", "aaaaaaaaaa")' * 12 + ' == ""',
+    "join-loop": 'attributes.stringslice["ss"].map(x, '
+    'attributes.stringslice["ss"].join(",")).size() > 0',
+    "list-concat-loop": 'attributes.intslice["big"].all(x, '
+    '(attributes.intslice["big"] + attributes.intslice["big"]).size() > 0)',
+    "map-quadratic": 'attributes.intslice["big"].map(x, x).size() > 0',
+    "filter-map": 'attributes.intslice["big"].filter(x, x > 0).map(x, x * 2).size() > 0',
+    "in-loop": 'attributes.intslice["big"].exists(x, x in attributes.intslice["big"])',
+    "exists-one": 'attributes.intslice["big"].exists_one(x, x == 5)',
+    "split-loop": 'attributes.intslice["big"].all(x, attributes.string["s"].split("").size() > 0)',
+    "indexof-loop": f"{BIG}.exists(x, {BIG}.indexOf(9) == x)",
+}
+
+
+@pytest.mark.parametrize("expr", COMPILE_REJECTED.values(), ids=COMPILE_REJECTED.keys())
+def test_rejected_at_compile_time(expr: str) -> None:
+    start = time.perf_counter()
+    with pytest.raises(CompileError) as exc:
+        compile_expression(expr)
+    assert exc.value.detail.startswith("compilation failed: ")
+    assert time.perf_counter() - start < BOUND
+
+
+@pytest.mark.parametrize("expr", EVAL_STOPPED.values(), ids=EVAL_STOPPED.keys())
+def test_stopped_during_evaluation(expr: str, big: Prepared) -> None:
+    program = compile_expression(expr)
+    start = time.perf_counter()
+    with pytest.raises(EvalError) as exc:
+        program.evaluate(big)
+    assert str(exc.value) == COST_LIMIT_EXCEEDED
+    assert time.perf_counter() - start < BOUND
+
+
+def test_same_selector_is_fine_on_small_data() -> None:
+    # The data-dependent bound only trips for big attribute lists: upstream-like behaviour.
+    small = prepare(
+        [NamedResourcesAttribute(name="big", int_slice=NamedResourcesIntSlice(ints=[1, 2, 3]))]
+    )
+    assert compile_expression(EVAL_STOPPED["map-quadratic"]).evaluate(small) is True
+    assert compile_expression(EVAL_STOPPED["sum-in-loop"]).evaluate(small) is True
+
+
+@pytest.mark.parametrize(
+    "expr",
+    [
+        '"%s".format([attributes.intslice["big"]]) != ""',
+        'attributes.string["s"].matches("(a*)*b") || attributes.string["s"].find("(a|aa)*c") == ""',
+        'attributes.intslice["big"].isSorted()',
+    ],
+)
+def test_large_but_linear_work_completes(expr: str, big: Prepared) -> None:
+    start = time.perf_counter()
+    assert compile_expression(expr).evaluate(big) is True
+    assert time.perf_counter() - start < BOUND

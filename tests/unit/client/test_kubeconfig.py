@@ -1,0 +1,39 @@
+"""kubeconfig rendering and loading."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+
+import pytest
+
+from kubedra.client import kubeconfig
+
+
+def test_render_then_load(tmp_path: Path) -> None:
+    path = tmp_path / "config"
+    path.write_text(kubeconfig.render("http://127.0.0.1:1234/", token="abc"))
+    config = kubeconfig.load(path)
+    assert config.server == "http://127.0.0.1:1234"
+    assert config.token == "abc"
+    assert config.ssl_context() is True
+
+
+def test_inline_certificate_data_is_written_to_a_file(tmp_path: Path) -> None:
+    doc = {
+        "current-context": "c",
+        "contexts": [{"name": "c", "context": {"cluster": "k", "user": "u"}}],
+        "clusters": [{"name": "k", "cluster": {
+            "server": "https://127.0.0.1:6443",
+            "certificate-authority-data": base64.b64encode(b"PEM").decode()}}],
+        "users": [{"name": "u", "user": {"token": "t"}}],
+    }
+    config = kubeconfig.from_dict(doc)
+    assert config.ca_file is not None and Path(config.ca_file).read_bytes() == b"PEM"
+
+
+def test_errors_are_clear(tmp_path: Path) -> None:
+    with pytest.raises(kubeconfig.KubeconfigError, match="cannot read"):
+        kubeconfig.load(tmp_path / "missing")
+    with pytest.raises(kubeconfig.KubeconfigError, match="no context named 'x'"):
+        kubeconfig.from_dict({"current-context": "x", "contexts": []})
