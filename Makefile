@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 up: $(STAMP)
-	$(BIN)/kubedra up
+	$(BIN)/kubedra up --fake-nodes 3
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

@@ -19,15 +19,14 @@ would after its initial sync.
 
 from __future__ import annotations
 
-import argparse
 import gc
-import json
 import statistics
 import sys
 import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from bench._common import arg_parser, write_json
 from kubedra.allocation.claims import plan_claim
 from kubedra.allocation.engine import PodAllocator
 from kubedra.allocation.index import AllocationIndex
@@ -173,11 +172,9 @@ def _choose(allocator: PodAllocator, index: AllocationIndex, nodes: int,
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--smoke", action="store_true", help="tiny sizes (< 5 s)")
+    ap = arg_parser(__doc__.splitlines()[0], smoke_help="tiny sizes (< 5 s)")
     ap.add_argument("--all-nodes", action="store_true",
                     help="also run Filter on every node per pod (no index pre-selection)")
-    ap.add_argument("--json", metavar="FILE", help="write results as JSON")
     args = ap.parse_args(argv)
     if args.smoke:
         shapes = [("smoke_true", 10, 10, 100, False), ("smoke_attributes", 10, 10, 100, True)]
@@ -202,9 +199,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"allocation bench: {main_result.workload} {main_result.pods_per_second:.0f} pods/s "
           f"wall, {main_result.cpu_pods_per_second:.0f} pods/s cpu "
           f"(p50 {main_result.p50_ms:.3f} ms, p99 {main_result.p99_ms:.3f} ms)")
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump([asdict(r) for r in results], f, indent=2)
+    write_json(args.json, [asdict(r) for r in results])
     return 0
 
 

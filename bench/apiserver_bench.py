@@ -9,13 +9,16 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import json
+import multiprocessing
 import os
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Callable
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -77,117 +80,160 @@ class Phase:
         }
 
 
-async def _run(
-    phase: Phase, concurrency: int, jobs: list[Any], one: Callable[[Any], Awaitable[bool]],
-    pid: int,
-) -> None:
-    queue: asyncio.Queue[Any] = asyncio.Queue()
-    for j in jobs:
-        queue.put_nowait(j)
+Job = tuple[str, str, dict[str, Any] | None]  # method, path, body
 
-    async def worker() -> None:
-        while not queue.empty():
-            job = queue.get_nowait()
-            t0 = time.perf_counter()
-            ok = await one(job)
-            phase.latencies.append(time.perf_counter() - t0)
-            if not ok:
-                phase.errors += 1
 
+async def _client(url: str, jobs: list[Job], concurrency: int, start_at: float
+                  ) -> tuple[list[float], int, float, list[Any]]:
+    """One client process: run ``jobs`` with ``concurrency`` workers from ``start_at``."""
+    latencies: list[float] = []
+    bodies: list[Any] = [None] * len(jobs)
+    errors = 0
+    queue: asyncio.Queue[int] = asyncio.Queue()
+    for i in range(len(jobs)):
+        queue.put_nowait(i)
+    async with aiohttp.ClientSession(url, connector=aiohttp.TCPConnector(limit=0)) as http:
+        async with http.get("/readyz") as r:  # open a connection before the clock starts
+            await r.read()
+        await asyncio.sleep(max(0.0, start_at - time.time()))
+
+        async def worker() -> None:
+            nonlocal errors
+            while not queue.empty():
+                i = queue.get_nowait()
+                method, path, body = jobs[i]
+                t0 = time.perf_counter()
+                async with http.request(method, path, json=body) as r:
+                    data = await r.read()
+                    if r.status >= 300:
+                        errors += 1
+                latencies.append(time.perf_counter() - t0)
+                if method != "GET" or path.count("/") > 6:
+                    bodies[i] = json.loads(data)
+
+        start = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(concurrency)))
+        elapsed = time.perf_counter() - start
+    return latencies, errors, elapsed, bodies
+
+
+def _client_process(url: str, jobs: list[Job], concurrency: int, start_at: float
+                    ) -> tuple[list[float], int, float, list[Any]]:
+    return asyncio.run(_client(url, jobs, concurrency, start_at))
+
+
+def _phase(name: str, url: str, pid: int, jobs: list[Job], args: argparse.Namespace,
+           pool: ProcessPoolExecutor) -> tuple[Phase, list[Any]]:
+    """Split ``jobs`` over the client processes; the phase spans the slowest of them."""
+    procs = max(1, args.client_procs)
+    parts = [jobs[k::procs] for k in range(procs)]
+    per_proc = max(1, args.concurrency // procs)
+    phase = Phase(name)
+    start_at = time.time() + 0.5
     cpu0 = _cpu_seconds(pid)
-    start = time.perf_counter()
-    await asyncio.gather(*(worker() for _ in range(concurrency)))
-    phase.elapsed = time.perf_counter() - start
+    futures = [pool.submit(_client_process, url, part, per_proc, start_at) for part in parts]
+    bodies: list[Any] = [None] * len(jobs)
+    for k, fut in enumerate(futures):
+        lat, errs, elapsed, got = fut.result()
+        phase.latencies += lat
+        phase.errors += errs
+        phase.elapsed = max(phase.elapsed, elapsed)
+        bodies[k::procs] = got
     phase.cpu = _cpu_seconds(pid) - cpu0
+    return phase, bodies
 
 
-async def _bench(url: str, pid: int, args: argparse.Namespace) -> dict[str, Any]:
+def _bench(url: str, pid: int, args: argparse.Namespace) -> dict[str, Any]:
     path, make = KINDS[args.kind]
     names = [f"b{i:05d}" for i in range(args.objects)]
     out: dict[str, Any] = {"kind": args.kind, "objects": args.objects,
-                           "concurrency": args.concurrency}
-    connector = aiohttp.TCPConnector(limit=0)
-    async with aiohttp.ClientSession(url, connector=connector) as http:
-        objs: dict[str, dict[str, Any]] = {}
-
-        async def create(name: str) -> bool:
-            async with http.post(path, json=make(name)) as r:
-                body = await r.json()
-                objs[name] = body
-                return r.status == 201
-
-        async def get(name: str) -> bool:
-            async with http.get(f"{path}/{name}") as r:
-                await r.read()
-                return r.status == 200
-
-        async def update(name: str) -> bool:
-            obj = objs[name]
-            obj["metadata"]["labels"] = {"round": str(time.perf_counter_ns())}
-            async with http.put(f"{path}/{name}", json=obj) as r:
-                objs[name] = await r.json()
-                return r.status == 200
-
-        async def list_all(_: int) -> bool:
-            async with http.get(path) as r:
-                body = await r.json()
-                return r.status == 200 and len(body["items"]) == args.objects
-
-        phases = (
-            ("create", names, create),
-            ("get", [names[i % len(names)] for i in range(args.gets)], get),
-            ("update", names, update),
-            ("list", list(range(args.lists)), list_all),
-        )
-        for pname, jobs, fn in phases:
-            phase = Phase(pname)
-            await _run(phase, args.concurrency, jobs, fn, pid)
-            out[pname] = phase.summary()
-        out["watch"] = await _watch_fanout(http, path, names, objs, args)
+                           "concurrency": args.concurrency, "client_procs": args.client_procs}
+    ctx = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max(1, args.client_procs), mp_context=ctx) as pool:
+        phase, created = _phase("create", url, pid,
+                                [("POST", path, make(n)) for n in names], args, pool)
+        out["create"] = phase.summary()
+        gets: list[Job] = [("GET", f"{path}/{names[i % len(names)]}", None)
+                           for i in range(args.gets)]
+        out["get"] = _phase("get", url, pid, gets, args, pool)[0].summary()
+        updates: list[Job] = []
+        for obj in created:
+            obj["metadata"]["labels"] = {"round": "1"}
+            updates.append(("PUT", f"{path}/{obj['metadata']['name']}", obj))
+        phase, updated = _phase("update", url, pid, updates, args, pool)
+        out["update"] = phase.summary()
+        lists: list[Job] = [("GET", path, None)] * args.lists
+        out["list"] = _phase("list", url, pid, lists, args, pool)[0].summary()
+        objs = {o["metadata"]["name"]: o for o in updated}
+        out["watch"] = _watch_fanout(url, path, names, objs, args, pool)
     return out
 
 
-async def _watch_fanout(
-    http: aiohttp.ClientSession, path: str, names: list[str], objs: dict[str, Any],
-    args: argparse.Namespace,
-) -> dict[str, Any]:
-    async with http.get(path, params={"limit": "1"}) as r:
-        rv = (await r.json())["metadata"]["resourceVersion"]
-    expected = args.watch_events
-    received = [0] * args.watchers
-    done = asyncio.Event()
-    finished = [0]
+async def _watchers(url: str, path: str, rv: str, count: int, expected: int
+                    ) -> tuple[int, float]:
+    """``count`` watch streams in one process: events received and when the last arrived."""
+    received = [0] * count
+    last = [0.0]
 
-    async def watcher(i: int) -> None:
+    async def watcher(http: aiohttp.ClientSession, i: int) -> None:
         async with http.get(path, params={"watch": "true", "resourceVersion": rv,
                                           "timeoutSeconds": "60"}) as r:
             async for _line in r.content:
                 received[i] += 1
+                last[0] = time.time()
                 if received[i] >= expected:
-                    finished[0] += 1
-                    if finished[0] == args.watchers:
-                        done.set()
                     return
 
-    tasks = [asyncio.create_task(watcher(i)) for i in range(args.watchers)]
-    await asyncio.sleep(0.5)
-    start = time.perf_counter()
-    for k in range(expected):
-        name = names[k % len(names)]
-        obj = objs[name]
-        obj["metadata"]["labels"] = {"w": str(k)}
-        async with http.put(f"{path}/{name}", json=obj) as r:
-            objs[name] = await r.json()
-    try:
-        await asyncio.wait_for(done.wait(), timeout=60)
-    finally:
-        for t in tasks:
-            t.cancel()
-        await asyncio.gather(*tasks, return_exceptions=True)
-    elapsed = time.perf_counter() - start
-    total = sum(received)
+    async with aiohttp.ClientSession(url, connector=aiohttp.TCPConnector(limit=0)) as http:
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(
+                asyncio.gather(*(watcher(http, i) for i in range(count))), timeout=60)
+    return sum(received), last[0]
+
+
+def _watchers_process(url: str, path: str, rv: str, count: int, expected: int
+                      ) -> tuple[int, float]:
+    return asyncio.run(_watchers(url, path, rv, count, expected))
+
+
+def _watch_fanout(url: str, path: str, names: list[str], objs: dict[str, Any],
+                  args: argparse.Namespace, pool: ProcessPoolExecutor) -> dict[str, Any]:
+    """Watchers in the client processes; updates from this one, 10 at a time."""
+
+    async def produce() -> tuple[str, float]:
+        async with aiohttp.ClientSession(url) as http:
+            async with http.get(path, params={"limit": "1"}) as r:
+                rv = str((await r.json())["metadata"]["resourceVersion"])
+            return rv, 0.0
+
+    rv, _ = asyncio.run(produce())
+    procs = max(1, args.client_procs)
+    futures = [pool.submit(_watchers_process, url, path, rv, len(range(k, args.watchers, procs)),
+                           args.watch_events) for k in range(procs)]
+    time.sleep(1.0)  # let the watch streams open
+
+    async def updates() -> float:
+        start = time.time()
+        queue = list(range(args.watch_events))
+        async with aiohttp.ClientSession(url) as http:
+            async def worker() -> None:
+                while queue:
+                    k = queue.pop(0)
+                    obj = objs[names[k % len(names)]]
+                    obj["metadata"]["labels"] = {"w": str(k)}
+                    obj["metadata"].pop("resourceVersion", None)
+                    async with http.put(f"{path}/{obj['metadata']['name']}", json=obj) as r:
+                        await r.read()
+            await asyncio.gather(*(worker() for _ in range(10)))
+        return start
+
+    start = asyncio.run(updates())
+    results = [f.result() for f in futures]
+    total = sum(n for n, _ in results)
+    elapsed = max(t for _, t in results) - start
     return {"watchers": args.watchers, "events": total,
-            "events_per_s": round(total / elapsed, 1)}
+            "expected": args.watchers * args.watch_events,
+            "events_per_s": round(total / elapsed, 1) if elapsed > 0 else 0.0}
 
 
 def _start_server(data: Path) -> tuple[subprocess.Popen[bytes], str]:
@@ -218,14 +264,18 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--concurrency", type=int, default=50)
     p.add_argument("--watchers", type=int, default=100)
     p.add_argument("--watch-events", type=int, default=200)
+    p.add_argument("--client-procs", type=int, default=2,
+                   help="client processes sharing the load (one Python client is slower "
+                        "than the server)")
     args = p.parse_args(argv)
     if args.smoke:
         args.objects, args.gets, args.lists = 40, 200, 3
         args.concurrency, args.watchers, args.watch_events = 8, 5, 10
+        args.client_procs = 1
     with tempfile.TemporaryDirectory(prefix="kubedra-bench-") as tmp:
         proc, url = _start_server(Path(tmp))
         try:
-            result = asyncio.run(_bench(url, proc.pid, args))
+            result = _bench(url, proc.pid, args)
         finally:
             proc.terminate()
             proc.wait(10)

@@ -8,13 +8,11 @@ Targets (lead's brief): median <= 40 us per evaluation of (a), cached compile <=
 
 from __future__ import annotations
 
-import argparse
-import json
-import statistics
 import sys
 import time
 from typing import Any
 
+from bench._common import arg_parser, median_us, write_json
 from kubedra.api.quantity import Quantity
 from kubedra.api.resource import (
     NamedResourcesAttribute,
@@ -46,10 +44,6 @@ def _attributes(i: int) -> list[NamedResourcesAttribute]:
     ]
 
 
-def _median_us(samples: list[float]) -> float:
-    return statistics.median(samples) * 1e6
-
-
 def _compile_times(expr: str, repeats: int) -> tuple[float, float]:
     cold, cached = [], []
     for _ in range(repeats):
@@ -61,7 +55,7 @@ def _compile_times(expr: str, repeats: int) -> tuple[float, float]:
         for _ in range(100):
             compile_expression(expr, EnvType.STORED_EXPRESSIONS)
         cached.append((time.perf_counter() - t) / 100)
-    return _median_us(cold), _median_us(cached)
+    return median_us(cold), median_us(cached)
 
 
 _CHUNK = 500
@@ -84,7 +78,7 @@ def _eval_times(expr: str, instances: list[Prepared], rounds: int) -> tuple[floa
                 matches += evaluate(p)
             cpu.append((time.process_time() - c) / len(chunk))
             wall.append((time.perf_counter() - t) / len(chunk))
-    return _median_us(wall), _median_us(cpu), matches
+    return median_us(wall), median_us(cpu), matches
 
 
 def run(n: int, rounds: int, compile_repeats: int) -> dict[str, Any]:
@@ -109,11 +103,9 @@ def run(n: int, rounds: int, compile_repeats: int) -> dict[str, Any]:
 
 
 def main(argv: list[str] | None = None) -> int:
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("--smoke", action="store_true", help="1,000 instances, 1 round")
+    ap = arg_parser(__doc__.splitlines()[0], smoke_help="1,000 instances, 1 round")
     ap.add_argument("--instances", type=int, default=100_000)
     ap.add_argument("--rounds", type=int, default=3)
-    ap.add_argument("--json", metavar="FILE")
     args = ap.parse_args(argv)
     n, rounds, reps = (1_000, 1, 3) if args.smoke else (args.instances, args.rounds, 7)
     r = run(n, rounds, reps)
@@ -124,9 +116,7 @@ def main(argv: list[str] | None = None) -> int:
         f"c={c['eval_cpu_us']:.1f}); compile us cold a={a['compile_cold_us']:.0f} "
         f"cached a={a['compile_cached_us']:.2f}; prepare {r['prepare_us']:.1f} us/instance"
     )
-    if args.json:
-        with open(args.json, "w") as f:
-            json.dump(r, f, indent=2)
+    write_json(args.json, r)
     return 0
 
 

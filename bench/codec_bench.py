@@ -7,16 +7,13 @@ Reports the median time of JSON bytes -> typed model, typed model -> JSON bytes,
 
 from __future__ import annotations
 
-import argparse
 import json
-import statistics
 import sys
-import time
-from collections.abc import Callable
 from typing import Any
 
 import yaml
 
+from bench._common import arg_parser, time_median_us, write_json
 from kubedra.api import codec
 from kubedra.api.resource import ResourceSlice
 
@@ -51,15 +48,6 @@ def slice_document(instances: int) -> dict[str, Any]:
     }
 
 
-def _median_us(fn: Callable[[], object], repeats: int) -> float:
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times) * 1e6
-
-
 def run(instances: int, repeats: int) -> dict[str, Any]:
     doc = slice_document(instances)
     body = json.dumps(doc).encode()
@@ -70,18 +58,16 @@ def run(instances: int, repeats: int) -> dict[str, Any]:
     return {
         "instances": instances,
         "json_bytes": len(body),
-        "decode_us": _median_us(lambda: codec.decode(body, ResourceSlice), repeats),
-        "encode_us": _median_us(lambda: codec.encode(obj), repeats),
-        "yaml_load_us": _median_us(lambda: codec.load_documents(text), max(1, repeats // 5)),
+        "decode_us": time_median_us(lambda: codec.decode(body, ResourceSlice), repeats),
+        "encode_us": time_median_us(lambda: codec.encode(obj), repeats),
+        "yaml_load_us": time_median_us(lambda: codec.load_documents(text), max(1, repeats // 5)),
     }
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = arg_parser(__doc__)
     parser.add_argument("--instances", type=int, default=128)
     parser.add_argument("--repeats", type=int, default=50)
-    parser.add_argument("--smoke", action="store_true", help="tiny size (< 5 s)")
-    parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args(argv)
     if args.smoke:
         args.instances, args.repeats = 16, 5
@@ -91,9 +77,7 @@ def main(argv: list[str] | None = None) -> int:
         f"decode {r['decode_us']:.0f} us, encode {r['encode_us']:.0f} us, "
         f"yaml load {r['yaml_load_us']:.0f} us (medians)"
     )
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(r, fh, indent=1)
+    write_json(args.json, r)
     return 0
 
 

@@ -10,9 +10,7 @@ the summary reports medians.
 
 from __future__ import annotations
 
-import argparse
 import asyncio
-import json
 import random
 import statistics
 import tempfile
@@ -20,6 +18,7 @@ import time
 from collections.abc import AsyncGenerator, Awaitable, Callable
 from pathlib import Path
 
+from bench._common import arg_parser, write_json
 from kubedra.storage.contract import KeyValue, WatchEvent
 from kubedra.storage.sqlite import SQLiteStore
 
@@ -138,14 +137,12 @@ def _creator(store: SQLiteStore, prefix: str) -> Callable[[int], Awaitable[None]
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--smoke", action="store_true", help="tiny sizes (< 5 s)")
+    parser = arg_parser(__doc__.splitlines()[0], smoke_help="tiny sizes (< 5 s)")
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--size", type=int, default=20_000, help="objects created/updated")
     parser.add_argument("--list-size", type=int, default=10_000)
     parser.add_argument("--watchers", type=int, default=100)
     parser.add_argument("--concurrency", type=int, default=256, help="writes in flight")
-    parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args(argv)
     if args.smoke:
         args.repeat, args.size, args.list_size, args.watchers = 1, 200, 200, 10
@@ -165,10 +162,7 @@ def main(argv: list[str] | None = None) -> int:
         f" (at an old revision {medians['list_at_old_revision_ms']:.1f} ms),"
         f" watch fan-out to {args.watchers} watchers {medians['watch_events_per_s']:,.0f} events/s"
     )
-    if args.json:
-        Path(args.json).write_text(
-            json.dumps({"medians": medians, "runs": runs, "args": vars(args)}, indent=2) + "\n"
-        )
+    write_json(args.json, {"medians": medians, "runs": runs, "args": vars(args)})
     return 0
 
 

@@ -8,13 +8,11 @@ instances validated per second.
 
 from __future__ import annotations
 
-import argparse
 import json
-import statistics
 import sys
-import time
 from typing import Any
 
+from bench._common import arg_parser, time_median_us, write_json
 from kubedra.api.codec import decode
 from kubedra.api.resource import ResourceSlice
 from kubedra.validation.resource import validate_resource_slice_update
@@ -42,25 +40,21 @@ def slice_body(instances: int) -> dict[str, Any]:
 def run(instances: int, repeats: int) -> dict[str, Any]:
     body = json.dumps(slice_body(instances)).encode()
     old = decode(body, ResourceSlice)
-    times: list[float] = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        new = decode(body, ResourceSlice)
-        errors = validate_resource_slice_update(new, old)
-        times.append(time.perf_counter() - start)
+
+    def update() -> None:
+        errors = validate_resource_slice_update(decode(body, ResourceSlice), old)
         if errors:
             raise SystemExit(f"unexpected errors: {errors[:3]}")
-    median = statistics.median(times)
+
+    median = time_median_us(update, repeats) / 1e6
     return {"instances": instances, "repeats": repeats, "median_ms": median * 1000,
             "instances_per_second": instances / median}
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description=__doc__)
+    parser = arg_parser(__doc__)
     parser.add_argument("--instances", type=int, default=1000)
     parser.add_argument("--repeats", type=int, default=20)
-    parser.add_argument("--smoke", action="store_true", help="tiny size (< 5 s)")
-    parser.add_argument("--json", metavar="FILE")
     args = parser.parse_args(argv)
     if args.smoke:
         args.instances, args.repeats = 50, 3
@@ -68,9 +62,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"validation: ResourceSlice update with {result['instances']} instances: "
           f"median {result['median_ms']:.2f} ms, "
           f"{result['instances_per_second']:.0f} instances/s")
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(result, fh, indent=1)
+    write_json(args.json, result)
     return 0
 
 

@@ -2,7 +2,8 @@
 
 Use :func:`load` for a file's JSON with the ``$repeatString`` / ``$generate`` macros expanded,
 and mark each conformance test with ``@pytest.mark.vectors("<file>.json")`` so the run ends
-with one ``<file>.json: N passed, 0 failed`` line per file.
+with one ``<file>.json: N passed, 0 failed`` line per file; :func:`vector_cases` does both the
+mark and the per-case parametrization.
 """
 
 from __future__ import annotations
@@ -10,11 +11,15 @@ from __future__ import annotations
 import functools
 import json
 import os
+from collections.abc import Callable, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 VECTORS = Path(os.environ.get("KUBEDRA_VECTORS", REPO.parent / "shared" / "vectors"))
+_Test = TypeVar("_Test", bound=Callable[..., Any])
 
 
 @functools.cache
@@ -57,3 +62,15 @@ def case_id(case: dict[str, Any], index: int) -> str:
     """A readable, unique pytest id for a vector case."""
     name = str(case.get("name") or case.get("id") or case.get("input") or "")
     return f"{index}-{name[:60]}"
+
+
+def vector_cases(name: str, cases: Sequence[dict[str, Any]]) -> Callable[[_Test], _Test]:
+    """Mark a test as checking vector file ``name`` and run it once per case (arg ``case``)."""
+    ids = [case_id(c, i) for i, c in enumerate(cases)]
+
+    def decorate(test: _Test) -> _Test:
+        parametrized: _Test = pytest.mark.parametrize("case", cases, ids=ids)(test)
+        marked: _Test = pytest.mark.vectors(name)(parametrized)
+        return marked
+
+    return decorate

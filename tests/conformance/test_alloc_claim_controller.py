@@ -10,13 +10,12 @@ from kubedra.allocation.claims import ClaimPlanError
 from kubedra.allocation.engine import AllocationError, PodAllocator
 from kubedra.allocation.index import AllocationIndex
 from tests.conformance.alloc_support import builtins, load_model, plan
-from tests.vectors import case_id, load
+from tests.vectors import load, vector_cases
 
 CASES = load("alloc-claim-controller.json")["cases"]
 
 
-@pytest.mark.vectors("alloc-claim-controller.json")
-@pytest.mark.parametrize("case", CASES, ids=[case_id(c, i) for i, c in enumerate(CASES)])
+@vector_cases("alloc-claim-controller.json", CASES)
 def test_claim_controller(case: dict[str, Any]) -> None:
     index = AllocationIndex()
     n = 0

@@ -14,7 +14,7 @@ from kubedra.allocation.claims import ClaimPlanError
 from kubedra.allocation.engine import AllocationError, PodAllocator
 from kubedra.allocation.index import AllocationIndex
 from tests.conformance.alloc_support import holding_claim, load_model, simple_plan
-from tests.vectors import case_id, load
+from tests.vectors import load, vector_cases
 
 CONTROLLER = load("alloc-namedresources-controller.json")["cases"]
 GREEDY = load("alloc-greedy-derived.json")["cases"]
@@ -64,13 +64,11 @@ def run_case(case: dict[str, Any]) -> None:
     assert names == expect["allocation"]
 
 
-@pytest.mark.vectors("alloc-namedresources-controller.json")
-@pytest.mark.parametrize("case", CONTROLLER, ids=[case_id(c, i) for i, c in enumerate(CONTROLLER)])
+@vector_cases("alloc-namedresources-controller.json", CONTROLLER)
 def test_controller(case: dict[str, Any]) -> None:
     run_case(case)
 
 
-@pytest.mark.vectors("alloc-greedy-derived.json")
-@pytest.mark.parametrize("case", GREEDY, ids=[case_id(c, i) for i, c in enumerate(GREEDY)])
+@vector_cases("alloc-greedy-derived.json", GREEDY)
 def test_greedy_derived(case: dict[str, Any]) -> None:
     run_case(case)

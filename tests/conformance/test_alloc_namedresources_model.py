@@ -4,17 +4,14 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from kubedra.allocation.index import AllocationIndex
 from tests.conformance.alloc_support import holding_claim, slice_obj
-from tests.vectors import case_id, load
+from tests.vectors import load, vector_cases
 
 CASES = load("alloc-namedresources-model.json")["cases"]
 
 
-@pytest.mark.vectors("alloc-namedresources-model.json")
-@pytest.mark.parametrize("case", CASES, ids=[case_id(c, i) for i, c in enumerate(CASES)])
+@vector_cases("alloc-namedresources-model.json", CASES)
 def test_model(case: dict[str, Any]) -> None:
     index = AllocationIndex()
     for i, res in enumerate(case["resources"]):

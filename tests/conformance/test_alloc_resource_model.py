@@ -10,7 +10,7 @@ from kubedra.allocation.index import AllocationIndex, ModelError
 from kubedra.api.codec import decode, to_builtins
 from kubedra.api.resource import NamedResourcesAttribute, ResourceSlice
 from tests.conformance.alloc_support import claim_obj
-from tests.vectors import case_id, load
+from tests.vectors import load, vector_cases
 
 CASES = load("alloc-resource-model.json")["cases"]
 
@@ -19,8 +19,7 @@ def _attrs(attrs: Any) -> list[Any]:
     return [to_builtins(a) for a in attrs if isinstance(a, NamedResourcesAttribute)]
 
 
-@pytest.mark.vectors("alloc-resource-model.json")
-@pytest.mark.parametrize("case", CASES, ids=[case_id(c, i) for i, c in enumerate(CASES)])
+@vector_cases("alloc-resource-model.json", CASES)
 def test_resource_model(case: dict[str, Any]) -> None:
     def list_slices() -> list[ResourceSlice]:
         if "slices_list_error" in case:

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from kubedra.api.semver import SemverError, Version
-from tests.vectors import case_id, load
+from tests.vectors import load, vector_cases
 
 FILE = "cel-blang-semver.json"
 V = load(FILE)
@@ -17,8 +17,7 @@ PARSE = V["parse_valid"] + V["parse_invalid"] + V["extra_parse"]
 COMPARE = V["compare"] + V["extra_compare"]
 
 
-@pytest.mark.vectors(FILE)
-@pytest.mark.parametrize("case", PARSE, ids=[case_id(c, i) for i, c in enumerate(PARSE)])
+@vector_cases(FILE, PARSE)
 def test_parse(case: dict[str, Any]) -> None:
     if not case["valid"]:
         with pytest.raises(SemverError) as exc:

@@ -9,14 +9,13 @@ import pytest
 from kubedra.api.codec import decode
 from kubedra.api.resource import NamedResourcesAttribute
 from kubedra.cel import CompileError, EnvType, EvalError, compile_expression, prepare
-from tests.vectors import case_id, load
+from tests.vectors import load, vector_cases
 
 FILE = "cel-namedresources-compile.json"
 CASES = load(FILE)["cases"]
 
 
-@pytest.mark.vectors(FILE)
-@pytest.mark.parametrize("case", CASES, ids=[case_id(c, i) for i, c in enumerate(CASES)])
+@vector_cases(FILE, CASES)
 def test_compile_and_evaluate(case: dict[str, Any]) -> None:
     attrs = [decode(a, NamedResourcesAttribute) for a in case["attributes"]]
     if "expect_compile_error" in case:

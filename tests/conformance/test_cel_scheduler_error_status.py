@@ -9,15 +9,14 @@ import pytest
 
 from kubedra.api.resource import NamedResourcesAttribute
 from kubedra.cel import EnvType, EvalError, compile_expression, prepare, scheduler_error_text
-from tests.vectors import case_id, load
+from tests.vectors import load, vector_cases
 
 FILE = "cel-scheduler-error-status.json"
 CASES = load(FILE)["cases"]
 SELECTOR = 'attributes.bool["no-such-attribute"]'
 
 
-@pytest.mark.vectors(FILE)
-@pytest.mark.parametrize("case", CASES, ids=[case_id(c, i) for i, c in enumerate(CASES)])
+@vector_cases(FILE, CASES)
 def test_filter_message(case: dict[str, Any]) -> None:
     which = "request" if case["name"].startswith("claim-") else "filter"
     program = compile_expression(SELECTOR, EnvType.STORED_EXPRESSIONS)

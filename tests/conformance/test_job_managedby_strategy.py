@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from kubedra.api import codec
 from kubedra.apiserver.strategies.job import (
     prepare_for_create,
@@ -15,7 +13,7 @@ from kubedra.apiserver.strategies.job import (
 from kubedra.validation.field import ROOT
 from kubedra.validation.job import JobValidationOptions, validate_job_spec_update
 from tests.conformance.job_support import errors, expected, gates, job
-from tests.vectors import case_id, load
+from tests.vectors import load, vector_cases
 
 FILE = "job-managedby-strategy.json"
 DATA = load(FILE)
@@ -23,8 +21,7 @@ CREATE = DATA["prepareForCreate"]
 UPDATE = DATA["prepareForUpdate"]
 
 
-@pytest.mark.vectors(FILE)
-@pytest.mark.parametrize("case", CREATE, ids=[case_id(c, i) for i, c in enumerate(CREATE)])
+@vector_cases(FILE, CREATE)
 def test_prepare_for_create(case: dict[str, Any]) -> None:
     obj = job(case["input"])
     prepare_for_create(obj, gates(case["gates"]))
@@ -32,8 +29,7 @@ def test_prepare_for_create(case: dict[str, Any]) -> None:
     assert codec.to_builtins(obj) == codec.to_builtins(job(case["expect"]))
 
 
-@pytest.mark.vectors(FILE)
-@pytest.mark.parametrize("case", UPDATE, ids=[case_id(c, i) for i, c in enumerate(UPDATE)])
+@vector_cases(FILE, UPDATE)
 def test_prepare_for_update(case: dict[str, Any]) -> None:
     new, old = job(case["new"]), job(case["old"])
     expect = case["expect"]

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from kubedra.validation.job import (
     JobValidationOptions,
     validate_job,
@@ -13,17 +11,14 @@ from kubedra.validation.job import (
     validate_job_with_options,
 )
 from tests.conformance.job_support import errors, expected, gates, job
-from tests.vectors import case_id, load
+from tests.vectors import load, vector_cases
 
 FILE = "job-managedby-validation.json"
 KEYS = ("type", "field", "detail", "message")
 DATA = load(FILE)
 
 
-@pytest.mark.vectors(FILE)
-@pytest.mark.parametrize(
-    "case", DATA["create"], ids=[case_id(c, i) for i, c in enumerate(DATA["create"])]
-)
+@vector_cases(FILE, DATA["create"])
 def test_create(case: dict[str, Any]) -> None:
     obj = job(case["job"])
     opts = JobValidationOptions(require_prefixed_labels=case["opts"]["requirePrefixedLabels"])
@@ -37,10 +32,7 @@ def test_create(case: dict[str, Any]) -> None:
         assert errors(got, KEYS) == want
 
 
-@pytest.mark.vectors(FILE)
-@pytest.mark.parametrize(
-    "case", DATA["update"], ids=[case_id(c, i) for i, c in enumerate(DATA["update"])]
-)
+@vector_cases(FILE, DATA["update"])
 def test_update(case: dict[str, Any]) -> None:
     assert case["function"] == "ValidateJobUpdate(new, old, opts={})"
     got = validate_job_update_with_options(

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import pytest
-
 from kubedra.apiserver.strategies.job import prepare_for_status_update
 from kubedra.validation.job import (
     validate_job_status_update,
@@ -13,7 +11,7 @@ from kubedra.validation.job import (
 )
 from kubedra.validation.job_status import JobStatusValidationOptions
 from tests.conformance.job_support import errors, expected, gates, job
-from tests.vectors import case_id, load
+from tests.vectors import load, vector_cases
 
 FILE = "job-status-validation.json"
 KEYS = ("type", "field", "detail")
@@ -22,8 +20,7 @@ STRATEGY = DATA["strategyCases"]
 BASIC = DATA["basicCases"]
 
 
-@pytest.mark.vectors(FILE)
-@pytest.mark.parametrize("case", STRATEGY, ids=[case_id(c, i) for i, c in enumerate(STRATEGY)])
+@vector_cases(FILE, STRATEGY)
 def test_strategy_validate_update(case: dict[str, Any]) -> None:
     new, old = job(case["new"]), job(case["old"])
     rv = new.metadata.resource_version
@@ -36,8 +33,7 @@ def test_strategy_validate_update(case: dict[str, Any]) -> None:
     assert new.status == before
 
 
-@pytest.mark.vectors(FILE)
-@pytest.mark.parametrize("case", BASIC, ids=[case_id(c, i) for i, c in enumerate(BASIC)])
+@vector_cases(FILE, BASIC)
 def test_validate_job_update_status(case: dict[str, Any]) -> None:
     assert case["function"] == "ValidateJobUpdateStatus(new, old, opts={})"
     got = validate_job_update_status_with_options(

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from kubedra.api.quantity import Quantity, QuantityError
-from tests.vectors import case_id, load
+from tests.vectors import case_id, load, vector_cases
 
 FILE = "quantity_parse_apimachinery.json"
 V = load(FILE)
@@ -44,12 +44,7 @@ def test_parse_invalid(text: str) -> None:
         Quantity.parse(text)
 
 
-@pytest.mark.vectors(FILE)
-@pytest.mark.parametrize(
-    "case",
-    V["canonical"] + V["canonical_from_alternate"],
-    ids=[case_id(c, i) for i, c in enumerate(V["canonical"] + V["canonical_from_alternate"])],
-)
+@vector_cases(FILE, V["canonical"] + V["canonical_from_alternate"])
 def test_canonical(case: dict[str, Any]) -> None:
     q = Quantity.parse(case["input"])
     assert str(q) == case["canonical"]

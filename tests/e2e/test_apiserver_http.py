@@ -580,3 +580,61 @@ async def test_metrics_count_requests(http: aiohttp.ClientSession) -> None:
     assert 'apiserver_request_total{code="200",group="resource.k8s.io",resource=' \
            '"resourceslices",verb="list"}' in text
     assert "apiserver_request_duration_seconds_bucket" in text
+
+
+# --- TLS and tokens ---------------------------------------------------------------------------
+
+
+def test_tls_server_with_token(tmp_path: Path) -> None:
+    """``--tls`` serves HTTPS with a self-signed cert; the kubeconfig carries the CA and a
+    token; requests without the token get 401."""
+    from kubernetes import client, config
+
+    kubeconfig = tmp_path / "kubeconfig"
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from kubedra.cli.main import main; main()", "apiserver",
+         "--data-dir", str(tmp_path), "--port", "0", "--kubeconfig", str(kubeconfig), "--tls"],
+        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 30
+        while not kubeconfig.exists():
+            assert proc.poll() is None and time.monotonic() < deadline
+            time.sleep(0.05)
+        doc = yaml.safe_load(kubeconfig.read_text())
+        server = doc["clusters"][0]["cluster"]["server"]
+        assert server.startswith("https://127.0.0.1:")
+        assert doc["users"][0]["user"]["token"]
+        api = config.new_client_from_config(config_file=str(kubeconfig))
+        names = [n.metadata.name for n in client.CoreV1Api(api).list_namespace().items]
+        assert "default" in names and "kube-system" in names
+        api.close()
+        import ssl
+        import urllib.error
+        import urllib.request
+
+        ctx = ssl.create_default_context()
+        ctx.check_hostname = False
+        ctx.verify_mode = ssl.CERT_NONE
+        with pytest.raises(urllib.error.HTTPError) as info:
+            urllib.request.urlopen(server + "/api/v1/namespaces", context=ctx)
+        assert info.value.code == 401
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+async def test_all_namespaces_path_only_lists(http: aiohttp.ClientSession, ns: str) -> None:
+    await call(http, "POST", f"/api/v1/namespaces/{ns}/pods", pod_body("p"))
+    status, lst = await call(http, "GET", "/api/v1/pods?labelSelector=x%3Dnone")
+    assert status == 200 and lst["kind"] == "PodList"
+    assert (await call(http, "POST", "/api/v1/pods", pod_body("q")))[0] == 405
+    assert (await call(http, "DELETE", "/api/v1/pods"))[0] == 405
+    assert (await call(http, "GET", "/api/v1/pods/p"))[0] == 404
+
+
+async def test_single_object_watch_path(http: aiohttp.ClientSession, ns: str) -> None:
+    for name in ("a", "ab"):
+        await call(http, "POST", f"/api/v1/namespaces/{ns}/pods", pod_body(name))
+    events = await watch_lines(http, f"/api/v1/watch/namespaces/{ns}/pods/a", 2, timeout=1)
+    assert [(e["type"], e["object"]["metadata"]["name"]) for e in events] == [("ADDED", "a")]

@@ -77,6 +77,7 @@ async def test_control_loop(tmp_path: Path) -> None:
             creating = asyncio.create_task(create_pods(client, NS, names))
             await wait_for("half of the pods bound", lambda: bound() >= PODS // 2, 200)
             killed = await kill_leader(client, cluster)
+            assert bound() < PODS  # midway: the other replica has work left
             await creating
             await wait_for("every pod bound", lambda: bound() == PODS, 200)
             lease = await client.get(Lease, "kube-scheduler", "kube-system")

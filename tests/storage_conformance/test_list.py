@@ -7,6 +7,7 @@ import asyncio
 import pytest
 
 from kubedra.storage.contract import FutureRevisionError, ListResult, Store
+from tests.storage_conformance.helpers import create_numbered, update_numbered
 
 
 def keys(result: ListResult) -> list[str]:
@@ -106,16 +107,8 @@ async def test_start_after_outside_prefix(store: Store) -> None:
 
 
 async def test_list_during_concurrent_writes_sees_a_snapshot(store: Store) -> None:
-    for i in range(200):
-        await store.create(f"/p/{i:04d}", b"0")
-
-    async def churn() -> None:
-        for i in range(200):
-            kv = await store.get(f"/p/{i:04d}")
-            assert kv is not None
-            await store.update(f"/p/{i:04d}", b"1", kv.mod_revision)
-
-    writer = asyncio.create_task(churn())
+    await create_numbered(store, 200)
+    writer = asyncio.create_task(update_numbered(store, 200))
     try:
         for _ in range(10):
             result = await store.list("/p/")

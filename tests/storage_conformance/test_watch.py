@@ -6,7 +6,13 @@ import asyncio
 import contextlib
 
 from kubedra.storage.contract import EventType, Store
-from tests.storage_conformance.helpers import assert_quiet, summary, take
+from tests.storage_conformance.helpers import (
+    assert_quiet,
+    create_numbered,
+    summary,
+    take,
+    update_numbered,
+)
 
 ADDED, MODIFIED, DELETED = EventType.ADDED, EventType.MODIFIED, EventType.DELETED
 
@@ -81,17 +87,9 @@ async def test_watch_from_future_revision_starts_there(store: Store) -> None:
 
 
 async def test_replay_and_live_writes_race_without_gaps_or_repeats(store: Store) -> None:
-    for i in range(300):
-        await store.create(f"/p/{i:04d}", b"0")
+    await create_numbered(store, 300)
     total = 300 + 300
-
-    async def writer() -> None:
-        for i in range(300):
-            kv = await store.get(f"/p/{i:04d}")
-            assert kv is not None
-            await store.update(f"/p/{i:04d}", b"1", kv.mod_revision)
-
-    task = asyncio.create_task(writer())
+    task = asyncio.create_task(update_numbered(store, 300))
     watches = [store.watch("/p/", start) for start in (0, 100, 299, 450)]
     try:
         got = await asyncio.gather(

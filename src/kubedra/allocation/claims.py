@@ -40,6 +40,8 @@ class Request:
 
 @dataclass
 class ClaimPlan:
+    """A claim with its class and parameters resolved once, and its requests per driver."""
+
     claim: ResourceClaim
     resource_class: ResourceClass
     class_parameters: ResourceClassParameters
@@ -92,6 +94,8 @@ def plan_claim(
 def class_filter(
     params: ResourceClassParameters, driver: str, selectors: Selectors
 ) -> Selector | None:
+    """The class's first filter for ``driver`` (None: no filter); a compile error fails the
+    claim as upstream's controller does."""
     for f in params.filters or ():
         if f.driver_name == driver and f.named_resources is not None:
             try:

@@ -6,6 +6,9 @@ we keep an index and report several matches as an error (upstream 1.31 behaviour
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Generic, TypeVar
+
 from kubedra.api.resource import (
     GROUP,
     DriverRequests,
@@ -39,61 +42,68 @@ def kobj(namespace: str | None, name: str | None) -> str:
     return f"{namespace}/{name or ''}" if namespace else name or ""
 
 
-ClassGenKey = tuple[str, str, str, str]  # apiGroup, kind, name, namespace
-ClaimGenKey = tuple[str, str, str, str]  # namespace, apiGroup, kind, name
+GenKey = tuple[str, str, str, str]  # who the parameters were generated from
+NameKey = tuple[str, str]  # namespace, name
+P = TypeVar("P", ResourceClassParameters, ResourceClaimParameters)
+
+
+class _Parameters(Generic[P]):
+    """One kind of parameters by (namespace, name), plus the names generated from each origin."""
+
+    def __init__(self, gen_key: Callable[[P], GenKey | None]) -> None:
+        self.by_name: dict[NameKey, P] = {}
+        self._by_gen: dict[GenKey, set[NameKey]] = {}
+        self._gen_key: Callable[[P], GenKey | None] = gen_key
+
+    def upsert(self, obj: P) -> None:
+        key = (obj.metadata.namespace or "", obj.metadata.name or "")
+        self.delete(key)
+        self.by_name[key] = obj
+        gen = self._gen_key(obj)
+        if gen is not None:
+            self._by_gen.setdefault(gen, set()).add(key)
+
+    def delete(self, key: NameKey) -> None:
+        old = self.by_name.pop(key, None)
+        gen = None if old is None else self._gen_key(old)
+        if gen is not None:
+            self._by_gen[gen].discard(key)
+            if not self._by_gen[gen]:
+                del self._by_gen[gen]
+
+    def generated_from(self, gen: GenKey) -> set[NameKey]:
+        return self._by_gen.get(gen, set())
+
+
+def _class_gen_key(obj: ResourceClassParameters) -> GenKey | None:
+    g = obj.generated_from
+    return None if g is None else (g.api_group, g.kind, g.name, g.namespace)
+
+
+def _claim_gen_key(obj: ResourceClaimParameters) -> GenKey | None:
+    g = obj.generated_from
+    ns = obj.metadata.namespace or ""
+    return None if g is None else (ns, g.api_group, g.kind, g.name)
 
 
 class ParameterStore:
     """ResourceClassParameters and ResourceClaimParameters by name and by ``generatedFrom``."""
 
     def __init__(self) -> None:
-        self._class: dict[tuple[str, str], ResourceClassParameters] = {}
-        self._claim: dict[tuple[str, str], ResourceClaimParameters] = {}
-        self._class_gen: dict[ClassGenKey, set[tuple[str, str]]] = {}
-        self._claim_gen: dict[ClaimGenKey, set[tuple[str, str]]] = {}
-
-    @staticmethod
-    def _class_gen_key(obj: ResourceClassParameters) -> ClassGenKey | None:
-        g = obj.generated_from
-        return None if g is None else (g.api_group, g.kind, g.name, g.namespace)
-
-    @staticmethod
-    def _claim_gen_key(obj: ResourceClaimParameters) -> ClaimGenKey | None:
-        g = obj.generated_from
-        ns = obj.metadata.namespace or ""
-        return None if g is None else (ns, g.api_group, g.kind, g.name)
+        self._class = _Parameters(_class_gen_key)
+        self._claim = _Parameters(_claim_gen_key)
 
     def upsert_class_parameters(self, obj: ResourceClassParameters) -> None:
-        key = (obj.metadata.namespace or "", obj.metadata.name or "")
-        self.delete_class_parameters(*key)
-        self._class[key] = obj
-        gen = self._class_gen_key(obj)
-        if gen is not None:
-            self._class_gen.setdefault(gen, set()).add(key)
+        self._class.upsert(obj)
 
     def delete_class_parameters(self, namespace: str, name: str) -> None:
-        old = self._class.pop((namespace, name), None)
-        gen = None if old is None else self._class_gen_key(old)
-        if gen is not None:
-            self._class_gen[gen].discard((namespace, name))
-            if not self._class_gen[gen]:
-                del self._class_gen[gen]
+        self._class.delete((namespace, name))
 
     def upsert_claim_parameters(self, obj: ResourceClaimParameters) -> None:
-        key = (obj.metadata.namespace or "", obj.metadata.name or "")
-        self.delete_claim_parameters(*key)
-        self._claim[key] = obj
-        gen = self._claim_gen_key(obj)
-        if gen is not None:
-            self._claim_gen.setdefault(gen, set()).add(key)
+        self._claim.upsert(obj)
 
     def delete_claim_parameters(self, namespace: str, name: str) -> None:
-        old = self._claim.pop((namespace, name), None)
-        gen = None if old is None else self._claim_gen_key(old)
-        if gen is not None:
-            self._claim_gen[gen].discard((namespace, name))
-            if not self._claim_gen[gen]:
-                del self._claim_gen[gen]
+        self._claim.delete((namespace, name))
 
     # --- resolution (DR lookupClassParameters / lookupClaimParameters) -----------------------
 
@@ -102,7 +112,7 @@ class ParameterStore:
         if ref is None:
             return ResourceClassParameters()
         if ref.api_group == GROUP and ref.kind == CLASS_PARAMETERS_KIND:
-            found = self._class.get((ref.namespace, ref.name))
+            found = self._class.by_name.get((ref.namespace, ref.name))
             if found is None:
                 raise ParameterError(
                     f"class parameters {kobj(ref.namespace, ref.name)} not found",
@@ -112,7 +122,7 @@ class ParameterStore:
         # v1.30 lists in the class's namespace: "" for a cluster-scoped class = all namespaces.
         what = f"{ref.kind}.{ref.api_group} {kobj(cls.metadata.namespace, ref.name)}"
         gen = (ref.api_group, ref.kind, ref.name, ref.namespace)
-        return self._class[_single(self._class_gen.get(gen, set()), "class", what)]
+        return self._class.by_name[_single(self._class.generated_from(gen), "class", what)]
 
     def claim_parameters(self, claim: ResourceClaim, cls: ResourceClass) -> ResourceClaimParameters:
         ref = claim.spec.parameters_ref
@@ -120,7 +130,7 @@ class ParameterStore:
         if ref is None:
             return default_claim_parameters(cls)
         if ref.api_group == GROUP and ref.kind == CLAIM_PARAMETERS_KIND:
-            found = self._claim.get((ns, ref.name))
+            found = self._claim.by_name.get((ns, ref.name))
             if found is None:
                 raise ParameterError(
                     f"claim parameters {kobj(ns, ref.name)} not found", unresolvable=True
@@ -128,10 +138,10 @@ class ParameterStore:
             return found
         what = f"{ref.kind}.{ref.api_group} {kobj(ns, ref.name)}"
         gen = (ns, ref.api_group, ref.kind, ref.name)
-        return self._claim[_single(self._claim_gen.get(gen, set()), "claim", what)]
+        return self._claim.by_name[_single(self._claim.generated_from(gen), "claim", what)]
 
 
-def _single(keys: set[tuple[str, str]], which: str, what: str) -> tuple[str, str]:
+def _single(keys: set[NameKey], which: str, what: str) -> NameKey:
     """Exactly one ``generatedFrom`` match, else the upstream (1.31) not-found / multiple error."""
     matches = sorted(keys)
     if not matches:

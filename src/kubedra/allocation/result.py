@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import copy
+import msgspec
 
 from kubedra.allocation.claims import ClaimPlan
 from kubedra.api.core import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
@@ -70,7 +70,8 @@ def _claim_vendor(plan: ClaimPlan, driver: str) -> object:
 
 def with_allocation(plan: ClaimPlan, allocation: AllocationResult) -> ResourceClaim:
     """A copy of the claim carrying the allocation and ``status.driverName`` (class driver)."""
-    claim = copy.deepcopy(plan.claim)
-    claim.status.driver_name = plan.resource_class.driver_name
-    claim.status.allocation = allocation
-    return claim
+    # Shallow: only status is new; metadata and spec are shared and never mutated.
+    status = msgspec.structs.replace(plan.claim.status,
+                                     driver_name=plan.resource_class.driver_name,
+                                     allocation=allocation)
+    return msgspec.structs.replace(plan.claim, status=status)

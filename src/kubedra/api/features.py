@@ -10,9 +10,10 @@ tests and in-process clusters can run with different gates side by side.
 from __future__ import annotations
 
 import dataclasses
-import json
 from collections.abc import Mapping
 from dataclasses import dataclass
+
+from kubedra.api.goformat import go_quote
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +117,7 @@ def _parse_go_bool(key: str, raw: str) -> bool:
     if raw in ("0", "f", "F", "false", "FALSE", "False"):
         return False
     raise FeatureGateError(
-        f"invalid value of {key}={raw}, err: strconv.ParseBool: parsing {json.dumps(raw)}: "
+        f"invalid value of {key}={raw}, err: strconv.ParseBool: parsing {go_quote(raw)}: "
         "invalid syntax"
     )
 

@@ -38,10 +38,6 @@ class Kind:
         return f"{self.group}/{self.version}" if self.group else self.version
 
     @property
-    def group_version(self) -> str:
-        return self.api_version
-
-    @property
     def qualified(self) -> str:
         """``<plural>.<group>`` as used in error messages (``resourceslices.resource.k8s.io``)."""
         return f"{self.plural}.{self.group}" if self.group else self.plural
@@ -83,7 +79,6 @@ KINDS: tuple[Kind, ...] = (
 )
 
 _BY_GVK = {(k.group, k.version, k.kind): k for k in KINDS}
-_BY_PLURAL = {(k.group, k.version, k.plural): k for k in KINDS}
 
 
 def by_gvk(group: str, version: str, kind: str) -> Kind | None:
@@ -93,10 +88,6 @@ def by_gvk(group: str, version: str, kind: str) -> Kind | None:
 def by_api_version(api_version: str, kind: str) -> Kind | None:
     group, _, version = api_version.rpartition("/")
     return _BY_GVK.get((group, version, kind))
-
-
-def by_resource(group: str, version: str, plural: str) -> Kind | None:
-    return _BY_PLURAL.get((group, version, plural))
 
 
 def lookup(name: str) -> Kind | None:

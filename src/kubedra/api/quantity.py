@@ -281,9 +281,6 @@ class Quantity:
     def sign(self) -> int:
         return (self._v > 0) - (self._v < 0)
 
-    def is_zero(self) -> bool:
-        return self._v == 0
-
     def cmp(self, other: Quantity) -> int:
         """``Quantity.Cmp``: -1, 0 or 1, exact for any exponent without huge powers."""
         va, ea = self._normalized()

@@ -11,43 +11,15 @@ import functools
 from dataclasses import dataclass, field
 from typing import Final
 
+from kubedra.api.goformat import go_quote
+
 _UINT64_MAX: Final = (1 << 64) - 1
 _NUMBERS: Final = frozenset("0123456789")
 _ALPHANUM: Final = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-")
-_GO_ESCAPES: Final = {
-    "\a": "\\a",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\v": "\\v",
-    '"': '\\"',
-    "\\": "\\\\",
-}
 
 
 class SemverError(ValueError):
     """A blang ``Parse`` error; ``str(e)`` is blang's (or strconv's) text."""
-
-
-def go_quote(s: str) -> str:
-    """Go ``%q`` / ``strconv.Quote`` of a string (printable runes kept, others escaped)."""
-    out = ['"']
-    for ch in s:
-        esc = _GO_ESCAPES.get(ch)
-        if esc is not None:
-            out.append(esc)
-        elif ch.isprintable():
-            out.append(ch)
-        elif ord(ch) < 0x80:
-            out.append(f"\\x{ord(ch):02x}")
-        elif ord(ch) < 0x10000:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(f"\\U{ord(ch):08x}")
-    out.append('"')
-    return "".join(out)
 
 
 def _only(s: str, allowed: frozenset[str]) -> bool:

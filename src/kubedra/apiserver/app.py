@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hmac
 import logging
 import time
 from collections.abc import Callable
@@ -17,6 +16,7 @@ from aiohttp import web
 
 from kubedra.api.features import FeatureGates
 from kubedra.apiserver import discovery, errors, objects, openapi
+from kubedra.apiserver.auth import ADMIN, USER, Authenticator, NodeAuthorizer, User
 from kubedra.apiserver.gc import GarbageCollector
 from kubedra.apiserver.handlers import MAX_BODY, ResourceHandlers, resolve
 from kubedra.apiserver.hub import WatchHub
@@ -38,6 +38,7 @@ class Options:
     bookmark_interval: float = 60.0
     max_watch_seconds: float = 1800.0
     token: str | None = None
+    token_users: dict[str, User] = field(default_factory=dict)
     gc: bool = True
     watch_window: int = 20_000
 
@@ -58,6 +59,14 @@ class ApiServer:
             max_watch_seconds=self.options.max_watch_seconds,
         )
         self.gc = GarbageCollector(self.registry, self.rest, self.hub)
+        tokens = dict(self.options.token_users)
+        if self.options.token:
+            tokens[self.options.token] = ADMIN
+        self.authn = Authenticator(tokens)
+        slices = self.registry.get("resource.k8s.io", "v1alpha2", "resourceslices")
+        assert slices is not None
+        self.authz = NodeAuthorizer(self.hub, store, slices)
+        self.resources.authz = self.authz
         self.metrics = Metrics()
         self.inflight = 0
         self.address = ""
@@ -69,6 +78,7 @@ class ApiServer:
     async def prepare(self) -> None:
         """Start the watch hub and the collector; create the boot namespaces."""
         await self.hub.start()
+        await self.authz.start()
         await self._boot_namespaces()
         if self.options.gc:
             await self.gc.start()
@@ -96,6 +106,7 @@ class ApiServer:
         if self._runner is not None:
             await self._runner.cleanup()
         await self.gc.stop()
+        await self.authz.stop()
         await self.hub.stop()
 
     async def _boot_namespaces(self) -> None:
@@ -165,13 +176,9 @@ class ApiServer:
                 )
 
     def _authenticate(self, request: web.BaseRequest) -> None:
-        token = self.options.token
-        if token is None or request.path in ("/healthz", "/livez", "/readyz"):
+        if request.path in ("/healthz", "/livez", "/readyz"):
             return
-        header = request.headers.get("Authorization", "")
-        given = header[7:] if header.startswith("Bearer ") else ""
-        if not hmac.compare_digest(given.encode(), token.encode()):
-            raise errors.ApiError(errors.status_body(401, "Unauthorized", "Unauthorized"))
+        request[USER] = self.authn.authenticate(request.headers.get("Authorization", ""))
 
     # --- dispatch -----------------------------------------------------------------------------
 

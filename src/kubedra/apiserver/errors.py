@@ -97,17 +97,9 @@ def bad_request(message: str) -> ApiError:
     return ApiError(status_body(400, "BadRequest", message))
 
 
-def forbidden(message: str) -> ApiError:
-    return ApiError(status_body(403, "Forbidden", message))
-
-
 def forbidden_object(plural: str, group: str, name: str, why: str) -> ApiError:
     msg = f'{_qualified(plural, group)} "{name}" is forbidden: {why}'
     return ApiError(status_body(403, "Forbidden", msg, _details(name, group, plural)))
-
-
-def gone(message: str) -> ApiError:
-    return ApiError(status_body(410, "Gone", message))
 
 
 def resource_expired(message: str) -> ApiError:
@@ -130,11 +122,6 @@ def unsupported_media_type(accepted: Iterable[str]) -> ApiError:
         + ", ".join(accepted)
     )
     return ApiError(status_body(415, "UnsupportedMediaType", msg))
-
-
-def not_acceptable(accepted: Iterable[str]) -> ApiError:
-    msg = "only the following media types are accepted: " + ", ".join(accepted)
-    return ApiError(status_body(406, "NotAcceptable", msg))
 
 
 def too_large(limit: int) -> ApiError:

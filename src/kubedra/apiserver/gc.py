@@ -17,7 +17,7 @@ import logging
 from dataclasses import dataclass
 
 from kubedra.apiserver import errors
-from kubedra.apiserver.hub import Change, Subscription, WatchHub
+from kubedra.apiserver.hub import Change, Overflow, Subscription, WatchHub
 from kubedra.apiserver.objects import Obj
 from kubedra.apiserver.registry import Registry, Resource
 from kubedra.apiserver.rest import FOREGROUND, ORPHAN, DeleteOptions, Rest
@@ -52,17 +52,24 @@ class GarbageCollector:
     # --- lifecycle --------------------------------------------------------------------------
 
     async def start(self) -> None:
+        sub = await self._sync()
+        self._tasks = [
+            asyncio.create_task(self._follow(sub), name="gc-follow"),
+            asyncio.create_task(self._work(), name="gc-work"),
+        ]
+
+    async def _sync(self) -> Subscription:
+        """(Re)build the index from a list and follow the hub from the list's revision."""
         lr = await self.rest.store.list("/registry/")
+        self.by_key.clear()
+        self.by_uid.clear()
+        self.dependents.clear()
         for kv in lr.items:
             obj, _ = self.rest.cache.get(kv)
             self._index(kv.key, obj)
         for key in list(self.by_key):
             self._schedule_for(key)
-        sub = self.hub.subscribe("/registry/", lr.revision)
-        self._tasks = [
-            asyncio.create_task(self._follow(sub), name="gc-follow"),
-            asyncio.create_task(self._work(), name="gc-work"),
-        ]
+        return self.hub.subscribe("/registry/", lr.revision)
 
     async def stop(self) -> None:
         for t in self._tasks:
@@ -123,14 +130,20 @@ class GarbageCollector:
                     del self.dependents[o]
 
     async def _follow(self, sub: Subscription) -> None:
-        try:
-            while True:
+        """Apply the hub's changes; when the hub drops us (too slow, or reset), re-sync."""
+        while True:
+            try:
                 ch = await sub.next()
-                if ch is None:
-                    return
+            except Overflow:
+                ch = None
+            if ch is not None:
                 self._observe(ch)
-        finally:
+                continue
             sub.close()
+            if self.hub.stopped:
+                return
+            log.warning("gc: lost the change stream; re-syncing")
+            sub = await self._sync()
 
     def _observe(self, ch: Change) -> None:
         old = self.by_key.get(ch.key)
@@ -232,7 +245,10 @@ class GarbageCollector:
             return
         if len(gone) == len(entry.owners):
             if not entry.deleting:
-                await self.rest.delete(res, ns, name, DeleteOptions(propagation_policy=None))
+                # attemptToDeleteItem: background unless the object asks otherwise
+                keeps_own = ORPHAN in entry.finalizers or FOREGROUND in entry.finalizers
+                policy = None if keeps_own else "Background"
+                await self.rest.delete(res, ns, name, DeleteOptions(propagation_policy=policy))
             return
 
         async def drop_dangling(obj: Obj) -> Obj:

@@ -7,7 +7,6 @@ then ``[namespaces/<ns>/]<plural>[/<name>[/<subresource>]]``.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any
@@ -16,12 +15,19 @@ import msgspec
 from aiohttp import web
 
 from kubedra.apiserver import admission, errors, objects, params, patching, tables
+from kubedra.apiserver.auth import ANONYMOUS_ADMIN, USER, NodeAuthorizer, User
 from kubedra.apiserver.hub import Change, Overflow, WatchHub, kv_change, store_changes
 from kubedra.apiserver.metrics import RESOURCE, VERB
 from kubedra.apiserver.objects import Obj
 from kubedra.apiserver.registry import Registry, Resource
 from kubedra.apiserver.rest import DeleteOptions, Filter, Rest, Result, list_object
-from kubedra.apiserver.selectors import SelectorError, parse_field_selector, parse_label_selector
+from kubedra.apiserver.selectors import (
+    FieldSelector,
+    FieldTerm,
+    SelectorError,
+    parse_field_selector,
+    parse_label_selector,
+)
 from kubedra.storage.contract import CompactedError, Store
 
 MAX_BODY = 3 * 1024 * 1024
@@ -59,6 +65,8 @@ def resolve(registry: Registry, group: str, version: str, parts: list[str]) -> T
         namespace = ""
     if res.kind.namespaced is False and namespace:
         raise errors.path_not_found()
+    if res.kind.namespaced and not namespace and name:  # /api/v1/pods/x has no meaning
+        raise errors.path_not_found()
     if sub and sub not in res.kind.subresources:
         raise errors.path_not_found()
     return Target(res, namespace, name, sub, watch_path)
@@ -76,6 +84,7 @@ class ResourceHandlers:
         self.bookmark_interval = bookmark_interval
         self.max_watch_seconds = max_watch_seconds
         self.stopping = asyncio.Event()
+        self.authz: NodeAuthorizer | None = None
 
     # --- entry ---------------------------------------------------------------------------
 
@@ -84,6 +93,9 @@ class ResourceHandlers:
         verb = _verb(method, t, request)
         request[VERB] = verb
         request[RESOURCE] = t.res.kind.plural + (f"/{t.subresource}" if t.subresource else "")
+        if self.authz is not None:
+            self.authz.authorize(_user(request), verb, t.res, t.namespace, t.name,
+                                 t.subresource)
         if t.subresource == "binding":
             if method != "POST":
                 raise errors.method_not_allowed(method)
@@ -102,6 +114,8 @@ class ResourceHandlers:
             raise errors.method_not_allowed(method)
         if t.name:
             if method == "GET":
+                if t.watch_path:
+                    return await self._watch(request, t)
                 return await self._get(request, t)
             if method == "PUT":
                 return await self._update(request, t)
@@ -114,6 +128,8 @@ class ResourceHandlers:
             if verb == "watch":
                 return await self._watch(request, t)
             return await self._list(request, t)
+        if t.res.kind.namespaced and not t.namespace:  # all namespaces: list and watch only
+            raise errors.method_not_allowed(method)
         if method == "POST" and "create" in t.res.kind.verbs:
             return await self._create(request, t)
         if method == "DELETE" and "deletecollection" in t.res.kind.verbs:
@@ -174,8 +190,10 @@ class ResourceHandlers:
         flt = self._filter(request, t, opts)
         as_table = tables.wants_table(request)
         prefix = t.res.list_prefix(t.namespace)
-        if t.name:
-            prefix = t.res.key(t.namespace, t.name)
+        if t.name:  # /watch/.../<name>: the deprecated single-object watch
+            name_term = FieldTerm("metadata.name", t.name, True)
+            terms = flt.fields.terms if flt.fields is not None else ()
+            flt = Filter(flt.labels, FieldSelector((*terms, name_term)))
         initial: list[Change] = []
         rv = opts.resource_version
         send_initial = opts.send_initial_events
@@ -200,10 +218,9 @@ class ResourceHandlers:
             if send_initial and opts.allow_bookmarks and opts.send_initial_events:
                 await writer.bookmark(after, initial_end=True)
             await self._stream(writer, prefix, after, deadline, opts.allow_bookmarks)
-        except (ConnectionResetError, asyncio.CancelledError):
-            raise
-        with contextlib.suppress(ConnectionResetError):
             await resp.write_eof()
+        except ConnectionResetError:
+            pass  # the client went away; nothing to answer
         return resp
 
     async def _stream(
@@ -239,12 +256,14 @@ class ResourceHandlers:
                     return
                 if ch is None:
                     return
-                await writer.change(ch)
+                batch = [ch]  # whatever else is queued goes out in the same write
                 while not sub.queue.empty():
                     more = sub.queue.get_nowait()
                     if more is None:
+                        await writer.changes(batch)
                         return
-                    await writer.change(more)
+                    batch.append(more)
+                await writer.changes(batch)
         finally:
             stop.cancel()
             sub.close()
@@ -282,6 +301,8 @@ class ResourceHandlers:
         dry = _dry_run(request)
         mode = admission.field_validation_mode(request.query.get("fieldValidation"))
         dec = admission.decode_body(t.res, body, mode, raw)
+        if self.authz is not None:
+            self.authz.admit_create(_user(request), t.res, dec.obj)
         result = await self.rest.create(t.res, t.namespace, dec.obj, dry_run=dry,
                                         manager=_manager(request))
         result.warnings += dec.warnings
@@ -407,28 +428,43 @@ class _EventWriter:
         self.first_table = True
 
     async def change(self, ch: Change) -> None:
+        await self.changes([ch])
+
+    async def changes(self, batch: list[Change]) -> None:
+        """Write the lines of several changes at once (one write for a burst)."""
+        if self.flt.everything and not self.as_table:
+            await self.resp.write(b"".join(ch.line for ch in batch))
+            return
+        lines = [line for line in map(self._line, batch) if line is not None]
+        if lines:
+            await self.resp.write(b"".join(lines))
+
+    def _line(self, ch: Change) -> bytes | None:
+        """The line a filtered (or Table) watcher gets for ``ch``, or None to skip it."""
         typ = ch.type
         obj, data = ch.obj, ch.data
-        if not self.flt.everything:
-            now = self.flt.matches(self.res, ch.obj) if typ != "DELETED" else False
-            before = ch.prev is not None and self.flt.matches(self.res, ch.prev)
-            if typ == "DELETED":
-                if not self.flt.matches(self.res, ch.obj):
-                    return
-            elif now and not before:
+        if typ == "DELETED":
+            if not self.flt.everything and not self.flt.matches(self.res, obj):
+                return None
+        elif not self.flt.everything:
+            # cacheWatcher.convertToWatchEvent: entering or leaving the selection
+            now = self.flt.matches(self.res, obj)
+            prev = ch.prev
+            before = prev is not None and self.flt.matches(self.res, prev)
+            if now and not before:
                 typ = "ADDED"
             elif before and not now:
+                assert prev is not None
                 typ = "DELETED"
-                assert ch.prev is not None
-                obj = dict(ch.prev)
+                obj = dict(prev)
                 obj["metadata"] = dict(obj.get("metadata") or {},
                                        resourceVersion=str(ch.revision))
                 data = objects.encode(obj)
             elif not now:
-                return
+                return None
         if self.as_table:
             data = objects.encode(self._table(obj))
-        await self.resp.write(b'{"type":"' + typ.encode() + b'","object":' + data + b"}\n")
+        return b'{"type":"' + typ.encode() + b'","object":' + data + b"}\n"
 
     def _table(self, obj: Obj) -> Obj:
         tbl = tables.table(self.res, [obj], self.include_object)
@@ -458,9 +494,11 @@ class _EventWriter:
 
 def _verb(method: str, t: Target, request: web.BaseRequest) -> str:
     if method == "GET":
+        if t.watch_path:
+            return "watch"
         if t.name:
             return "get"
-        if t.watch_path or params.parse_bool("watch", request.query.get("watch")):
+        if params.parse_bool("watch", request.query.get("watch")):
             return "watch"
         return "list"
     return {
@@ -484,7 +522,7 @@ async def read_json(request: web.BaseRequest) -> tuple[bytes, Any]:
         return raw, objects.decode(raw)
     except (msgspec.MsgspecError, RecursionError, UnicodeDecodeError) as err:
         raise errors.bad_request(
-            f"the body of the request could not be decoded: {err}"
+            f"couldn't get version/kind; json parse error: {err}"
         ) from None
 
 
@@ -567,6 +605,11 @@ def _apply_delete_body(opts: DeleteOptions, body: Obj) -> None:
         if not isinstance(dry, list) or any(d != "All" for d in dry):
             raise ValueError("dryRun may only contain \"All\"")
         opts.dry_run = opts.dry_run or bool(dry)
+
+
+def _user(request: web.BaseRequest) -> User:
+    user = request.get(USER)
+    return user if isinstance(user, User) else ANONYMOUS_ADMIN
 
 
 def _manager(request: web.BaseRequest) -> str:

@@ -13,25 +13,39 @@ import contextlib
 import logging
 from collections import deque
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
 
 from kubedra.apiserver import objects
 from kubedra.apiserver.objects import Obj
-from kubedra.storage.contract import EventType, KeyValue, Store, WatchEvent
+from kubedra.storage.contract import CompactedError, EventType, KeyValue, Store, WatchEvent
 
 log = logging.getLogger(__name__)
 
 
-@dataclass(frozen=True, slots=True)
 class Change:
-    """A decoded store event: objects are shared, never mutate them."""
+    """A decoded store event: objects are shared, never mutate them.
 
-    type: str  # ADDED, MODIFIED, DELETED
-    key: str
-    revision: int
-    obj: Obj
-    data: bytes
-    prev: Obj | None
+    The previous value is kept as stored bytes and decoded only when a filtered watcher asks
+    (selector transitions), so the event window holds one dict per event, not two."""
+
+    __slots__ = ("_prev", "_prev_kv", "data", "key", "line", "obj", "revision", "type")
+
+    def __init__(self, typ: str, key: str, revision: int, obj: Obj, data: bytes,
+                 prev: KeyValue | None) -> None:
+        self.type = typ  # ADDED, MODIFIED, DELETED
+        self.key = key
+        self.revision = revision
+        self.obj = obj
+        self.data = data
+        self._prev_kv = prev
+        self._prev: Obj | None = None
+        # the watch-stream line, built once and shared by every watcher
+        self.line = b'{"type":"' + typ.encode() + b'","object":' + data + b"}\n"
+
+    @property
+    def prev(self) -> Obj | None:
+        if self._prev is None and self._prev_kv is not None:
+            self._prev = objects.from_kv(self._prev_kv)
+        return self._prev
 
 
 class Overflow(Exception):
@@ -50,8 +64,7 @@ def change_of(ev: WatchEvent, cache: objects.WireCache | None = None) -> Change:
     else:
         obj = objects.from_kv(kv)
         data = objects.encode(obj)
-    prev = objects.from_kv(ev.prev) if ev.prev is not None else None
-    return Change(ev.type.value, kv.key, ev.revision, obj, data, prev)
+    return Change(ev.type.value, kv.key, ev.revision, obj, data, ev.prev)
 
 
 class Subscription:
@@ -96,13 +109,14 @@ class WatchHub:
         self.subs: set[Subscription] = set()
         self.subscriber_limit = 50_000
         self._task: asyncio.Task[None] | None = None
-        self._progress = asyncio.Event()
+        self.stopped = False
 
     async def start(self) -> None:
         self.revision = self.window_start = await self.store.current_revision()
         self._task = asyncio.create_task(self._run(), name="watch-hub")
 
     async def stop(self) -> None:
+        self.stopped = True
         if self._task is not None:
             self._task.cancel()
             with contextlib.suppress(asyncio.CancelledError, Exception):
@@ -118,11 +132,25 @@ class WatchHub:
                     self._publish(change_of(ev, self.cache))
             except asyncio.CancelledError:
                 raise
+            except CompactedError:
+                # History we never saw is gone: restart from now and end every watch, whose
+                # clients then re-list (as upstream's watch cache does when it re-lists).
+                log.warning("watch hub: fell behind compaction; resetting")
+                await self._reset()
+                continue
             except Exception:  # a lost store watch: resume from the last revision seen
                 log.exception("watch hub: store watch failed; resuming")
                 await asyncio.sleep(0.1)
                 continue
             return
+
+    async def _reset(self) -> None:
+        self.window.clear()
+        self.revision = self.window_start = await self.store.current_revision()
+        for sub in list(self.subs):
+            sub.overflowed = True
+            sub.queue.put_nowait(None)
+        self.subs.clear()
 
     def _publish(self, ch: Change) -> None:
         if len(self.window) == self.window.maxlen:
@@ -131,20 +159,6 @@ class WatchHub:
         self.revision = ch.revision
         for sub in list(self.subs):
             sub.offer(ch)
-        self._progress.set()
-        self._progress = asyncio.Event()
-
-    async def wait_for(self, revision: int, timeout: float) -> bool:
-        """Wait until the hub has seen ``revision`` (read-your-writes for watchers)."""
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + timeout
-        while self.revision < revision:
-            left = deadline - loop.time()
-            if left <= 0:
-                return False
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(self._progress.wait(), left)
-        return True
 
     def covers(self, after: int) -> bool:
         return after >= self.window_start

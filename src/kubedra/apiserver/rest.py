@@ -35,10 +35,7 @@ from kubedra.validation import field as fielderr
 ORPHAN = "orphan"
 FOREGROUND = "foregroundDeletion"
 _GENERATE_RETRIES = 8
-_UPDATE_RETRIES = 16
-
-Mutation = Callable[[Obj], Obj]
-
+_UPDATE_RETRIES = 100
 
 @dataclass(slots=True)
 class Result:
@@ -132,14 +129,15 @@ class Rest:
                     f"Too large resource version: {err.revision}, current: {err.current}"
                 ) from None
             revision = lr.revision
-            for kv in lr.items:
+            for i, kv in enumerate(lr.items):
                 obj, data = self.cache.get(kv)
                 if flt.everything or flt.matches(res, obj):
                     out.append((obj, data))
                     if limit and len(out) >= limit:
-                        more = lr.more or kv is not lr.items[-1]
+                        left_in_page = len(lr.items) - i - 1
+                        more = lr.more or left_in_page > 0
                         token = encode_continue(revision, kv.key, prefix) if more else ""
-                        remaining = lr.remaining + (len(lr.items) - lr.items.index(kv) - 1)
+                        remaining = lr.remaining + left_in_page
                         return out, revision, token, remaining if flt.everything and more else None
             if not lr.more or not lr.items:
                 return out, revision, "", None
@@ -235,8 +233,9 @@ class Rest:
         admit: bool = True,
         manager: str = "",
     ) -> Result:
-        """GuaranteedUpdate: read, ``mutate`` a copy, admit, compare-and-swap; retry on a
-        lost race unless the new object pins a resourceVersion (then 409)."""
+        """GuaranteedUpdate: read, ``mutate`` a copy, admit, compare-and-swap, retry on a
+        lost race. A resourceVersion in the new object that is not the stored one is a 409.
+        ``admit=False`` is for the server's own writes (binding, GC, finalize)."""
         key = res.key(namespace, name)
         for _ in range(_UPDATE_RETRIES):
             kv = await self.store.get(key)
@@ -255,11 +254,9 @@ class Rest:
             self._keep_system_meta(new_meta, old)
             if manager:
                 new = managed_fields(res, old, new, manager, subresource)
-            if not admit:
-                pass
-            elif subresource == "status":
+            if admit and subresource == "status":
                 admission.admit_status_update(res, new, old)
-            else:
+            elif admit:
                 admission.admit_update(res, new, old)
             if new == old:
                 return Result(new)
@@ -272,10 +269,8 @@ class Rest:
                     return Result(new)
                 out_kv = await self.store.update(key, objects.to_storage(new), kv.mod_revision)
             except ConflictError:
-                if pinned:
-                    raise errors.conflict(
-                        res.kind.plural, res.kind.group, name, errors.MODIFIED
-                    ) from None
+                # Lost a race: read again. A resourceVersion the request pinned (PUT body,
+                # or set by the patch) no longer matches then and becomes the 409 above.
                 continue
             except NotFoundError:
                 raise errors.not_found(res.kind.plural, res.kind.group, name) from None

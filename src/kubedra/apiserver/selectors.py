@@ -213,12 +213,6 @@ class FieldSelector:
     def matches(self, fields: Mapping[str, str]) -> bool:
         return all((fields.get(t.field, "") == t.value) == t.equal for t in self.terms)
 
-    def value_of(self, field: str) -> str | None:
-        """The required value of an equality term on ``field`` (for index lookups)."""
-        for t in self.terms:
-            if t.field == field and t.equal:
-                return t.value
-        return None
 
 
 def _split_unescaped(text: str, sep: str) -> list[str]:

@@ -22,6 +22,8 @@ Printer = Callable[[Obj], list[Cell]]
 
 def wants_table(request: web.BaseRequest) -> bool:
     accept = request.headers.get("Accept", "")
+    if "as=Table" not in accept:
+        return False
     for part in accept.split(","):
         items = {kv.split("=", 1)[0].strip(): kv.split("=", 1)[1].strip()
                  for kv in part.split(";")[1:] if "=" in kv}

@@ -4,8 +4,9 @@ Only this package imports ``cel_expr_python``. Public API:
 
 * ``compile_expression(expr, EnvType.NEW_EXPRESSIONS | STORED_EXPRESSIONS) -> Program``
   (alias ``compile``), raising :class:`CompileError` whose ``detail`` is upstream's text
-  (``compilation failed: ERROR: <input>:L:C: ...``, ``must evaluate to bool``). Results are
-  cached in a bounded LRU (1,024 entries) keyed by (expression, environment).
+  (``compilation failed: ERROR: <input>:L:C: ...``, ``must evaluate to bool``). cel-cpp parses
+  and type-checks; the 1.29 literal validators run on the checked AST (_validators.py).
+  Results are cached in a bounded LRU (1,024 entries) keyed by (expression, environment).
 * ``validate_selector(expr, stored) -> str | None`` for API validation.
 * ``prepare(attributes) -> Prepared``: converts an instance's ``NamedResourcesAttribute`` list
   once; keep it per instance and call ``program.evaluate(prepared)`` (a plain attribute list

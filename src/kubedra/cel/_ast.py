@@ -86,6 +86,20 @@ class _Reader:
     def sub(self, start: int, end: int, num: int) -> list[_Span]:
         return [(s, e) for n, wt, s, e in self.fields(start, end) if n == num and wt == 2]
 
+    def int_keyed_entries(self, start: int, end: int, num: int) -> list[tuple[int, _Span]]:
+        """(key, value span) of each entry of map field ``num`` (int64 keys, message values)."""
+        out = []
+        for es, ee in self.sub(start, end, num):
+            key = val = None
+            for n, wt, fs, fe in self.fields(es, ee):
+                if n == 1 and wt == 0:
+                    key = self.varint(fs)[0]
+                elif n == 2 and wt == 2:
+                    val = (fs, fe)
+            if key is not None and val is not None:
+                out.append((key, val))
+        return out
+
     def text(self, span: _Span) -> str:
         return self.buf[span[0] : span[1]].decode()
 
@@ -104,15 +118,7 @@ class CheckedAst:
     def __init__(self, serialized: bytes) -> None:
         r = self._r = _Reader(serialized)
         (value,) = r.sub(0, len(serialized), 2)  # Any.value
-        for es, ee in r.sub(value[0], value[1], 2):  # CheckedExpr.reference_map entries
-            key = ref = None
-            for num, wt, fs, fe in r.fields(es, ee):
-                if num == 1 and wt == 0:
-                    key = r.varint(fs)[0]
-                elif num == 2 and wt == 2:
-                    ref = (fs, fe)
-            if key is None or ref is None:
-                continue
+        for key, ref in r.int_keyed_entries(value[0], value[1], 2):  # CheckedExpr.reference_map
             for span in r.sub(ref[0], ref[1], 3):  # Reference.overload_id
                 operands = _list_operands(r.text(span))
                 if operands:

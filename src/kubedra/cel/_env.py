@@ -17,6 +17,7 @@ from cel_expr_python import cel
 from cel_expr_python.ext import ext_optional
 
 from kubedra.cel import _k8s, _lists, _net, _strings
+from kubedra.cel._decl import Overloads
 from kubedra.cel._proto import POOL, QUANTITY, SEMVER
 
 T = cel.Type
@@ -37,7 +38,7 @@ class VersionedOption:
     """Overloads/extensions/variables introduced (and maybe removed) at a version."""
 
     introduced: Version
-    overloads: Callable[[], list[tuple[str, Any]]] | None = None
+    overloads: Callable[[], Overloads] | None = None
     optional_types: bool = False
     variables: dict[str, str] | None = None
     removed: Version | None = None

@@ -19,9 +19,11 @@ from typing import Any, Final
 
 from cel_expr_python import cel
 
+from kubedra.api.goformat import go_quote
 from kubedra.api.quantity import Quantity, QuantityError
 from kubedra.api.semver import SemverError, Version
 from kubedra.cel import _cost
+from kubedra.cel._decl import Overloads, overload
 from kubedra.cel._proto import QUANTITY, SEMVER, URL, QuantityMsg, SemverMsg, URLMsg
 
 T = cel.Type
@@ -186,20 +188,22 @@ class _URLError(ValueError):
     pass
 
 
+def _url_error(s: str, reason: str) -> _URLError:
+    """Go's ``*url.Error`` text (``parse "<url>": <reason>``) as the URL library wraps it."""
+    prefix = "URL parse error during conversion from string"
+    return _URLError(f"{prefix}: parse {go_quote(s)}: {reason}")
+
+
 @functools.lru_cache(maxsize=_CACHE)
 def _parse_url(s: str) -> urllib.parse.SplitResult:
     """Approximates Go ``url.ParseRequestURI``: absolute URI or absolute path, no fragment."""
     if not s:
-        raise _URLError(f"URL parse error during conversion from string: parse {s!r}: empty url")
+        raise _url_error(s, "empty url")
     parts = urllib.parse.urlsplit(s, allow_fragments=False)
     if not parts.scheme and not s.startswith("/"):
-        raise _URLError(
-            f'URL parse error during conversion from string: parse "{s}": invalid URI for request'
-        )
+        raise _url_error(s, "invalid URI for request")
     if any(c in s for c in " \x7f") or any(ord(c) < 0x20 for c in s):
-        raise _URLError(
-            f'URL parse error during conversion from string: parse "{s}": invalid character in URL'
-        )
+        raise _url_error(s, "invalid character in URL")
     return parts
 
 
@@ -256,69 +260,33 @@ def _get_query(m: Any) -> dict[str, list[str]]:
 # ----------------------------------------------------------------------------- declarations
 
 
-Overloads = list[tuple[str, Any]]
-
-
-def _fd(name: str, overloads: list[Any]) -> Overloads:
-    return [(name, o) for o in overloads]
-
-
-def _ov(oid: str, ret: Any, params: list[Any], member: bool, impl: Any = None) -> Any:
-    if impl is None:
-        return cel.Overload(oid, ret, params, member)
-    return cel.Overload(oid, ret, params, member, impl)
-
-
 def quantity_and_semver_overloads() -> Overloads:
-    """Overloads of the quantity library (base env >= 1.28) and DRA's semver library."""
+    """Overloads of the quantity library (base env >= 1.28) and DRA's semver library.
+
+    The semver comparisons have no implementation of their own: see the module docstring."""
     b, i, d, s = T.BOOL, T.INT, T.DOUBLE, T.STRING
     return [
-        *_fd("quantity", [_ov("string_to_quantity", QT, [s], False, _quantity)]),
-        *_fd("isQuantity", [_ov("is_quantity_string", b, [s], False, _is_quantity)]),
-        *_fd("sign", [_ov("quantity_sign", i, [QT], False, _sign)]),
-        *_fd(
-            "isGreaterThan",
-            [
-                _ov("quantity_is_greater_than", b, [QT, QT], True, _is_greater),
-                _ov("semver_is_greater_than", b, [ST, ST], True),
-            ],
-        ),
-        *_fd(
-            "isLessThan",
-            [
-                _ov("quantity_is_less_than", b, [QT, QT], True, _is_less),
-                _ov("semver_is_less_than", b, [ST, ST], True),
-            ],
-        ),
-        *_fd(
-            "compareTo",
-            [
-                _ov("quantity_compare_to", i, [QT, QT], True, _compare),
-                _ov("semver_compare_to", i, [ST, ST], True),
-            ],
-        ),
-        *_fd("asApproximateFloat", [_ov("quantity_get_float", d, [QT], True, _as_float)]),
-        *_fd("asInteger", [_ov("quantity_get_int", i, [QT], True, _as_integer)]),
-        *_fd("isInteger", [_ov("quantity_is_integer", b, [QT], True, _is_integer)]),
-        *_fd(
-            "add",
-            [
-                _ov("quantity_add", QT, [QT, QT], True, _add),
-                _ov("quantity_add_int", QT, [QT, i], True, _add_int),
-            ],
-        ),
-        *_fd(
-            "sub",
-            [
-                _ov("quantity_sub", QT, [QT, QT], True, _sub),
-                _ov("quantity_sub_int", QT, [QT, i], True, _sub_int),
-            ],
-        ),
-        *_fd("semver", [_ov("string_to_semver", ST, [s], False, _semver)]),
-        *_fd("isSemver", [_ov("is_semver_string", b, [s], False, _is_semver)]),
-        *_fd("major", [_ov("semver_major", i, [ST], True, _major)]),
-        *_fd("minor", [_ov("semver_minor", i, [ST], True, _minor)]),
-        *_fd("patch", [_ov("semver_patch", i, [ST], True, _patch)]),
+        overload("quantity", "string_to_quantity", QT, [s], _quantity, member=False),
+        overload("isQuantity", "is_quantity_string", b, [s], _is_quantity, member=False),
+        overload("sign", "quantity_sign", i, [QT], _sign, member=False),
+        overload("isGreaterThan", "quantity_is_greater_than", b, [QT, QT], _is_greater),
+        overload("isGreaterThan", "semver_is_greater_than", b, [ST, ST]),
+        overload("isLessThan", "quantity_is_less_than", b, [QT, QT], _is_less),
+        overload("isLessThan", "semver_is_less_than", b, [ST, ST]),
+        overload("compareTo", "quantity_compare_to", i, [QT, QT], _compare),
+        overload("compareTo", "semver_compare_to", i, [ST, ST]),
+        overload("asApproximateFloat", "quantity_get_float", d, [QT], _as_float),
+        overload("asInteger", "quantity_get_int", i, [QT], _as_integer),
+        overload("isInteger", "quantity_is_integer", b, [QT], _is_integer),
+        overload("add", "quantity_add", QT, [QT, QT], _add),
+        overload("add", "quantity_add_int", QT, [QT, i], _add_int),
+        overload("sub", "quantity_sub", QT, [QT, QT], _sub),
+        overload("sub", "quantity_sub_int", QT, [QT, i], _sub_int),
+        overload("semver", "string_to_semver", ST, [s], _semver, member=False),
+        overload("isSemver", "is_semver_string", b, [s], _is_semver, member=False),
+        overload("major", "semver_major", i, [ST], _major),
+        overload("minor", "semver_minor", i, [ST], _minor),
+        overload("patch", "semver_patch", i, [ST], _patch),
     ]
 
 
@@ -326,15 +294,12 @@ def url_overloads() -> Overloads:
     """Overloads of the Kubernetes URL library (base env 1.0)."""
     b, s = T.BOOL, T.STRING
     return [
-        *_fd("url", [_ov("string_to_url", UT, [s], False, _url)]),
-        *_fd("isURL", [_ov("is_url_string", b, [s], False, _is_url)]),
-        *_fd("getScheme", [_ov("url_get_scheme", s, [UT], True, _get_scheme)]),
-        *_fd("getHost", [_ov("url_get_host", s, [UT], True, _get_host)]),
-        *_fd("getHostname", [_ov("url_get_hostname", s, [UT], True, _get_hostname)]),
-        *_fd("getPort", [_ov("url_get_port", s, [UT], True, _get_port)]),
-        *_fd("getEscapedPath", [_ov("url_get_escaped_path", s, [UT], True, _get_escaped_path)]),
-        *_fd(
-            "getQuery",
-            [_ov("url_get_query", T("map<string,list<string>>"), [UT], True, _get_query)],
-        ),
+        overload("url", "string_to_url", UT, [s], _url, member=False),
+        overload("isURL", "is_url_string", b, [s], _is_url, member=False),
+        overload("getScheme", "url_get_scheme", s, [UT], _get_scheme),
+        overload("getHost", "url_get_host", s, [UT], _get_host),
+        overload("getHostname", "url_get_hostname", s, [UT], _get_hostname),
+        overload("getPort", "url_get_port", s, [UT], _get_port),
+        overload("getEscapedPath", "url_get_escaped_path", s, [UT], _get_escaped_path),
+        overload("getQuery", "url_get_query", T("map<string,list<string>>"), [UT], _get_query),
     ]

@@ -18,10 +18,10 @@ import re2
 from cel_expr_python import cel
 
 from kubedra.cel import _cost
+from kubedra.cel._decl import Overloads, overload
 from kubedra.cel._proto import QUANTITY, SEMVER, SHADOW
 
 T = cel.Type
-Overloads = list[tuple[str, Any]]
 
 COMPARABLE: Final = ("int", "uint", "double", "bool", "duration", "timestamp", "string", "bytes")
 SUMMABLE: Final = ("int", "uint", "double", "duration")
@@ -103,8 +103,8 @@ def list_overloads() -> Overloads:
         suffix = "bool" if result else ""
         for t in types:
             oid = f"list_{t}_{name_id(name)}_{suffix or t}"
-            out.append((name, cel.Overload(oid, T(result or t), [T(f"list<{t}>")], True)))
-        out.append((name, cel.Overload(f"kubedra_shadow_{name}", T.DYN, [shadow], True, impl)))
+            out.append(overload(name, oid, T(result or t), [T(f"list<{t}>")]))
+        out.append(overload(name, f"kubedra_shadow_{name}", T.DYN, [shadow], impl))
     seen: set[str] = set()
     for t in INDEXABLE:
         for name, impl in (("indexOf", _index_of), ("lastIndexOf", _last_index_of)):
@@ -112,10 +112,10 @@ def list_overloads() -> Overloads:
             params = [T.List(T(t)), T(t)]
             key = f"{name}/{_kind(t)}"
             if key in seen:
-                out.append((name, cel.Overload(oid, T.INT, params, True)))
+                out.append(overload(name, oid, T.INT, params))
             else:
                 seen.add(key)
-                out.append((name, cel.Overload(oid, T.INT, params, True, impl)))
+                out.append(overload(name, oid, T.INT, params, impl))
     return out
 
 
@@ -169,10 +169,7 @@ def _find_all(s: str, pattern: str) -> list[str]:
 def regex_overloads() -> Overloads:
     s, ls = T.STRING, T("list<string>")
     return [
-        ("find", cel.Overload("string_find_string", s, [s, s], True, _find)),
-        ("findAll", cel.Overload("string_find_all_string", ls, [s, s], True, _find_all)),
-        (
-            "findAll",
-            cel.Overload("string_find_all_string_int", ls, [s, s, T.INT], True, _find_all_n),
-        ),
+        overload("find", "string_find_string", s, [s, s], _find),
+        overload("findAll", "string_find_all_string", ls, [s, s], _find_all),
+        overload("findAll", "string_find_all_string_int", ls, [s, s, T.INT], _find_all_n),
     ]

@@ -14,12 +14,12 @@ from typing import Any, Final
 from cel_expr_python import cel
 
 from kubedra.cel import _cost
+from kubedra.cel._decl import Overloads, overload
 from kubedra.cel._proto import CIDR, IP, CIDRMsg, IPMsg
 
 T = cel.Type
 IPT: Final = T(IP)
 CIDRT: Final = T(CIDR)
-Overloads = list[tuple[str, Any]]
 Addr = ipaddress.IPv4Address | ipaddress.IPv6Address
 Iface = ipaddress.IPv4Interface | ipaddress.IPv6Interface
 
@@ -184,27 +184,24 @@ def _prefix_length(m: Any) -> int:
 def net_overloads() -> Overloads:
     b, i, s = T.BOOL, T.INT, T.STRING
 
-    def ov(name: str, oid: str, ret: Any, params: list[Any], impl: Any, member: bool = True) -> Any:
-        return (name, cel.Overload(oid, ret, params, member, impl))
-
     return [
-        ov("ip", "string_to_ip", IPT, [s], _ip, member=False),
-        ov("isIP", "is_ip", b, [s], _is_ip, member=False),
-        ov("ip.isCanonical", "ip_is_canonical", b, [s], _is_canonical, member=False),
-        ov("family", "ip_family", i, [IPT], _family),
-        ov("isUnspecified", "ip_is_unspecified", b, [IPT], _is_unspecified),
-        ov("isLoopback", "ip_is_loopback", b, [IPT], _is_loopback),
-        ov("isLinkLocalMulticast", "ip_is_link_local_multicast", b, [IPT], _is_ll_mcast),
-        ov("isLinkLocalUnicast", "ip_is_link_local_unicast", b, [IPT], _is_ll_ucast),
-        ov("isGlobalUnicast", "ip_is_global_unicast", b, [IPT], _is_global_unicast),
-        ov("cidr", "string_to_cidr", CIDRT, [s], _cidr, member=False),
-        ov("isCIDR", "is_cidr", b, [s], _is_cidr, member=False),
-        ov("containsIP", "cidr_contains_ip_ip", b, [CIDRT, IPT], _contains_ip),
-        ov("containsIP", "cidr_contains_ip_string", b, [CIDRT, s], _contains_ip_string),
-        ov("containsCIDR", "cidr_contains_cidr", b, [CIDRT, CIDRT], _contains_cidr),
-        ov("containsCIDR", "cidr_contains_cidr_string", b, [CIDRT, s], _contains_cidr_string),
+        overload("ip", "string_to_ip", IPT, [s], _ip, member=False),
+        overload("isIP", "is_ip", b, [s], _is_ip, member=False),
+        overload("ip.isCanonical", "ip_is_canonical", b, [s], _is_canonical, member=False),
+        overload("family", "ip_family", i, [IPT], _family),
+        overload("isUnspecified", "ip_is_unspecified", b, [IPT], _is_unspecified),
+        overload("isLoopback", "ip_is_loopback", b, [IPT], _is_loopback),
+        overload("isLinkLocalMulticast", "ip_is_link_local_multicast", b, [IPT], _is_ll_mcast),
+        overload("isLinkLocalUnicast", "ip_is_link_local_unicast", b, [IPT], _is_ll_ucast),
+        overload("isGlobalUnicast", "ip_is_global_unicast", b, [IPT], _is_global_unicast),
+        overload("cidr", "string_to_cidr", CIDRT, [s], _cidr, member=False),
+        overload("isCIDR", "is_cidr", b, [s], _is_cidr, member=False),
+        overload("containsIP", "cidr_contains_ip_ip", b, [CIDRT, IPT], _contains_ip),
+        overload("containsIP", "cidr_contains_ip_string", b, [CIDRT, s], _contains_ip_string),
+        overload("containsCIDR", "cidr_contains_cidr", b, [CIDRT, CIDRT], _contains_cidr),
+        overload("containsCIDR", "cidr_contains_cidr_string", b, [CIDRT, s], _contains_cidr_string),
         # "ip" as a member of CIDR shares the name with the global ip(string): same decl
-        ov("ip", "cidr_ip", IPT, [CIDRT], _cidr_ip),
-        ov("masked", "cidr_masked", CIDRT, [CIDRT], _masked),
-        ov("prefixLength", "cidr_prefix_length", i, [CIDRT], _prefix_length),
+        overload("ip", "cidr_ip", IPT, [CIDRT], _cidr_ip),
+        overload("masked", "cidr_masked", CIDRT, [CIDRT], _masked),
+        overload("prefixLength", "cidr_prefix_length", i, [CIDRT], _prefix_length),
     ]

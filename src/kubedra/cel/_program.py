@@ -12,11 +12,13 @@ from typing import Any, Final, Protocol
 
 from cel_expr_python import cel
 
+from kubedra.api.goformat import go_quote
 from kubedra.api.quantity import Quantity
-from kubedra.api.semver import SemverError, Version, go_quote
+from kubedra.api.semver import SemverError, Version
 from kubedra.cel import _cost, _env, _k8s
 from kubedra.cel._ast import CheckedAst
 from kubedra.cel._env import EnvType
+from kubedra.cel._validators import literal_issues
 
 MAX_EXPRESSION_LENGTH: Final = 10_000
 STATIC_COST_LIMIT: Final = 1_000_000
@@ -36,8 +38,9 @@ _RUNTIME_TEXT: Final = {
 class CompileError(Exception):
     """A selector that does not compile; ``detail`` is upstream's ``Error.Detail``.
 
-    ``kind`` is ``"Invalid"`` (bad expression) or ``"Internal"`` (our limits or env trouble),
-    as in apiserver ``cel.Error``.
+    ``kind`` follows apiserver ``cel.Error``: ``"Invalid"`` for anything wrong with the
+    expression, including our static limits (docs/deviations.md); ``"Internal"`` is reserved
+    for environment failures and is not produced today.
     """
 
     def __init__(self, detail: str, kind: str = "Invalid") -> None:
@@ -339,10 +342,17 @@ def _compile_uncached(
         expr = env.compile(expression)
     except RuntimeError as e:
         return CompileError("compilation failed: " + _strip_status(str(e)))
-    if require_bool and expr.return_type() != cel.Type.BOOL:
-        return CompileError("must evaluate to bool")
-    ast = CheckedAst(expr.serialize())
-    found = ast.analyze(0)  # literal sizes only; data-dependent work is checked per instance
+    serialized = expr.serialize()
+    try:
+        issues = literal_issues(serialized, expression)
+        if issues:
+            return CompileError("compilation failed: " + "\n".join(issues))
+        if require_bool and expr.return_type() != cel.Type.BOOL:
+            return CompileError("must evaluate to bool")
+        ast = CheckedAst(serialized)
+        found = ast.analyze(0)  # literal sizes only; data-dependent work is checked per instance
+    except RecursionError:  # cel-cpp bounds nesting at 32; this is only a safety net
+        return CompileError("compilation failed: expression nesting is too deep")
     if found.selects_internal_field:
         return CompileError(
             "compilation failed: ERROR: <input>:1:1: selecting internal fields of "

@@ -16,27 +16,17 @@ from typing import Any, Final
 
 from cel_expr_python import cel
 
+from kubedra.api.goformat import GO_ESCAPES
 from kubedra.cel import _cost
+from kubedra.cel._decl import Overloads, overload
 
 T = cel.Type
-Overloads = list[tuple[str, Any]]
 
 # unicode.IsSpace (what strings.TrimSpace removes)
 _GO_SPACE: Final = (
     "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007"
     "\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 )
-_QUOTE_ESCAPES: Final = {
-    "\a": "\\a",
-    "\b": "\\b",
-    "\f": "\\f",
-    "\n": "\\n",
-    "\r": "\\r",
-    "\t": "\\t",
-    "\v": "\\v",
-    "\\": "\\\\",
-    '"': '\\"',
-}
 _ASCII_LOWER: Final = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
 _ASCII_UPPER: Final = str.maketrans("abcdefghijklmnopqrstuvwxyz", "ABCDEFGHIJKLMNOPQRSTUVWXYZ")
 
@@ -155,7 +145,7 @@ def _join_sep(lst: Sequence[str], sep: str) -> str:
 
 
 def _quote(s: str) -> str:
-    return _out('"' + "".join(_QUOTE_ESCAPES.get(c, c) for c in s) + '"', len(s))
+    return _out('"' + "".join(GO_ESCAPES.get(c, c) for c in s) + '"', len(s))
 
 
 def _fmt_value(v: Any) -> str:
@@ -247,44 +237,37 @@ def _intersects(a: Sequence[Any], b: Sequence[Any]) -> bool:
 def string_overloads() -> Overloads:
     s, i, ls = T.STRING, T.INT, T("list<string>")
 
-    def ov(name: str, oid: str, ret: Any, params: list[Any], impl: Any, member: bool = True) -> Any:
-        return (name, cel.Overload(oid, ret, params, member, impl))
-
     return [
-        ov("charAt", "string_char_at_int", s, [s, i], _char_at),
-        ov("indexOf", "string_index_of_string", i, [s, s], _index_of),
-        ov("indexOf", "string_index_of_string_int", i, [s, s, i], _index_of_offset),
-        ov("lastIndexOf", "string_last_index_of_string", i, [s, s], _last_index_of),
-        ov("lastIndexOf", "string_last_index_of_string_int", i, [s, s, i], _last_index_of_offset),
-        ov("lowerAscii", "string_lower_ascii", s, [s], _lower_ascii),
-        ov("replace", "string_replace_string_string", s, [s, s, s], _replace),
-        ov("replace", "string_replace_string_string_int", s, [s, s, s, i], _replace_n),
-        ov("split", "string_split_string", ls, [s, s], _split),
-        ov("split", "string_split_string_int", ls, [s, s, i], _split_n),
-        ov("substring", "string_substring_int", s, [s, i], _substring),
-        ov("substring", "string_substring_int_int", s, [s, i, i], _substring_range),
-        ov("trim", "string_trim", s, [s], _trim),
-        ov("upperAscii", "string_upper_ascii", s, [s], _upper_ascii),
-        ov("format", "string_format", s, [s, T("list<dyn>")], _format),
-        ov("strings.quote", "strings_quote", s, [s], _quote, member=False),
-        ov("join", "list_join", s, [ls], _join),
-        ov("join", "list_join_string", s, [ls, s], _join_sep),
+        overload("charAt", "string_char_at_int", s, [s, i], _char_at),
+        overload("indexOf", "string_index_of_string", i, [s, s], _index_of),
+        overload("indexOf", "string_index_of_string_int", i, [s, s, i], _index_of_offset),
+        overload("lastIndexOf", "string_last_index_of_string", i, [s, s], _last_index_of),
+        overload(
+            "lastIndexOf", "string_last_index_of_string_int", i, [s, s, i], _last_index_of_offset
+        ),
+        overload("lowerAscii", "string_lower_ascii", s, [s], _lower_ascii),
+        overload("replace", "string_replace_string_string", s, [s, s, s], _replace),
+        overload("replace", "string_replace_string_string_int", s, [s, s, s, i], _replace_n),
+        overload("split", "string_split_string", ls, [s, s], _split),
+        overload("split", "string_split_string_int", ls, [s, s, i], _split_n),
+        overload("substring", "string_substring_int", s, [s, i], _substring),
+        overload("substring", "string_substring_int_int", s, [s, i, i], _substring_range),
+        overload("trim", "string_trim", s, [s], _trim),
+        overload("upperAscii", "string_upper_ascii", s, [s], _upper_ascii),
+        overload("format", "string_format", s, [s, T("list<dyn>")], _format),
+        overload("strings.quote", "strings_quote", s, [s], _quote, member=False),
+        overload("join", "list_join", s, [ls], _join),
+        overload("join", "list_join_string", s, [ls, s], _join_sep),
     ]
 
 
 def set_overloads() -> Overloads:
     b, ld = T.BOOL, T("list<dyn>")
     return [
-        (
-            "sets.contains",
-            cel.Overload("list_sets_contains_list", b, [ld, ld], False, _contains_all),
-        ),
-        (
-            "sets.equivalent",
-            cel.Overload("list_sets_equivalent_list", b, [ld, ld], False, _equivalent),
-        ),
-        (
-            "sets.intersects",
-            cel.Overload("list_sets_intersects_list", b, [ld, ld], False, _intersects),
-        ),
+        overload("sets.contains", "list_sets_contains_list", b, [ld, ld], _contains_all,
+                 member=False),
+        overload("sets.equivalent", "list_sets_equivalent_list", b, [ld, ld], _equivalent,
+                 member=False),
+        overload("sets.intersects", "list_sets_intersects_list", b, [ld, ld], _intersects,
+                 member=False),
     ]

@@ -20,6 +20,7 @@ import yaml
 
 from kubedra.api.features import FeatureGateError, parse_feature_gates
 from kubedra.apiserver.app import ApiServer, Options
+from kubedra.apiserver.auth import AuthFileError, load_token_file
 from kubedra.storage.sqlite import SQLiteStore
 
 log = logging.getLogger("kubedra.apiserver")
@@ -132,6 +133,9 @@ async def serve(
 @click.option("--tls/--no-tls", default=False, help="Serve HTTPS with a self-signed cert.")
 @click.option("--token", default=None,
               help="Bearer token clients must send (default: random with --tls, none without).")
+@click.option("--token-auth-file", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              default=None, help='CSV lines token,user,uid,"group1,group2" (kube-apiserver '
+              "format); system:node:<N> users in system:nodes get the Node authorizer.")
 @click.option("--max-requests-inflight", type=int, default=400, show_default=True)
 @click.option("--watch-cache-size", type=int, default=20_000, show_default=True,
               help="Recent events kept in memory for watches that resume.")
@@ -142,7 +146,8 @@ async def serve(
 @click.option("-v", "--verbose", is_flag=True)
 def apiserver(
     data_dir: Path, bind_address: str, port: int, kubeconfig: Path | None, feature_gates: str,
-    tls: bool, token: str | None, max_requests_inflight: int, watch_cache_size: int,
+    tls: bool, token: str | None, token_auth_file: Path | None, max_requests_inflight: int,
+    watch_cache_size: int,
     compaction_interval: float, compaction_retain: int, verbose: bool,
 ) -> None:
     """Serve the Kubernetes API (v1.30 REST semantics) on the embedded store."""
@@ -155,7 +160,11 @@ def apiserver(
     if token is None:
         # kubectl never sends a bearer token over plain http, so only TLS gets one by default
         token = secrets.token_urlsafe(32) if tls else ""
+    try:
+        token_users = load_token_file(token_auth_file) if token_auth_file else {}
+    except (OSError, AuthFileError) as err:
+        raise click.BadParameter(str(err), param_hint="--token-auth-file") from None
     options = Options(gates=gates, max_inflight=max_requests_inflight, token=token or None,
-                      watch_window=watch_cache_size)
+                      token_users=token_users, watch_window=watch_cache_size)
     asyncio.run(serve(data_dir, bind_address, port, kubeconfig, options, tls,
                       (compaction_interval, compaction_retain)))

@@ -59,5 +59,9 @@ def scheduler(kubeconfig_path: str | None, scheduler_name: str, leader_elect: bo
                 await sched.informers.stop()
                 if elector is not None and stop.is_set():
                     await elector.release()
+            if not stop.is_set():
+                # As upstream: a replica that lost the Lease exits (to be restarted) rather
+                # than keep scheduling next to the new leader.
+                raise click.ClickException("leader election lost")
 
     run_until_signalled(main)

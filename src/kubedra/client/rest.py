@@ -31,6 +31,10 @@ PATCH_TYPES = {
     "apply": "application/apply-patch+yaml",
 }
 
+_TYPED = "Ignore"
+"""fieldValidation for bodies encoded from our typed models: they cannot carry unknown or
+duplicate fields, so the server need not look for them."""
+
 _KIND_OF_MODEL: dict[type[Any], Kind] = {k.model: k for k in KINDS}
 
 
@@ -168,7 +172,8 @@ class Client:
         kind = kind_of(type(obj))
         data = await self._request(
             "POST", object_path(kind, obj.metadata.namespace),
-            params=_query(fieldManager=field_manager), body=_encode(obj, kind))
+            params=_query(fieldManager=field_manager, fieldValidation=_TYPED),
+            body=_encode(obj, kind))
         return codec.decode(data, type(obj))
 
     async def update(self, obj: T, *, subresource: str | None = None) -> T:
@@ -176,7 +181,7 @@ class Client:
         name = obj.metadata.name or ""
         data = await self._request(
             "PUT", object_path(kind, obj.metadata.namespace, name, subresource),
-            body=_encode(obj, kind))
+            params=_query(fieldValidation=_TYPED), body=_encode(obj, kind))
         return codec.decode(data, type(obj))
 
     async def update_status(self, obj: T) -> T:

@@ -16,6 +16,7 @@ class SchedulerCache:
         self._pods: dict[str, Pod] = {}
         self.assumed: set[str] = set()
         self._order: list[str] = []
+        self._infos: list[NodeInfo] = []
         self._order_dirty = False
 
     # --- nodes -----------------------------------------------------------------------------
@@ -44,8 +45,14 @@ class SchedulerCache:
         """Nodes in a stable (name) order, so placement is deterministic."""
         if self._order_dirty:
             self._order = sorted(self.nodes)
+            self._infos = [self.nodes[n] for n in self._order]
             self._order_dirty = False
         return self._order
+
+    def node_infos(self) -> list[NodeInfo]:
+        """The NodeInfos in :meth:`node_names` order."""
+        self.node_names()
+        return self._infos
 
     # --- pods ------------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ import heapq
 import itertools
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 
 from kubedra.api.core import Pod
@@ -169,8 +169,7 @@ class SchedulingQueue:
         if moved:
             self._push_backoff_or_active(qp)
         else:
-            qp.unschedulable_since = self.clock()
-            self.unschedulable[key] = qp
+            self._park(qp)
 
     def requeue_error(self, qp: QueuedPod) -> None:
         """An error (not a verdict) ended the attempt: retry after backoff."""
@@ -180,15 +179,20 @@ class SchedulingQueue:
 
     # --- events ----------------------------------------------------------------------------
 
-    def on_event(self, event: ClusterEvent, old: object = None, new: object = None) -> None:
+    def on_event(self, event: ClusterEvent, old: object = None, new: object = None,
+                 only: Collection[str] | None = None) -> None:
         """Move unschedulable pods that a plugin interested in ``event`` rejected, when its
-        hint (if any) says the event may make them schedulable."""
+        hint (if any) says the event may make them schedulable. ``only``: the pod keys the
+        hints could say yes for (the caller knows; None = every waiting pod)."""
         handlers = self._handlers.get(event)
         if not handlers:
             return
-        for key in list(self._in_flight):
-            self._moved_during_flight.add(key)
-        for key, qp in list(self.unschedulable.items()):
+        self._moved_during_flight.update(self._in_flight)
+        if only is None:
+            waiting = list(self.unschedulable.items())
+        else:
+            waiting = [(k, self.unschedulable[k]) for k in only if k in self.unschedulable]
+        for key, qp in waiting:
             for plugin, hint in handlers:
                 if plugin in qp.rejectors and (hint is None or _queue(hint, qp.pod, old, new)):
                     del self.unschedulable[key]
@@ -208,12 +212,17 @@ class SchedulingQueue:
         doublings: int = max(qp.attempts - 1, 0)
         return min(self.initial_backoff * float(2**doublings), self.max_backoff)
 
+    def _park(self, qp: QueuedPod) -> None:
+        """Into the unschedulable pool, at its end: the pool stays ordered by parking time."""
+        self.unschedulable.pop(qp.key, None)
+        qp.unschedulable_since = self.clock()
+        self.unschedulable[qp.key] = qp
+
     def _push_active(self, qp: QueuedPod) -> None:
         gated = self.pre_enqueue(qp.pod) if self.pre_enqueue is not None else None
         if gated:
             qp.rejectors = frozenset(gated)
-            qp.unschedulable_since = self.clock()
-            self.unschedulable[qp.key] = qp
+            self._park(qp)
             self._in_active.discard(qp.key)
             self._in_backoff.discard(qp.key)
             return
@@ -242,9 +251,11 @@ class SchedulingQueue:
             if key in self._in_backoff and key in self._info:
                 self._in_backoff.discard(key)
                 self._push_active(self._info[key])
-        stale = [qp for qp in self.unschedulable.values()
-                 if now - qp.unschedulable_since >= self.max_unschedulable]
-        for qp in stale:
+        # The pool is in parking order (see _park), so the stale pods come first.
+        while self.unschedulable:
+            qp = next(iter(self.unschedulable.values()))
+            if now - qp.unschedulable_since < self.max_unschedulable:
+                break
             del self.unschedulable[qp.key]
             self._push_backoff_or_active(qp)
 
@@ -254,6 +265,6 @@ class SchedulingQueue:
         if self._backoff:
             deadlines.append(self._backoff[0][0] - now)
         if self.unschedulable:
-            oldest = min(qp.unschedulable_since for qp in self.unschedulable.values())
+            oldest = next(iter(self.unschedulable.values())).unschedulable_since
             deadlines.append(oldest + self.max_unschedulable - now)
         return max(min(deadlines), 0.001)

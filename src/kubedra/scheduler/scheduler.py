@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import datetime
+import itertools
 import logging
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
@@ -21,6 +22,7 @@ from kubedra.client.informer import Informer
 from kubedra.client.rest import Client
 from kubedra.scheduler.cache import SchedulerCache
 from kubedra.scheduler.framework import (
+    SUCCESS,
     Code,
     CycleState,
     Diagnosis,
@@ -185,37 +187,45 @@ class Scheduler:
 
     def _find_feasible(self, state: CycleState, pod: Pod, filters: list[Any],
                        diagnosis: Diagnosis, rejectors: set[str]) -> list[NodeInfo]:
-        names = self.cache.node_names()
-        n = len(names)
+        """Filter nodes round-robin from where the last pod stopped until enough are
+        feasible (upstream's percentageOfNodesToScore). This loop is the hot path."""
+        infos = self.cache.node_infos()
+        n = len(infos)
+        if not n:
+            return []
         want = feasible_nodes_to_find(n)
+        checks = [p.filter for p in filters]
         feasible: list[NodeInfo] = []
-        start = self._next_start % n if n else 0
+        start = self._next_start % n
         checked = 0
-        for i in range(n):
-            info = self.cache.nodes[names[(start + i) % n]]
+        for info in itertools.chain(itertools.islice(infos, start, None),
+                                    itertools.islice(infos, start)):
             checked += 1
-            for plugin in filters:
-                status: Status = plugin.filter(state, pod, info)
-                if not status.ok:
+            for check in checks:
+                status: Status = check(state, pod, info)
+                if status is not SUCCESS and status.code is not Code.SUCCESS:
                     diagnosis.node_statuses[info.name] = status
-                    rejectors.add(plugin.name)
+                    rejectors.add(check.__self__.name)
                     break
             else:
                 feasible.append(info)
                 if len(feasible) >= want:
                     break
-        self._next_start = (start + checked) % n if n else 0
+        self._next_start = (start + checked) % n
         return feasible
 
     def _select(self, state: CycleState, pod: Pod, feasible: list[NodeInfo],
                 skipped: set[str]) -> NodeInfo:
-        scorers = [p for p in self._stage["score"] if p.name not in skipped]
+        scorers = [(p.score, getattr(p, "weight", 1))
+                   for p in self._stage["score"] if p.name not in skipped]
         if len(feasible) == 1 or not scorers:
             return feasible[0]
-        best, best_score = feasible[0], None
+        best, best_score = feasible[0], -1
         for info in feasible:
-            total = sum(p.score(state, pod, info) * getattr(p, "weight", 1) for p in scorers)
-            if best_score is None or total > best_score:
+            total = 0
+            for score, weight in scorers:
+                total += score(state, pod, info) * weight
+            if total > best_score:
                 best, best_score = info, total
         return best
 

@@ -15,7 +15,12 @@ from kubedra.api.resource import (
 from kubedra.client.events import EventRecorder
 from kubedra.client.rest import Client
 from kubedra.scheduler.claimwriter import ClientClaimWriter
-from kubedra.scheduler.plugins.dynamicresources import DRAState, DynamicResources
+from kubedra.scheduler.plugins.dynamicresources import (
+    DRAState,
+    DynamicResources,
+    claim_names,
+    frees_instances,
+)
 from kubedra.scheduler.plugins.nodes import (
     NodeAffinity,
     NodeName,
@@ -23,7 +28,7 @@ from kubedra.scheduler.plugins.nodes import (
     NodeUnschedulable,
     TaintToleration,
 )
-from kubedra.scheduler.queue import ClusterEvent, SchedulingQueue
+from kubedra.scheduler.queue import ClusterEvent, SchedulingQueue, pod_key
 from kubedra.scheduler.scheduler import DEFAULT_SCHEDULER_NAME, Informers, Scheduler
 
 
@@ -46,7 +51,19 @@ def wire_dra(informers: Informers, state: DRAState, queue: SchedulingQueue) -> N
 
         informers.get(model).add_handler(on_add=added, on_update=updated, on_delete=delete)
 
-    on("ResourceClaim", state.set_claim, state.delete_claim, ResourceClaim)
+    users = ClaimUsers(informers)
+
+    def claim_event(action: str, old: ResourceClaim | None, new: ResourceClaim) -> None:
+        state.set_claim(new)
+        meta = new.metadata
+        only = None if old is not None and frees_instances(old, new) else users.of(
+            meta.namespace or "", meta.name or "")
+        queue.on_event(ClusterEvent("ResourceClaim", action), old, new, only)
+
+    informers.get(ResourceClaim).add_handler(
+        on_add=lambda c: claim_event("Add", None, c),
+        on_update=lambda old, new: claim_event("Update", old, new),
+        on_delete=state.delete_claim)
     on("ResourceClass", state.set_class, state.delete_class, ResourceClass)
     on("ResourceSlice", state.index.upsert_slice,
        lambda s: state.index.delete_slice(s.metadata.name or ""), ResourceSlice)
@@ -58,6 +75,41 @@ def wire_dra(informers: Informers, state: DRAState, queue: SchedulingQueue) -> N
        lambda p: state.parameters.delete_class_parameters(p.metadata.namespace or "",
                                                           p.metadata.name or ""),
        ResourceClassParameters)
+
+
+class ClaimUsers:
+    """Which pods (``ns/name``) name which claims: a claim event is shown to those pods'
+    hints only (others would answer QueueSkip), which keeps events O(users), not O(pods)."""
+
+    def __init__(self, informers: Informers) -> None:
+        self._users: dict[tuple[str, str], set[str]] = {}
+        self._names: dict[str, tuple[str, set[str]]] = {}
+        informers.get(Pod).add_handler(on_add=self._set, on_update=lambda _o, n: self._set(n),
+                                       on_delete=self._delete)
+
+    def of(self, namespace: str, claim: str) -> set[str]:
+        return self._users.get((namespace, claim), set())
+
+    def _set(self, pod: Pod) -> None:
+        key = pod_key(pod)
+        names = claim_names(pod)
+        if self._names.get(key, ("", set()))[1] == names:
+            return
+        self._delete(pod)
+        if names:
+            ns = pod.metadata.namespace or ""
+            self._names[key] = (ns, names)
+            for name in names:
+                self._users.setdefault((ns, name), set()).add(key)
+
+    def _delete(self, pod: Pod) -> None:
+        ns, names = self._names.pop(pod_key(pod), ("", set()))
+        for name in names:
+            users = self._users.get((ns, name))
+            if users is not None:
+                users.discard(pod_key(pod))
+                if not users:
+                    del self._users[(ns, name)]
 
 
 def build_scheduler(client: Client, *, scheduler_name: str = DEFAULT_SCHEDULER_NAME,

@@ -41,10 +41,6 @@ class Broadcaster:
         self._by_prefix: dict[str, set[_Watcher]] = {}
         self._closed = False
 
-    @property
-    def watcher_count(self) -> int:
-        return sum(len(group) for group in self._by_prefix.values())
-
     def publish(self, events: Sequence[WatchEvent]) -> None:
         """Append committed events (in revision order) to every matching watcher."""
         if not events:

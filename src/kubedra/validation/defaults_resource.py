@@ -7,10 +7,8 @@ from __future__ import annotations
 from kubedra.api.resource import (
     ALLOCATION_MODE_WAIT_FOR_FIRST_CONSUMER,
     ResourceClaim,
-    ResourceClaimList,
     ResourceClaimSpec,
     ResourceClaimTemplate,
-    ResourceClaimTemplateList,
 )
 
 
@@ -25,13 +23,3 @@ def default_resource_claim(claim: ResourceClaim) -> None:
 
 def default_resource_claim_template(template: ResourceClaimTemplate) -> None:
     default_resource_claim_spec(template.spec.spec)
-
-
-def default_resource_claim_list(claims: ResourceClaimList) -> None:
-    for claim in claims.items:
-        default_resource_claim(claim)
-
-
-def default_resource_claim_template_list(templates: ResourceClaimTemplateList) -> None:
-    for template in templates.items:
-        default_resource_claim_template(template)

@@ -13,6 +13,8 @@ from typing import Any
 
 import msgspec
 
+from kubedra.api.goformat import go_quote
+
 
 class ErrorType(StrEnum):
     REQUIRED = "FieldValueRequired"
@@ -91,30 +93,6 @@ def go_value(value: Any) -> str:
             isinstance(v, str) for v in value
         ) else "[" + " ".join(str(v) for v in value) + "]"
     return str(value)
-
-
-_GO_ESCAPES = {
-    "\a": "\\a", "\b": "\\b", "\f": "\\f", "\n": "\\n", "\r": "\\r", "\t": "\\t",
-    "\v": "\\v", "\\": "\\\\", '"': '\\"',
-}
-
-
-def go_quote(s: str) -> str:
-    """Go's ``strconv.Quote``: printable runes as is, others as ``\\xNN``/``\\uNNNN``."""
-    out = []
-    for ch in s:
-        esc = _GO_ESCAPES.get(ch)
-        if esc is not None:
-            out.append(esc)
-        elif ch == " " or ch.isprintable():
-            out.append(ch)
-        elif ord(ch) < 0x80:
-            out.append(f"\\x{ord(ch):02x}")
-        elif ord(ch) < 0x10000:
-            out.append(f"\\u{ord(ch):04x}")
-        else:
-            out.append(f"\\U{ord(ch):08x}")
-    return '"' + "".join(out) + '"'
 
 
 @dataclass(frozen=True, slots=True)

@@ -14,8 +14,8 @@ import msgspec
 
 from kubedra.api import codec
 from kubedra.api.batch import UncountedTerminatedPods
+from kubedra.api.goformat import go_quote
 from kubedra.api.meta import LabelSelector
-from kubedra.validation.field import go_quote
 
 
 class GoRepr:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from kubedra.api import batch
 from kubedra.api.batch import JobSpec, PodFailurePolicyRule, SuccessPolicyRule
+from kubedra.api.goformat import go_quote
 from kubedra.validation import gorepr
 from kubedra.validation.field import (
     OMIT_VALUE,
@@ -37,7 +38,7 @@ def _int32_slice(values: list[int] | None) -> gorepr.GoRepr:
 
 def _go_list(values: tuple[str, ...]) -> str:
     """Go's ``%q`` of a ``[]string``: ``["a" "b"]``."""
-    return "[" + " ".join(f'"{v}"' for v in values) + "]"
+    return "[" + " ".join(go_quote(v) for v in values) + "]"
 
 
 def _validate_pod_failure_rule(

@@ -15,6 +15,7 @@ from datetime import datetime
 from kubedra.api import batch
 from kubedra.api.batch import Job, JobCondition, UncountedTerminatedPods
 from kubedra.api.features import FeatureGates
+from kubedra.api.goformat import go_quote
 from kubedra.validation import gorepr
 from kubedra.validation.field import (
     OMIT_VALUE,
@@ -22,7 +23,6 @@ from kubedra.validation.field import (
     ErrorList,
     Path,
     duplicate,
-    go_quote,
     invalid,
     required,
 )

@@ -17,13 +17,13 @@ from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
+from kubedra.api.goformat import go_quote
 from kubedra.api.meta import ManagedFieldsEntry, ObjectMeta, OwnerReference
 from kubedra.validation.equality import semantic_equal
 from kubedra.validation.field import (
     ErrorList,
     Path,
     forbidden,
-    go_quote,
     invalid,
     required,
     too_long,

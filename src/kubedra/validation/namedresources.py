@@ -50,19 +50,27 @@ def validate_resources(resources: NamedResourcesResources, path: Path) -> ErrorL
     return _validate_instances(resources.instances, path.child("instances"))
 
 
+def _validate_list_name(name: str, seen: set[str], path: Path, i: int) -> ErrorList:
+    """Entry ``i``'s name: a DNS subdomain, unique in its list (``seen`` collects the names).
+
+    The path is built only when there is something to report: slices are large and hot."""
+    msgs = is_dns1123_subdomain(name)
+    repeated = name in seen
+    seen.add(name)
+    if not msgs and not repeated:
+        return []
+    p = path.index(i).child("name")
+    errs = [invalid(p, name, msg) for msg in msgs]
+    if repeated:
+        errs.append(duplicate(p, name))
+    return errs
+
+
 def _validate_instances(instances: Sequence[NamedResourcesInstance], path: Path) -> ErrorList:
-    # Paths are built only when there is something to report: slices are large and hot.
     errs: ErrorList = []
     seen: set[str] = set()
     for i, instance in enumerate(instances):
-        name = instance.name
-        msgs = is_dns1123_subdomain(name)
-        if msgs or name in seen:
-            p = path.index(i).child("name")
-            errs += [invalid(p, name, msg) for msg in msgs]
-            if name in seen:
-                errs.append(duplicate(p, name))
-        seen.add(name)
+        errs += _validate_list_name(instance.name, seen, path, i)
         if instance.attributes:
             errs += _validate_attributes(instance.attributes, path.index(i).child("attributes"))
     return errs
@@ -84,14 +92,7 @@ def _validate_attributes(attributes: Sequence[NamedResourcesAttribute], path: Pa
     errs: ErrorList = []
     seen: set[str] = set()
     for i, attr in enumerate(attributes):
-        name = attr.name
-        msgs = is_dns1123_subdomain(name)
-        if msgs or name in seen:
-            p = path.index(i).child("name")
-            errs += [invalid(p, name, msg) for msg in msgs]
-            if name in seen:
-                errs.append(duplicate(p, name))
-        seen.add(name)
+        errs += _validate_list_name(attr.name, seen, path, i)
         if attr.version is not None and not SEMVER_RE.fullmatch(attr.version):
             errs.append(invalid(path.index(i).child("version"), attr.version, SEMVER_MSG))
         members = [json for json, field in _VALUE_MEMBERS if getattr(attr, field) is not None]
@@ -108,8 +109,8 @@ def validate_selector(selector: str, stored: bool, path: Path) -> ErrorList:
     """A request or filter selector: required, must compile to a bool CEL expression.
 
     ``stored`` picks the StoredExpressions environment (unchanged expressions on update).
-    Compile failures are Invalid; failures of the environment or of our static limits are
-    InternalError, as upstream maps ``cel.Error`` types."""
+    Compile failures, including our static cost and size limits, are Invalid; a failure of
+    the environment itself would be InternalError, as upstream maps ``cel.Error`` types."""
     if not selector:
         return [required(path)]
     env = cel.EnvType.STORED_EXPRESSIONS if stored else cel.EnvType.NEW_EXPRESSIONS

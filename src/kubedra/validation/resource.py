@@ -21,6 +21,8 @@ from kubedra.api.resource import (
     AllocationResult,
     DriverAllocationResult,
     DriverRequests,
+    NamedResourcesFilter,
+    NamedResourcesRequest,
     PodSchedulingContext,
     ResourceClaim,
     ResourceClaimConsumerReference,
@@ -104,6 +106,15 @@ def _one_model(members: Sequence[str], path: Path) -> ErrorList:
     return []
 
 
+def _validate_selector_model(
+    named: NamedResourcesRequest | NamedResourcesFilter | None, stored: bool, path: Path
+) -> ErrorList:
+    """A request's or filter's model: its one member (``namedResources``) and its selector."""
+    if named is None:
+        return _one_model([], path)
+    return validate_selector(named.selector, stored, path.child("namedResources", "selector"))
+
+
 def _validate_slice_is_a_set(
     items: Sequence[str] | None,
     max_size: int,
@@ -139,30 +150,20 @@ def _driver_entries(names: Sequence[str], path: Path) -> list[ErrorList]:
     return out
 
 
-def _validate_claim_parameters_ref(
-    ref: ResourceClaimParametersReference | None, path: Path
+def _validate_parameters_ref(
+    ref: ResourceClaimParametersReference | ResourceClassParametersReference | None, path: Path
 ) -> ErrorList:
+    """Kind and name are required; a class reference's namespace must be a DNS label."""
     errs: ErrorList = []
-    if ref is not None:
-        if not ref.kind:
-            errs.append(required(path.child("kind")))
-        if not ref.name:
-            errs.append(required(path.child("name")))
-    return errs
-
-
-def _validate_class_parameters_ref(
-    ref: ResourceClassParametersReference | None, path: Path
-) -> ErrorList:
-    errs: ErrorList = []
-    if ref is not None:
-        if not ref.kind:
-            errs.append(required(path.child("kind")))
-        if not ref.name:
-            errs.append(required(path.child("name")))
-        if ref.namespace:
-            errs += [invalid(path.child("namespace"), ref.namespace, msg)
-                     for msg in name_is_dns_label(ref.namespace, False)]
+    if ref is None:
+        return errs
+    if not ref.kind:
+        errs.append(required(path.child("kind")))
+    if not ref.name:
+        errs.append(required(path.child("name")))
+    if isinstance(ref, ResourceClassParametersReference) and ref.namespace:
+        errs += [invalid(path.child("namespace"), ref.namespace, msg)
+                 for msg in name_is_dns_label(ref.namespace, False)]
     return errs
 
 
@@ -172,7 +173,7 @@ def _validate_class_parameters_ref(
 def validate_resource_class(obj: ResourceClass) -> ErrorList:
     errs = validate_object_meta(obj.metadata, False, name_is_dns_subdomain, METADATA)
     errs += validate_driver_name(obj.driver_name, Path("driverName"))
-    errs += _validate_class_parameters_ref(obj.parameters_ref, Path("parametersRef"))
+    errs += _validate_parameters_ref(obj.parameters_ref, Path("parametersRef"))
     if obj.suitable_nodes is not None:
         errs += validate_node_selector(obj.suitable_nodes, Path("suitableNodes"))
     return errs
@@ -189,7 +190,7 @@ def validate_resource_class_update(obj: ResourceClass, old: ResourceClass) -> Er
 def validate_resource_claim_spec(spec: ResourceClaimSpec, path: Path) -> ErrorList:
     errs = [invalid(path.child("resourceClassName"), spec.resource_class_name, msg)
             for msg in name_is_dns_subdomain(spec.resource_class_name, False)]
-    errs += _validate_claim_parameters_ref(spec.parameters_ref, path.child("parametersRef"))
+    errs += _validate_parameters_ref(spec.parameters_ref, path.child("parametersRef"))
     if spec.allocation_mode not in SUPPORTED_ALLOCATION_MODES:
         errs.append(not_supported(path.child("allocationMode"), spec.allocation_mode,
                                   SUPPORTED_ALLOCATION_MODES))
@@ -423,13 +424,7 @@ def _validate_requests(
 ) -> ErrorList:
     errs: ErrorList = []
     for j, request in enumerate(requests):
-        p = path.index(j)
-        members: list[str] = []
-        if request.named_resources is not None:
-            members.append("namedResources")
-            errs += validate_selector(request.named_resources.selector, stored,
-                                      p.child("namedResources", "selector"))
-        errs += _one_model(members, p)
+        errs += _validate_selector_model(request.named_resources, stored, path.index(j))
     if not requests:
         errs.append(required(path, "empty entries with no requests are not allowed"))
     return errs
@@ -448,7 +443,7 @@ def _validate_driver_requests(
 
 def _validate_resource_claim_parameters(obj: ResourceClaimParameters, stored: bool) -> ErrorList:
     errs = validate_object_meta(obj.metadata, True, name_is_dns_subdomain, METADATA)
-    errs += _validate_claim_parameters_ref(obj.generated_from, Path("generatedFrom"))
+    errs += _validate_parameters_ref(obj.generated_from, Path("generatedFrom"))
     return errs + _validate_driver_requests(obj.driver_requests or (), Path("driverRequests"),
                                             stored)
 
@@ -474,13 +469,7 @@ def _validate_filters(filters: Sequence[ResourceFilter], path: Path, stored: boo
     driver_errs = _driver_entries([f.driver_name for f in filters], path)
     for i, entry in enumerate(filters):
         errs += driver_errs[i]
-        p = path.index(i)
-        members: list[str] = []
-        if entry.named_resources is not None:
-            members.append("namedResources")
-            errs += validate_selector(entry.named_resources.selector, stored,
-                                      p.child("namedResources", "selector"))
-        errs += _one_model(members, p)
+        errs += _validate_selector_model(entry.named_resources, stored, path.index(i))
     return errs
 
 
@@ -493,7 +482,7 @@ def _validate_vendor_parameters(entries: Sequence[VendorParameters], path: Path)
 
 def validate_resource_class_parameters(obj: ResourceClassParameters) -> ErrorList:
     errs = validate_object_meta(obj.metadata, True, name_is_dns_subdomain, METADATA)
-    errs += _validate_class_parameters_ref(obj.generated_from, Path("generatedFrom"))
+    errs += _validate_parameters_ref(obj.generated_from, Path("generatedFrom"))
     errs += _validate_filters(obj.filters or (), Path("filters"), False)
     return errs + _validate_vendor_parameters(obj.vendor_parameters or (),
                                               Path("vendorParameters"))

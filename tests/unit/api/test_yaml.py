@@ -130,7 +130,9 @@ def test_dump_yaml_round_trips_examples() -> None:
 
     docs = [codec.decode_object(raw) for _, raw in example_objects()]
     text = codec.dump_yaml(*docs)
-    assert text.startswith("---\napiVersion: resource.k8s.io/v1alpha2\n")
+    # every document starts with a separator, then apiVersion first (upstream field order)
+    assert text.startswith(f"---\napiVersion: {docs[0].api_version}\n")
+    assert text.count("\n---\n") == len(docs) - 1
     assert [codec.decode_object(d) for d in codec.load_documents(text)] == docs
 
 

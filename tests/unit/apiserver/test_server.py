@@ -185,3 +185,44 @@ async def test_metrics_and_health(env: Env) -> None:
     assert status == 200
     assert 'apiserver_request_total{code="200",group="",resource="pods",verb="list"} 1.0' in text
     assert (await env.call("GET", "/readyz")) == (200, "ok")
+
+
+async def test_hub_reset_ends_watches_and_gc_resyncs(env: Env) -> None:
+    async with env.http.get(f"{PODS}?watch=true") as resp:
+        await env.server.hub._reset()  # what a hub that fell behind compaction does
+        async with asyncio.timeout(5):
+            assert await resp.content.read() == b""
+    _, n = await env.call("POST", "/api/v1/nodes", {"metadata": {"name": "n"}})
+    owner = {"apiVersion": "v1", "kind": "Node", "name": "n", "uid": n["metadata"]["uid"]}
+    await env.call("POST", PODS, pod("p", ownerReferences=[owner]))
+    await env.call("DELETE", "/api/v1/nodes/n")
+    for _ in range(100):
+        if (await env.call("GET", f"{PODS}/p"))[0] == 404:
+            return
+        await asyncio.sleep(0.02)
+    raise AssertionError("GC did not resume after the hub reset")
+
+
+async def test_concurrent_patches_all_apply(env: Env) -> None:
+    """Patches without a resourceVersion retry on a lost race instead of failing."""
+    await env.call("POST", PODS, pod("p"))
+    results = await asyncio.gather(*(
+        env.call("PATCH", f"{PODS}/p", {"metadata": {"annotations": {f"k{i}": "v"}}}, MERGE)
+        for i in range(20)
+    ))
+    assert {code for code, _ in results} == {200}
+    _, got = await env.call("GET", f"{PODS}/p")
+    assert len(got["metadata"]["annotations"]) == 20
+
+
+async def test_periodic_bookmarks(make_env: MakeEnv) -> None:
+    env = await make_env(bookmark_interval=0.1)
+    _, lst = await env.call("GET", PODS)
+    rv = lst["metadata"]["resourceVersion"]
+    async with env.http.get(f"{PODS}?watch=1&allowWatchBookmarks=true&resourceVersion={rv}"
+                            "&timeoutSeconds=2") as resp:
+        line = await asyncio.wait_for(resp.content.readline(), 3)
+    event = json.loads(line)
+    assert event["type"] == "BOOKMARK"
+    assert event["object"]["kind"] == "Pod" and event["object"]["apiVersion"] == "v1"
+    assert int(event["object"]["metadata"]["resourceVersion"]) >= int(rv)

@@ -83,6 +83,11 @@ def test_object_results() -> None:
         ('"hello".substring(3, 1)', "invalid substring range. start: 3, end: 1"),
         ("[].max()", "max called on empty list"),
         ('ip("::ffff:1.2.3.4")', "IPv4-mapped IPv6 address is not allowed: ::ffff:1.2.3.4"),
+        ('url("")', 'URL parse error during conversion from string: parse "": empty url'),
+        (
+            'url("a b")',
+            'URL parse error during conversion from string: parse "a b": invalid URI for request',
+        ),
     ],
 )
 def test_errors(expr: str, text: str) -> None:
@@ -100,8 +105,16 @@ def test_deviation_cross_type_numeric_comparison_is_a_compile_error() -> None:
     assert "found no matching overload for '_>_' applied to '(int, double)'" in exc.value.detail
 
 
-def test_deviation_heterogeneous_list_literal_accepted() -> None:
-    assert compile_expression('[1, "a"].size() == 2').evaluate([]) is True
+def test_heterogeneous_literals_rejected_like_cel_go() -> None:
+    with pytest.raises(CompileError) as exc:
+        compile_expression('[1, "a"].size() == 2')
+    assert exc.value.detail == (
+        "compilation failed: ERROR: <input>:1:5: expected type 'int' but found 'string'\n"
+        ' | [1, "a"].size() == 2\n | ....^'
+    )
+    # format() arguments are exempt, dyn is compatible with anything
+    assert compile_expression('"%s %d".format(["a", 1]) == "a 1"').evaluate([]) is True
+    assert compile_expression("[1, dyn(2)].size() == 2").evaluate([]) is True
 
 
 def test_deviation_no_string_conversion_of_ip() -> None:
@@ -131,15 +144,33 @@ def test_internal_key_field_is_not_selectable() -> None:
     assert "not supported" in exc.value.detail
 
 
-def test_deviation_invalid_literals_fail_at_run_time() -> None:
-    # upstream (1.29 literal validators) rejects these at compile time
-    for expr, text in (
-        ('"a".matches("(")', "invalid regular expression: missing ): ("),
-        ('duration("1x") == duration("1s")', "String to Duration conversion failed"),
-    ):
-        with pytest.raises(EvalError) as exc:
-            compile_expression(expr).evaluate([])
-        assert str(exc.value) == text
+@pytest.mark.parametrize(
+    ("expr", "detail"),
+    [
+        ('"a".matches("(")', 'invalid matches argument\n | "a".matches("(")\n | ............^'),
+        (
+            'duration("1x") > duration("1s")',
+            'invalid duration argument\n | duration("1x") > duration("1s")\n | .........^',
+        ),
+        (
+            'timestamp("x") > timestamp("y")',
+            'invalid timestamp argument\n | timestamp("x") > timestamp("y")\n | ..........^',
+        ),
+    ],
+)
+def test_literal_validators(expr: str, detail: str) -> None:
+    # the 1.29 validators: bad literals are compile errors (the first issue is shown here)
+    with pytest.raises(CompileError) as exc:
+        compile_expression(expr)
+    first = exc.value.detail.removeprefix("compilation failed: ").split("\nERROR")[0]
+    assert first.split(": ", 2)[2] == detail
+
+
+def test_regex_of_find_is_checked_at_run_time() -> None:
+    # only matches() is validated upstream; find/findAll report Illegal regex when run
+    with pytest.raises(EvalError) as exc:
+        compile_expression('"x".find("(") == ""').evaluate([])
+    assert str(exc.value).startswith("Illegal regex: ")
 
 
 def test_deviation_iteration_budget() -> None:

@@ -7,6 +7,7 @@ import time
 
 import pytest
 
+from kubedra.api.goformat import go_quote
 from kubedra.api.quantity import (
     ERR_ARITH_RANGE,
     ERR_NUMERIC,
@@ -14,7 +15,7 @@ from kubedra.api.quantity import (
     Quantity,
     QuantityError,
 )
-from kubedra.api.semver import Version, go_quote
+from kubedra.api.semver import Version
 
 
 def test_fast_path_keeps_the_input_string() -> None:

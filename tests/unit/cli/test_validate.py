@@ -22,6 +22,13 @@ def run(*args: str, stdin: str | None = None) -> Result:
     return CliRunner().invoke(validate, list(args), input=stdin, catch_exceptions=False)
 
 
+def run_edited_example(name: str, old: str, new: str) -> Result:
+    """Validate ``examples/<name>`` from stdin with ``old`` replaced by ``new``."""
+    text = (EXAMPLES / name).read_text()
+    assert old in text, f"{name} no longer contains {old!r}"
+    return run("-f", "-", stdin=text.replace(old, new))
+
+
 def test_every_example_is_valid() -> None:
     result = run("-f", str(EXAMPLES))
     assert result.exit_code == 0, result.output
@@ -116,12 +123,9 @@ def test_pod_claim_errors() -> None:
 
 
 def test_job_managed_by_errors() -> None:
-    job = (
-        (EXAMPLES / "job-managed-by.yaml")
-        .read_text()
-        .replace("example.com/custom-controller", "not a path")
+    result = run_edited_example(
+        "job-managed-by.yaml", "example.com/custom-controller", "not a path"
     )
-    result = run("-f", "-", stdin=job)
     assert result.exit_code == 1
     assert result.stderr.startswith('The Job "external-batch" is invalid: spec.managedBy: ')
 
@@ -265,12 +269,11 @@ def test_new_style_event_needs_reporting_fields() -> None:
 
 
 def test_selector_that_does_not_compile() -> None:
-    text = (
-        (EXAMPLES / "gpu-claim-parameters.yaml")
-        .read_text()
-        .replace('attributes.quantity["memory"]', 'attributes.nosuchkind["memory"]')
+    result = run_edited_example(
+        "gpu-claim-parameters.yaml",
+        'attributes.quantity["memory"]',
+        'attributes.nosuchkind["memory"]',
     )
-    result = run("-f", "-", stdin=text)
     assert result.exit_code == 1
     assert result.stderr.startswith(
         'The ResourceClaimParameters "large-gpu" is invalid: '

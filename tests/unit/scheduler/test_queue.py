@@ -94,3 +94,50 @@ async def test_deleted_pod_is_never_popped() -> None:
     assert len(q) == 1  # "b" is in flight until done/forget
     q.forget("default/b")
     assert len(q) == 0
+
+
+async def test_pre_enqueue_gates_without_an_attempt() -> None:
+    clock = Clock()
+    gated = {"default/a"}
+    q = SchedulingQueue(clock=clock, pre_enqueue=lambda p: (
+        {"Gate"} if f"default/{p.metadata.name}" in gated else set()))
+    q.register("Gate", ClusterEvent("Claim", "Add"))
+    q.add(pod("a"))
+    q.add(pod("b"))
+    assert q.pending_counts() == {"active": 1, "backoff": 0, "unschedulable": 1}
+    assert (await q.pop()).key == "default/b"
+    gated.clear()
+    q.update(pod("a"))  # e.g. its claim name was recorded in the status
+    qp = await asyncio.wait_for(q.pop(), 1)  # active at once: a gated pod has no backoff
+    assert qp.key == "default/a" and qp.attempts == 1
+
+
+async def test_event_only_reaches_the_named_pods_and_failing_hints_queue() -> None:
+    clock = Clock()
+    q = SchedulingQueue(clock=clock, initial_backoff=0.0)
+    seen: list[str] = []
+
+    def hint(p: Pod, old: object, new: object) -> bool:
+        seen.append(p.metadata.name or "")
+        raise TypeError("unexpected object")
+
+    q.register("P", ClusterEvent("Claim", "Update"), hint)
+    for name in ("a", "b"):
+        q.add(pod(name))
+        q.requeue_unschedulable(await q.pop(), {"P"})
+    q.on_event(ClusterEvent("Claim", "Update"), None, object(), only={"default/b", "default/x"})
+    assert seen == ["b"]
+    assert set(q.unschedulable) == {"default/a"}
+    assert (await asyncio.wait_for(q.pop(), 1)).key == "default/b"
+
+
+async def test_stale_unschedulable_pods_leave_in_parking_order() -> None:
+    clock = Clock()
+    q = SchedulingQueue(clock=clock, initial_backoff=0.0, max_unschedulable=10.0)
+    for name in ("a", "b"):
+        q.add(pod(name))
+        q.requeue_unschedulable(await q.pop(), {"P"})
+        clock.now += 6
+    assert list(q.unschedulable) == ["default/a", "default/b"]
+    assert (await asyncio.wait_for(q.pop(), 1)).key == "default/a"  # parked 12 s ago
+    assert list(q.unschedulable) == ["default/b"]

@@ -20,8 +20,17 @@ def messages(errs: list[FieldError]) -> list[str]:
     return [str(e) for e in errs]
 
 
+def raw_errors(raw: dict[str, Any], gates: FeatureGates = GATES) -> list[str]:
+    """Create validation of the manifest ``raw`` after defaulting and PrepareForCreate."""
+    return messages(validate_job(created(raw, gates), gates))
+
+
 def create_errors(**spec: Any) -> list[str]:
-    return messages(validate_job(created(manifest(**spec)), GATES))
+    return raw_errors(manifest(**spec))
+
+
+def set_restart_policy(raw: dict[str, Any], policy: str) -> None:
+    raw["spec"]["template"]["spec"]["restartPolicy"] = policy
 
 
 def test_defaulted_and_prepared_manifest_is_valid() -> None:
@@ -32,12 +41,12 @@ def test_defaulted_and_prepared_manifest_is_valid() -> None:
 
 def test_restart_policy_must_be_on_failure_or_never() -> None:
     raw = manifest()
-    raw["spec"]["template"]["spec"]["restartPolicy"] = "Always"
-    assert messages(validate_job(created(raw), GATES)) == [
+    set_restart_policy(raw, "Always")
+    assert raw_errors(raw) == [
         'spec.template.spec.restartPolicy: Required value: valid values: "OnFailure", "Never"'
     ]
-    raw["spec"]["template"]["spec"]["restartPolicy"] = "Sometimes"
-    assert messages(validate_job(created(raw), GATES)) == [
+    set_restart_policy(raw, "Sometimes")
+    assert raw_errors(raw) == [
         'spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: '
         '"Always", "OnFailure", "Never"',
         'spec.template.spec.restartPolicy: Unsupported value: "Sometimes": supported values: '
@@ -127,7 +136,7 @@ def test_indexed_rules() -> None:
     ]
     raw = manifest(completionMode="Indexed", completions=10)
     raw["metadata"]["name"] = "n" * 62
-    assert messages(validate_job(created(raw), GATES)) == [
+    assert raw_errors(raw) == [
         f'metadata.name: Invalid value: "{"n" * 62}": will not able to create pod with invalid '
         f"DNS label: {'n' * 62}-9"
     ]
@@ -173,8 +182,8 @@ def test_pod_failure_policy_needs_never_and_failed_replacement() -> None:
         },
         podReplacementPolicy="TerminatingOrFailed",
     )
-    raw["spec"]["template"]["spec"]["restartPolicy"] = "OnFailure"
-    assert messages(validate_job(created(raw), GATES)) == [
+    set_restart_policy(raw, "OnFailure")
+    assert raw_errors(raw) == [
         'spec.podReplacementPolicy: Unsupported value: "TerminatingOrFailed": supported values: '
         '"Failed"',
         'spec.template.spec.restartPolicy: Invalid value: "OnFailure": only "Never" is '
@@ -186,19 +195,19 @@ def test_success_policy() -> None:
     gates = FeatureGates(job_success_policy=True)
     rules = {"rules": [{"succeededCount": 5, "succeededIndexes": "0-1"}]}
     raw = manifest(completionMode="Indexed", completions=3, successPolicy=rules)
-    assert messages(validate_job(created(raw, gates), gates)) == [
+    assert raw_errors(raw, gates) == [
         "spec.successPolicy.rules[0].succeededCount: Invalid value: 5: must be less than or "
         "equal to 3 (the number of specified completions)",
         "spec.successPolicy.rules[0].succeededCount: Invalid value: 5: must be less than or "
         "equal to 2 (the number of indexes in the specified succeededIndexes field)",
     ]
     raw = manifest(completionMode="Indexed", completions=3, successPolicy={"rules": []})
-    assert messages(validate_job(created(raw, gates), gates)) == [
+    assert raw_errors(raw, gates) == [
         "spec.successPolicy.rules: Required value: at least one rules must be specified when "
         "the successPolicy is specified"
     ]
     raw = manifest(successPolicy={"rules": [{"succeededCount": 1}]})
-    errs = messages(validate_job(created(raw, gates), gates))
+    errs = raw_errors(raw, gates)
     assert len(errs) == 1 and errs[0].startswith("spec.successPolicy: Invalid value: ")
     assert errs[0].endswith(": requires indexed completion mode")
     # With the gate off (the v1.30 default) the field is dropped on create.

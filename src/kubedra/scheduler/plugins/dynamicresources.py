@@ -14,6 +14,7 @@ pods that need many instances at once.
 
 from __future__ import annotations
 
+import functools
 import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -49,6 +50,7 @@ from kubedra.scheduler.framework import (
     unresolvable,
     unschedulable,
 )
+from kubedra.scheduler.plugins.verdicts import NodeVerdicts, Signature, signature
 from kubedra.scheduler.queue import ClusterEvent, Hint
 
 log = logging.getLogger(__name__)
@@ -137,6 +139,21 @@ def pod_claims(pod: Pod, state: DRAState) -> list[ResourceClaim]:
     return out
 
 
+def frees_instances(old: ResourceClaim, new: ResourceClaim) -> bool:
+    """A structured allocation was removed (the first test of isSchedulableAfterClaimChange)."""
+    return _structured_allocation(old) and new.status.allocation is None
+
+
+def claim_names(pod: Pod) -> set[str]:
+    """Names of the claims the pod uses, as far as known (spec references, and generated
+    claims recorded in the status): a claim event can only help pods that name it."""
+    names = {pc.source.resource_claim_name for pc in pod.spec.resource_claims or ()
+             if pc.source.resource_claim_name}
+    names.update(s.resource_claim_name for s in pod.status.resource_claim_statuses or ()
+                 if s.resource_claim_name)
+    return names
+
+
 def _structured_allocation(claim: ResourceClaim) -> bool:
     """upstream IsAllocatedWithStructuredParameters: some handle carries structured data."""
     allocation = claim.status.allocation
@@ -171,6 +188,8 @@ class _Cycle:
     allocator: PodAllocator | None = None
     unavailable: set[int] = field(default_factory=set)
     allocations: list[ClaimAllocation] = field(default_factory=list)
+    signature: Signature = ()
+    only_structured: bool = False
 
 
 class DynamicResources:
@@ -180,6 +199,7 @@ class DynamicResources:
     def __init__(self, state: DRAState, writer: ClaimWriter | None = None) -> None:
         self.state = state
         self.writer = writer
+        self.verdicts = NodeVerdicts()
 
     # --- events -------------------------------------------------------------------------------
 
@@ -208,8 +228,7 @@ class DynamicResources:
         if not isinstance(new, ResourceClaim) or (old is not None and
                                                   not isinstance(old, ResourceClaim)):
             raise TypeError(f"unexpected object types {type(old)}, {type(new)}")
-        if isinstance(old, ResourceClaim) and _structured_allocation(old) and \
-                new.status.allocation is None:
+        if isinstance(old, ResourceClaim) and frees_instances(old, new):
             return True  # freed instances may help any pod this plugin rejected
         try:
             claims = pod_claims(pod, self.state)
@@ -330,6 +349,8 @@ class DynamicResources:
         cycle = _Cycle(claims, infos)
         if plans:
             cycle.allocator = PodAllocator(self.state.index, plans)
+            cycle.signature = signature(cycle.allocator)
+            cycle.only_structured = all(i.pending and i.available_on is None for i in infos)
         state[NAME] = cycle
         return SUCCESS
 
@@ -339,6 +360,10 @@ class DynamicResources:
         cycle: _Cycle | None = state.get(NAME)
         if cycle is None:
             return SUCCESS
+        if cycle.only_structured and cycle.allocator is not None:
+            # Hot path: only unallocated claims without class node filters.
+            verdict = self.verdicts.verdict(cycle.allocator, cycle.signature, node.name)
+            return SUCCESS if verdict.ok else _unresolvable(verdict.reason)
         unavailable: list[int] = []
         joint_checked = False
         for i, info in enumerate(cycle.infos):
@@ -351,7 +376,7 @@ class DynamicResources:
                 return unresolvable("excluded by resource class node filter")
             if not joint_checked and cycle.allocator is not None:
                 joint_checked = True
-                verdict = cycle.allocator.filter(node.name)
+                verdict = self.verdicts.verdict(cycle.allocator, cycle.signature, node.name)
                 if not verdict.ok:
                     return unresolvable(verdict.reason)
         if unavailable:
@@ -386,8 +411,12 @@ class DynamicResources:
         cycle: _Cycle | None = state.get(NAME)
         if cycle is None or cycle.allocator is None:
             return 0
-        index = self.state.index
-        free = sum(index.free_count(node.name, d) for d in cycle.allocator.requests)
+        pools = self.state.index.node_pools(node.name)
+        free = 0
+        for driver in cycle.allocator.requests:
+            pool = pools.get(driver)
+            if pool is not None:
+                free += pool.free.bit_count()
         return max(0, 100 - free)
 
     # --- Reserve / Unreserve ------------------------------------------------------------------
@@ -452,6 +481,12 @@ class DynamicResources:
             for a in cycle.allocations:
                 self.state.index.clear_in_flight(claim_key(a.claim))
         return SUCCESS
+
+
+@functools.lru_cache(maxsize=256)
+def _unresolvable(message: str) -> Status:
+    """Filter statuses repeat a few messages very often: share the objects."""
+    return unresolvable(message)
 
 
 def consumer(pod: Pod) -> ResourceClaimConsumerReference:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from kubedra.allocation.nodeselector import matches
 from kubedra.api.core import Pod, Taint, Toleration
 from kubedra.scheduler.framework import (
+    SKIP,
     SUCCESS,
     CycleState,
     NodeInfo,
@@ -21,6 +22,9 @@ UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 
 class NodeName:
     name = "NodeName"
+
+    def pre_filter(self, state: CycleState, pod: Pod) -> Status:
+        return SUCCESS if pod.spec.node_name else SKIP
 
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status:
         wanted = pod.spec.node_name
@@ -70,6 +74,13 @@ class TaintToleration:
 class NodeAffinity:
     name = "NodeAffinity"
     REASON = "node(s) didn't match Pod's node affinity/selector"
+
+    def pre_filter(self, state: CycleState, pod: Pod) -> Status:
+        """Skip (as upstream) when the pod has neither a nodeSelector nor required affinity."""
+        affinity = pod.spec.affinity
+        required = (affinity.node_affinity.required_during_scheduling_ignored_during_execution
+                    if affinity and affinity.node_affinity else None)
+        return SUCCESS if pod.spec.node_selector or required is not None else SKIP
 
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status:
         selector = pod.spec.node_selector

@@ -53,12 +53,16 @@ class Write:
 
 @dataclass(slots=True)
 class Compact:
+    """Compact to revision ``target``, in chunks queued behind waiting writes."""
+
     target: int
     token: Any
 
 
 @dataclass(slots=True)
 class Stop:
+    """Finish: fail what is still queued, then acknowledge ``token`` and end the thread."""
+
     token: Any
 
 
@@ -78,6 +82,8 @@ class _Batch:
 
 
 class Writer(threading.Thread):
+    """The thread that owns the write connection (see the module docstring)."""
+
     def __init__(
         self,
         conn: sqlite3.Connection,

@@ -1,0 +1,46 @@
+"""Plumbing every benchmark shares: its command line, median timing and the JSON result file.
+
+Each ``bench/<name>_bench.py`` keeps its own ``main(argv)``; sharing this keeps the contract
+(``--smoke``, ``--json FILE``) and the units of the figures the same across them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+
+def arg_parser(
+    description: str | None, smoke_help: str = "tiny size (< 5 s)"
+) -> argparse.ArgumentParser:
+    """A parser with the options every benchmark takes: ``--smoke`` and ``--json FILE``."""
+    parser = argparse.ArgumentParser(description=description)
+    parser.add_argument("--smoke", action="store_true", help=smoke_help)
+    parser.add_argument("--json", metavar="FILE", help="write the results as JSON")
+    return parser
+
+
+def median_us(seconds: Iterable[float]) -> float:
+    """The median of durations given in seconds, in microseconds."""
+    return statistics.median(seconds) * 1e6
+
+
+def time_median_us(fn: Callable[[], object], repeats: int) -> float:
+    """Call ``fn`` ``repeats`` times; the median wall-clock time of one call in microseconds."""
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return median_us(times)
+
+
+def write_json(path: str | None, data: Any) -> None:
+    """Write ``data`` as indented JSON to ``path`` (the ``--json`` option), if one was given."""
+    if path:
+        Path(path).write_text(json.dumps(data, indent=2) + "\n")

@@ -1,0 +1,183 @@
+"""Authentication (bearer tokens) and the Node authorizer for ResourceSlices.
+
+Tokens come from ``--token`` (an admin) and ``--token-auth-file`` (kube-apiserver's CSV:
+``token,user,uid,"group1,group2"``). A kubelet authenticated as ``system:node:<N>`` in group
+``system:nodes`` is held to the v1.30 Node authorizer rules for ResourceSlices and to the
+NodeRestriction check on create (``kubedra.validation.nodeauthz``); every other request is
+allowed (there is no RBAC). The authorizer's slice graph follows the watch hub, so it is
+eventually consistent, as upstream's informer-fed graph is.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import csv
+import hmac
+import io
+from dataclasses import dataclass
+from pathlib import Path
+
+from aiohttp import web
+
+from kubedra.apiserver import errors, objects
+from kubedra.apiserver.hub import Overflow, WatchHub
+from kubedra.apiserver.objects import Obj
+from kubedra.apiserver.registry import Resource
+from kubedra.storage.contract import Store
+from kubedra.validation import nodeauthz
+
+
+@dataclass(frozen=True, slots=True)
+class User:
+    name: str
+    groups: tuple[str, ...] = ()
+
+
+#: The authenticated user of a request (set before routing).
+USER = web.RequestKey("user", User)
+
+ADMIN = User("admin", ("system:masters", "system:authenticated"))
+#: Who every request is when the server has no tokens (plain http, like the insecure port).
+ANONYMOUS_ADMIN = User("system:admin", ("system:masters",))
+
+
+class AuthFileError(ValueError):
+    """A token file line that cannot be used."""
+
+
+def parse_token_file(text: str) -> dict[str, User]:
+    """``token,user,uid[,"group1,group2"]`` per line (blank lines and ``#`` comments skipped)."""
+    users: dict[str, User] = {}
+    for n, row in enumerate(csv.reader(io.StringIO(text)), start=1):
+        if not row or not row[0].strip() or row[0].lstrip().startswith("#"):
+            continue
+        if len(row) < 3:
+            raise AuthFileError(f"token file line {n}: need at least token,user,uid")
+        token, name = row[0].strip(), row[1].strip()
+        groups = tuple(g.strip() for g in row[3].split(",") if g.strip()) if len(row) > 3 else ()
+        users[token] = User(name, (*groups, "system:authenticated"))
+    return users
+
+
+def load_token_file(path: Path) -> dict[str, User]:
+    return parse_token_file(path.read_text())
+
+
+class Authenticator:
+    """Bearer tokens to users; with no tokens at all every request is an administrator."""
+
+    def __init__(self, tokens: dict[str, User]) -> None:
+        self.tokens = tokens
+
+    @property
+    def enabled(self) -> bool:
+        return bool(self.tokens)
+
+    def authenticate(self, header: str) -> User:
+        if not self.tokens:
+            return ANONYMOUS_ADMIN
+        given = header[7:].strip() if header.startswith("Bearer ") else ""
+        for token, user in self.tokens.items():
+            if given and hmac.compare_digest(given.encode(), token.encode()):
+                return user
+        raise errors.ApiError(errors.status_body(401, "Unauthorized", "Unauthorized"))
+
+
+class NodeAuthorizer:
+    """The ResourceSlice part of upstream's Node authorizer plus NodeRestriction."""
+
+    def __init__(self, hub: WatchHub, store: Store, slices: Resource) -> None:
+        self.hub = hub
+        self.store = store
+        self.slices = slices
+        self.graph = nodeauthz.SliceGraph()
+        self._task: asyncio.Task[None] | None = None
+
+    async def start(self) -> None:
+        after = await self._load()
+        self._task = asyncio.create_task(self._follow(after), name="node-authorizer")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError, Exception):
+                await self._task
+
+    async def _load(self) -> int:
+        self.graph = nodeauthz.SliceGraph()
+        lr = await self.store.list(self.slices.prefix)
+        for kv in lr.items:
+            self._observe(kv.key, "ADDED", objects.decode(kv.value))
+        return lr.revision
+
+    def _observe(self, key: str, typ: str, obj: Obj | None) -> None:
+        name = key[len(self.slices.prefix):]
+        if typ == "DELETED":
+            self.graph.forget(name)
+        elif obj is not None:
+            self.graph.observe(name, str(obj.get("nodeName") or ""))
+
+    async def _follow(self, after: int) -> None:
+        sub = self.hub.subscribe(self.slices.prefix, after)
+        while True:
+            try:
+                ch = await sub.next()
+            except Overflow:
+                ch = None
+            if ch is None:
+                sub.close()
+                if self.hub.stopped:
+                    return
+                sub = self.hub.subscribe(self.slices.prefix, await self._load())
+                continue
+            self._observe(ch.key, ch.type, ch.obj)
+
+    def authorize(self, user: User, verb: str, res: Resource, namespace: str, name: str,
+                  subresource: str) -> None:
+        """403 when the Node authorizer refuses a node's ResourceSlice request."""
+        attrs = nodeauthz.RequestAttributes(
+            verb=verb, api_group=res.kind.group, resource=res.kind.plural,
+            subresource=subresource, name=name, namespace=namespace,
+        )
+        verdict = nodeauthz.authorize_node_request(user.name, user.groups, attrs, self.graph)
+        if verdict is None or verdict.decision is nodeauthz.Decision.ALLOW:
+            return
+        _, is_node = nodeauthz.node_identity(user.name, user.groups)
+        if not is_node:
+            return  # NoOpinion for non-nodes: no other authorizer denies (no RBAC)
+        raise errors.ApiError(errors.status_body(
+            403, "Forbidden",
+            _forbidden_message(user, verb, res, namespace, name, subresource, verdict.reason),
+            _details(res, name),
+        ))
+
+    @staticmethod
+    def admit_create(user: User, res: Resource, obj: Obj) -> None:
+        """NodeRestriction: a node may only create slices of its own node."""
+        if (res.kind.group, res.kind.plural) != (nodeauthz.RESOURCE_GROUP,
+                                                  nodeauthz.RESOURCE_SLICES):
+            return
+        why = nodeauthz.admit_resource_slice(user.name, user.groups, "CREATE",
+                                             str(obj.get("nodeName") or ""))
+        if why is not None:
+            name = str((obj.get("metadata") or {}).get("name") or "")
+            raise errors.forbidden_object(res.kind.plural, res.kind.group, name, why)
+
+
+def _details(res: Resource, name: str) -> dict[str, str]:
+    out = {"name": name} if name else {}
+    out["group"] = res.kind.group
+    out["kind"] = res.kind.plural
+    return out
+
+
+def _forbidden_message(user: User, verb: str, res: Resource, namespace: str, name: str,
+                       subresource: str, reason: str) -> str:
+    """``responsewriters.forbiddenMessage`` as kube-apiserver words it."""
+    resource = res.kind.plural + (f"/{subresource}" if subresource else "")
+    what = f"{res.kind.qualified} \"{name}\"" if name else res.kind.qualified
+    scope = f'in the namespace "{namespace}"' if namespace else "at the cluster scope"
+    msg = (f'{what} is forbidden: User "{user.name}" cannot {verb} resource "{resource}" '
+           f'in API group "{res.kind.group}" {scope}')
+    return f"{msg}: {reason}" if reason else msg

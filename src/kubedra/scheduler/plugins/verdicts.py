@@ -1,0 +1,65 @@
+"""Filter verdicts of the structured allocator, shared by pods that ask for the same thing.
+
+A node's verdict depends only on what the pod's claims request (selectors, class filters, in
+pod and request order) and on the pools of the requested drivers on that node. Pods created
+from one claim template ask for the same thing, so the verdict is reused until one of those
+pools changes (a new Pool object on a slice change, a new ``version`` on every allocation
+change). Each pod's scheduling cycle thus re-evaluates only the nodes whose pools changed.
+"""
+
+from __future__ import annotations
+
+from kubedra.allocation.engine import UNSUITABLE, NodeVerdict, PodAllocator
+from kubedra.allocation.pool import Pool
+
+Signature = tuple[tuple[tuple[str, tuple[tuple[str | None, str], ...]], ...], ...]
+_PoolState = tuple[tuple[Pool | None, int], ...]
+
+LIMIT = 200_000
+
+
+def signature(allocator: PodAllocator) -> Signature:
+    """What the allocator's claims request, per claim and driver (vendor parameters do not
+    change where a claim fits)."""
+    return tuple(
+        tuple((driver, tuple((r.filter.expression if r.filter is not None else None,
+                              r.selector.expression) for r in plan.drivers[driver]))
+              for driver in sorted(plan.drivers))
+        for plan in allocator.plans)
+
+
+NOTHING_FREE = NodeVerdict("", False, UNSUITABLE, claim=0)
+"""Nothing free at all on the node: no selector is evaluated, every claim fails alone."""
+
+
+class NodeVerdicts:
+    def __init__(self) -> None:
+        self._cache: dict[tuple[Signature, str], tuple[_PoolState, NodeVerdict]] = {}
+
+    def verdict(self, allocator: PodAllocator, sig: Signature, node: str) -> NodeVerdict:
+        index = allocator.index
+        state: _PoolState
+        if len(allocator.requests) == 1:  # the common case, without generic overhead
+            pool = index.pool(node, next(iter(allocator.requests)))
+            if pool is None or not pool.free:
+                return NOTHING_FREE
+            state = ((pool, pool.version),)
+        else:
+            pools = [index.pool(node, driver) for driver in allocator.requests]
+            if all(p is None or not p.free for p in pools):
+                return NOTHING_FREE
+            state = tuple((p, p.version if p is not None else 0) for p in pools)
+        key = (sig, node)
+        hit = self._cache.get(key)
+        if hit is not None and _same(hit[0], state):
+            return hit[1]
+        verdict = allocator.filter(node)
+        if len(self._cache) >= LIMIT:
+            self._cache.clear()
+        self._cache[key] = (state, verdict)
+        return verdict
+
+
+def _same(a: _PoolState, b: _PoolState) -> bool:
+    return len(a) == len(b) and all(
+        pa is pb and va == vb for (pa, va), (pb, vb) in zip(a, b, strict=True))

@@ -1,0 +1,81 @@
+"""The DynamicResources plugin's shortcuts give the same answers as the full path: reused
+Filter verdicts, the claim-user index behind claim events."""
+
+from __future__ import annotations
+
+from kubedra.api.codec import decode
+from kubedra.api.core import Pod
+from kubedra.api.resource import ResourceClaim, ResourceClass, ResourceSlice
+from kubedra.client.fake_nodes import fake_node
+from kubedra.scheduler.cache import SchedulerCache
+from kubedra.scheduler.framework import CycleState, NodeInfo
+from kubedra.scheduler.plugins.dynamicresources import DRAState, DynamicResources, feed
+from kubedra.scheduler.scheduler import Informers
+from kubedra.scheduler.setup import ClaimUsers
+
+
+def cluster(nodes: int, instances: int) -> DRAState:
+    state = DRAState()
+    feed(state, [decode({"metadata": {"name": "c"}, "driverName": "d",
+                         "structuredParameters": True}, ResourceClass)])
+    for n in range(nodes):
+        feed(state, [decode({"metadata": {"name": f"s{n}"}, "nodeName": f"n{n}",
+                             "driverName": "d", "namedResources": {"instances": [
+                                 {"name": f"i{i}"} for i in range(instances)]}},
+                            ResourceSlice)])
+    return state
+
+
+def pod_with_claim(i: int, state: DRAState) -> Pod:
+    claim = decode({"metadata": {"name": f"c{i}", "namespace": "ns", "uid": f"cu{i}",
+                                 "resourceVersion": "1"},
+                    "spec": {"resourceClassName": "c"}}, ResourceClaim)
+    state.set_claim(claim)
+    return decode({"metadata": {"name": f"p{i}", "namespace": "ns", "uid": f"pu{i}"},
+                   "spec": {"resourceClaims": [{"name": "r", "source": {
+                       "resourceClaimName": f"c{i}"}}]}}, Pod)
+
+
+def node(name: str) -> NodeInfo:
+    cache = SchedulerCache()
+    cache.set_node(fake_node(name))
+    return cache.nodes[name]
+
+
+def test_reused_verdict_follows_pool_changes() -> None:
+    state = cluster(1, 1)
+    plugin = DynamicResources(state)
+    n0 = node("n0")
+    first = CycleState()
+    assert plugin.pre_filter(first, pod_with_claim(0, state)).ok
+    assert plugin.filter(first, pod_with_claim(0, state), n0).ok
+    assert plugin.reserve(first, pod_with_claim(0, state), "n0").ok  # takes the only instance
+    second = CycleState()
+    other = pod_with_claim(1, state)
+    assert plugin.pre_filter(second, other).ok
+    status = plugin.filter(second, other, n0)
+    assert status.message == "resourceclaim cannot be allocated for the node (unsuitable)"
+    plugin.unreserve(first, pod_with_claim(0, state), "n0")  # the instance is free again
+    third = CycleState()
+    assert plugin.pre_filter(third, other).ok
+    assert plugin.filter(third, other, n0).ok
+
+
+def test_claim_users_index_follows_pod_updates() -> None:
+    informers = Informers(None)  # type: ignore[arg-type]  # handlers only
+    users = ClaimUsers(informers)
+    pods = informers.get(Pod)
+    template_pod = decode({"metadata": {"name": "p", "namespace": "ns"}, "spec": {
+        "resourceClaims": [{"name": "r", "source": {"resourceClaimTemplateName": "t"}},
+                           {"name": "s", "source": {"resourceClaimName": "shared"}}]}}, Pod)
+    pods._emit_add(template_pod)
+    assert users.of("ns", "shared") == {"ns/p"} and users.of("ns", "p-r-x") == set()
+    recorded = decode({"metadata": {"name": "p", "namespace": "ns"},
+                       "spec": {"resourceClaims": [{"name": "r", "source": {
+                           "resourceClaimTemplateName": "t"}}]},
+                       "status": {"resourceClaimStatuses": [
+                           {"name": "r", "resourceClaimName": "p-r-x"}]}}, Pod)
+    pods._emit_update(template_pod, recorded)
+    assert users.of("ns", "p-r-x") == {"ns/p"} and users.of("ns", "shared") == set()
+    pods._emit_delete(recorded)
+    assert users.of("ns", "p-r-x") == set()
