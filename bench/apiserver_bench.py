@@ -1,8 +1,21 @@
 """API server throughput and latency over HTTP against a ``kubedra apiserver`` subprocess.
 
-Phases (concurrent aiohttp clients): CREATE, GET, UPDATE (PUT with resourceVersion), LIST of
-all objects, then watch fan-out: W watchers each receive every event of a burst of updates.
-Prints one summary line; ``--json FILE`` writes every figure.
+Phases: CREATE, GET, UPDATE (PUT with resourceVersion), LIST of all objects, then watch
+fan-out: W watchers each receive every event of a burst of updates.
+
+How it measures: the server is the ``kubedra apiserver`` command (one process, its own SQLite
+store in a temporary directory). The load comes from ``--client-procs`` other processes, each
+running ``concurrency / client-procs`` workers over keep-alive HTTP/1.1 connections (one per
+worker; a worker sends its next request when the previous answer arrived, so latency includes
+queueing in the server). The request clients are a minimal HTTP/1.1 implementation over
+asyncio streams with the bodies encoded beforehand: a full client library costs about as much
+CPU per request as the server, and on a machine with few cores that would measure the client.
+Watchers use aiohttp. A phase's rate is its requests over the time from the common start to
+the last answer; p50/p99 are over every request of the phase. ``server_cpu_s`` and
+``client_cpu_s`` are the CPU time the server (all threads) and the clients used in the phase;
+``cpu_capacity`` (requests per server CPU-second) does not depend on other load on the
+machine. The whole run repeats ``--repeat`` times (a fresh server each time) and the summary
+line shows the medians; ``--json FILE`` writes every run and the medians.
 """
 
 from __future__ import annotations
@@ -13,6 +26,7 @@ import contextlib
 import json
 import multiprocessing
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -23,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 import aiohttp
+import msgspec
 import yaml
 
 
@@ -39,6 +54,10 @@ KINDS: dict[str, tuple[str, Callable[[str], dict[str, Any]]]] = {
     "leases": ("/apis/coordination.k8s.io/v1/namespaces/default/leases", _lease),
     "resourceslices": ("/apis/resource.k8s.io/v1alpha2/resourceslices", _slice),
 }
+
+
+def _json(obj: Any) -> bytes:
+    return msgspec.json.encode(obj)
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -67,6 +86,7 @@ class Phase:
         self.errors = 0
         self.elapsed = 0.0
         self.cpu = 0.0
+        self.client_cpu = 0.0
 
     def summary(self) -> dict[str, Any]:
         n = len(self.latencies)
@@ -76,15 +96,62 @@ class Phase:
             "p50_ms": round(_pct(self.latencies, 0.50), 2),
             "p99_ms": round(_pct(self.latencies, 0.99), 2),
             "server_cpu_s": round(self.cpu, 2),
+            "client_cpu_s": round(self.client_cpu, 2),
             "cpu_capacity": round(n / self.cpu, 1) if self.cpu else None,
         }
 
 
-Job = tuple[str, str, dict[str, Any] | None]  # method, path, body
+Job = tuple[str, str, bytes | None]  # method, path, JSON body
+
+
+class _Http:
+    """One keep-alive HTTP/1.1 connection: just enough protocol for the bench's requests
+    (answers with Content-Length or chunked bodies)."""
+
+    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
+                 host: str) -> None:
+        self.reader = reader
+        self.writer = writer
+        self.host = host
+
+    @classmethod
+    async def open(cls, url: str) -> _Http:
+        host, _, port = url.split("://", 1)[1].rstrip("/").rpartition(":")
+        reader, writer = await asyncio.open_connection(host, int(port))
+        return cls(reader, writer, f"{host}:{port}")
+
+    async def request(self, method: str, path: str, body: bytes | None) -> tuple[int, bytes]:
+        head = f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\nUser-Agent: bench\r\n"
+        if body is not None:
+            head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+        self.writer.write(head.encode() + b"\r\n" + (body or b""))
+        header = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(header[9:12])
+        length, chunked = 0, False
+        for line in header.split(b"\r\n")[1:]:
+            name, _, value = line.partition(b":")
+            name = name.strip().lower()
+            if name == b"content-length":
+                length = int(value)
+            elif name == b"transfer-encoding":
+                chunked = b"chunked" in value.lower()
+        if not chunked:
+            return status, await self.reader.readexactly(length)
+        parts: list[bytes] = []
+        while True:
+            size = int((await self.reader.readuntil(b"\r\n")).split(b";")[0], 16)
+            parts.append(await self.reader.readexactly(size + 2))
+            if size == 0:
+                return status, b"".join(p[:-2] for p in parts)
+
+    async def close(self) -> None:
+        self.writer.close()
+        with contextlib.suppress(OSError):
+            await self.writer.wait_closed()
 
 
 async def _client(url: str, jobs: list[Job], concurrency: int, start_at: float
-                  ) -> tuple[list[float], int, float, list[Any]]:
+                  ) -> tuple[list[float], int, float, list[Any], float]:
     """One client process: run ``jobs`` with ``concurrency`` workers from ``start_at``."""
     latencies: list[float] = []
     bodies: list[Any] = [None] * len(jobs)
@@ -92,33 +159,36 @@ async def _client(url: str, jobs: list[Job], concurrency: int, start_at: float
     queue: asyncio.Queue[int] = asyncio.Queue()
     for i in range(len(jobs)):
         queue.put_nowait(i)
-    async with aiohttp.ClientSession(url, connector=aiohttp.TCPConnector(limit=0)) as http:
-        async with http.get("/readyz") as r:  # open a connection before the clock starts
-            await r.read()
-        await asyncio.sleep(max(0.0, start_at - time.time()))
+    conns = [await _Http.open(url) for _ in range(concurrency)]
+    for conn in conns:  # every connection is open and used once before the clock starts
+        await conn.request("GET", "/readyz", None)
+    await asyncio.sleep(max(0.0, start_at - time.time()))
+    cpu1 = time.process_time()
 
-        async def worker() -> None:
-            nonlocal errors
-            while not queue.empty():
-                i = queue.get_nowait()
-                method, path, body = jobs[i]
-                t0 = time.perf_counter()
-                async with http.request(method, path, json=body) as r:
-                    data = await r.read()
-                    if r.status >= 300:
-                        errors += 1
-                latencies.append(time.perf_counter() - t0)
-                if method != "GET" or path.count("/") > 6:
-                    bodies[i] = json.loads(data)
+    async def worker(conn: _Http) -> None:
+        nonlocal errors
+        while not queue.empty():
+            i = queue.get_nowait()
+            method, path, body = jobs[i]
+            t0 = time.perf_counter()
+            status, data = await conn.request(method, path, body)
+            latencies.append(time.perf_counter() - t0)
+            if status >= 300:
+                errors += 1
+            if method != "GET" or path.count("/") > 6:
+                bodies[i] = msgspec.json.decode(data)
 
-        start = time.perf_counter()
-        await asyncio.gather(*(worker() for _ in range(concurrency)))
-        elapsed = time.perf_counter() - start
-    return latencies, errors, elapsed, bodies
+    start = time.perf_counter()
+    await asyncio.gather(*(worker(c) for c in conns))
+    elapsed = time.perf_counter() - start
+    cpu = time.process_time() - cpu1
+    for conn in conns:
+        await conn.close()
+    return latencies, errors, elapsed, bodies, cpu
 
 
 def _client_process(url: str, jobs: list[Job], concurrency: int, start_at: float
-                    ) -> tuple[list[float], int, float, list[Any]]:
+                    ) -> tuple[list[float], int, float, list[Any], float]:
     return asyncio.run(_client(url, jobs, concurrency, start_at))
 
 
@@ -134,7 +204,8 @@ def _phase(name: str, url: str, pid: int, jobs: list[Job], args: argparse.Namesp
     futures = [pool.submit(_client_process, url, part, per_proc, start_at) for part in parts]
     bodies: list[Any] = [None] * len(jobs)
     for k, fut in enumerate(futures):
-        lat, errs, elapsed, got = fut.result()
+        lat, errs, elapsed, got, client_cpu = fut.result()
+        phase.client_cpu += client_cpu
         phase.latencies += lat
         phase.errors += errs
         phase.elapsed = max(phase.elapsed, elapsed)
@@ -151,7 +222,7 @@ def _bench(url: str, pid: int, args: argparse.Namespace) -> dict[str, Any]:
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max(1, args.client_procs), mp_context=ctx) as pool:
         phase, created = _phase("create", url, pid,
-                                [("POST", path, make(n)) for n in names], args, pool)
+                                [("POST", path, _json(make(n))) for n in names], args, pool)
         out["create"] = phase.summary()
         gets: list[Job] = [("GET", f"{path}/{names[i % len(names)]}", None)
                            for i in range(args.gets)]
@@ -159,7 +230,7 @@ def _bench(url: str, pid: int, args: argparse.Namespace) -> dict[str, Any]:
         updates: list[Job] = []
         for obj in created:
             obj["metadata"]["labels"] = {"round": "1"}
-            updates.append(("PUT", f"{path}/{obj['metadata']['name']}", obj))
+            updates.append(("PUT", f"{path}/{obj['metadata']['name']}", _json(obj)))
         phase, updated = _phase("update", url, pid, updates, args, pool)
         out["update"] = phase.summary()
         lists: list[Job] = [("GET", path, None)] * args.lists
@@ -253,8 +324,29 @@ def _start_server(data: Path) -> tuple[subprocess.Popen[bytes], str]:
     return proc, str(doc["clusters"][0]["cluster"]["server"])
 
 
+def _run_once(args: argparse.Namespace) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="kubedra-bench-") as tmp:
+        proc, url = _start_server(Path(tmp))
+        try:
+            return _bench(url, proc.pid, args)
+        finally:
+            proc.terminate()
+            proc.wait(10)
+
+
+def _median(runs: list[Any]) -> Any:
+    """Field-wise median of runs with the same shape (numbers; other values from run 1)."""
+    first = runs[0]
+    if isinstance(first, dict):
+        return {k: _median([r[k] for r in runs]) for k in first}
+    if isinstance(first, int | float) and not isinstance(first, bool):
+        return statistics.median(runs)
+    return first
+
+
 def main(argv: list[str] | None = None) -> int:
-    p = argparse.ArgumentParser(description=__doc__)
+    p = argparse.ArgumentParser(description=__doc__,
+                                formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--smoke", action="store_true", help="tiny sizes (a few seconds)")
     p.add_argument("--json", type=Path, help="write the figures here")
     p.add_argument("--kind", choices=sorted(KINDS), default="leases")
@@ -265,29 +357,26 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--watchers", type=int, default=100)
     p.add_argument("--watch-events", type=int, default=200)
     p.add_argument("--client-procs", type=int, default=2,
-                   help="client processes sharing the load (one Python client is slower "
-                        "than the server)")
+                   help="client processes sharing the load")
+    p.add_argument("--repeat", type=int, default=3,
+                   help="whole runs, each with a fresh server; the summary shows medians")
     args = p.parse_args(argv)
     if args.smoke:
         args.objects, args.gets, args.lists = 40, 200, 3
         args.concurrency, args.watchers, args.watch_events = 8, 5, 10
-        args.client_procs = 1
-    with tempfile.TemporaryDirectory(prefix="kubedra-bench-") as tmp:
-        proc, url = _start_server(Path(tmp))
-        try:
-            result = _bench(url, proc.pid, args)
-        finally:
-            proc.terminate()
-            proc.wait(10)
+        args.client_procs, args.repeat = 1, 1
+    runs = [_run_once(args) for _ in range(max(1, args.repeat))]
+    result = _median(runs)
     if args.json:
-        args.json.write_text(json.dumps(result, indent=2))
-    ok = all(result[k]["errors"] == 0 for k in ("create", "get", "update", "list"))
+        args.json.write_text(json.dumps({"median": result, "runs": runs}, indent=2))
+    ok = all(r[k]["errors"] == 0 for r in runs for k in ("create", "get", "update", "list"))
     mutating_p99 = max(result["create"]["p99_ms"], result["update"]["p99_ms"])
     print(
-        f"apiserver_bench kind={args.kind} c={args.concurrency}: "
+        f"apiserver_bench kind={args.kind} c={args.concurrency} medians of {len(runs)}: "
         f"create {result['create']['rate']}/s get {result['get']['rate']}/s "
         f"update {result['update']['rate']}/s list({args.objects}) {result['list']['rate']}/s "
-        f"p99 mutating {mutating_p99}ms get p50/p99 {result['get']['p50_ms']}/"
+        f"p99 create/update {result['create']['p99_ms']}/{result['update']['p99_ms']}ms "
+        f"(mutating {mutating_p99}ms) get p50/p99 {result['get']['p50_ms']}/"
         f"{result['get']['p99_ms']}ms watch {result['watch']['events_per_s']} ev/s to "
         f"{args.watchers} watchers; per server CPU-second: create "
         f"{result['create']['cpu_capacity']} get {result['get']['cpu_capacity']} update "

@@ -327,20 +327,45 @@ def _walk_unknown(raw: Any, info: msgspec.inspect.Type, path: str, out: list[str
                 return
         return
     if isinstance(info, msgspec.inspect.StructType) and isinstance(raw, dict):
-        fields = {f.encode_name: f.type for f in info.fields}
+        fields = _struct_fields(info)
         for key, value in raw.items():
-            child = f"{path}.{key}" if path else str(key)
-            sub = fields.get(key)
-            if sub is None:
-                out.append(child)
-            else:
-                _walk_unknown(value, sub, child, out)
+            if key not in fields:
+                out.append(f"{path}.{key}" if path else str(key))
+                continue
+            sub = fields[key]
+            if sub is not None and isinstance(value, dict | list):  # scalars have no fields
+                _walk_unknown(value, sub, f"{path}.{key}" if path else str(key), out)
     elif isinstance(info, msgspec.inspect.ListType) and isinstance(raw, list):
-        for i, value in enumerate(raw):
-            _walk_unknown(value, info.item_type, f"{path}[{i}]", out)
+        item = info.item_type
+        if isinstance(item, _NESTED):
+            for i, value in enumerate(raw):
+                if isinstance(value, dict | list):
+                    _walk_unknown(value, item, f"{path}[{i}]", out)
     elif isinstance(info, msgspec.inspect.DictType) and isinstance(raw, dict):
-        for key, value in raw.items():
-            _walk_unknown(value, info.value_type, f"{path}[{key}]", out)
+        item = info.value_type
+        if isinstance(item, _NESTED):
+            for key, value in raw.items():
+                if isinstance(value, dict | list):
+                    _walk_unknown(value, item, f"{path}[{key}]", out)
+
+
+_FieldTypes = dict[str, msgspec.inspect.Type | None]
+_STRUCT_FIELDS: dict[int, tuple[msgspec.inspect.StructType, _FieldTypes]] = {}
+_NESTED = (msgspec.inspect.StructType, msgspec.inspect.ListType, msgspec.inspect.DictType,
+           msgspec.inspect.UnionType)
+
+
+def _struct_fields(info: msgspec.inspect.StructType) -> _FieldTypes:
+    """JSON name -> type of a struct's fields (None where nothing below can be unknown:
+    scalars and ``Any``), built once per struct type info (the entry keeps ``info`` alive,
+    so its id is not reused)."""
+    hit = _STRUCT_FIELDS.get(id(info))
+    if hit is not None:
+        return hit[1]
+    types: _FieldTypes = {f.encode_name: f.type if isinstance(f.type, _NESTED) else None
+                          for f in info.fields}
+    _STRUCT_FIELDS[id(info)] = (info, types)
+    return types
 
 
 def _matches(raw: Any, info: msgspec.inspect.Type) -> bool:

@@ -16,7 +16,14 @@ from aiohttp import web
 
 from kubedra.apiserver import admission, errors, objects, params, patching, tables
 from kubedra.apiserver.auth import ANONYMOUS_ADMIN, USER, NodeAuthorizer, User
-from kubedra.apiserver.hub import Change, Overflow, WatchHub, kv_change, store_changes
+from kubedra.apiserver.hub import (
+    Change,
+    Expired,
+    Overflow,
+    WatchHub,
+    kv_change,
+    store_changes,
+)
 from kubedra.apiserver.metrics import RESOURCE, VERB
 from kubedra.apiserver.objects import Obj
 from kubedra.apiserver.registry import Registry, Resource
@@ -252,6 +259,9 @@ class ResourceHandlers:
                     continue
                 try:
                     ch = nxt.result()
+                except Expired as err:
+                    await _expired(writer, err)
+                    return
                 except Overflow:
                     return
                 if ch is None:
@@ -261,6 +271,7 @@ class ResourceHandlers:
                     more = sub.queue.get_nowait()
                     if more is None:
                         await writer.changes(batch)
+                        await _expired(writer, sub.expired)
                         return
                     batch.append(more)
                 await writer.changes(batch)
@@ -487,6 +498,12 @@ class _EventWriter:
 
     async def error(self, status: Obj) -> None:
         await self.resp.write(b'{"type":"ERROR","object":' + objects.encode(status) + b"}\n")
+
+
+async def _expired(writer: _EventWriter, err: Expired | None) -> None:
+    """The ERROR event that ends a watch whose history the hub lost (clients re-list)."""
+    if err is not None:
+        await writer.error(errors.resource_expired(str(err)).status)
 
 
 # --- request helpers ----------------------------------------------------------------------

@@ -52,6 +52,16 @@ class Overflow(Exception):
     """A watcher fell too far behind; its stream ends and the client re-watches."""
 
 
+class Expired(Overflow):
+    """The hub lost history it had not delivered (store compaction): the watcher's stream
+    ends with a 410 and the client re-lists."""
+
+    def __init__(self, revision: int, compacted: int) -> None:
+        super().__init__(f"too old resource version: {revision} ({compacted})")
+        self.revision = revision
+        self.compacted = compacted
+
+
 def change_of(ev: WatchEvent, cache: objects.WireCache | None = None) -> Change:
     kv = ev.kv
     if ev.type is EventType.DELETED:
@@ -77,6 +87,8 @@ class Subscription:
         self.queue: asyncio.Queue[Change | None] = asyncio.Queue()
         self.limit = limit
         self.overflowed = False
+        self.expired: Expired | None = None
+        self.last = after  # the newest revision queued for this watcher
 
     def offer(self, ch: Change) -> None:
         if ch.revision <= self.after or not ch.key.startswith(self.prefix):
@@ -86,13 +98,21 @@ class Subscription:
             self.queue.put_nowait(None)
             self.hub.unsubscribe(self)
             return
+        self.last = ch.revision
         self.queue.put_nowait(ch)
 
+    def expire(self, compacted: int) -> None:
+        """End the stream after what is queued: history after ``last`` is gone."""
+        self.overflowed = True
+        self.expired = Expired(self.last, compacted)
+        self.queue.put_nowait(None)
+
     async def next(self) -> Change | None:
-        """The next change, or None when the hub stopped (raises Overflow when too slow)."""
+        """The next change, or None when the hub stopped (raises Overflow when too slow,
+        Expired when the hub lost history)."""
         ch = await self.queue.get()
         if ch is None and self.overflowed:
-            raise Overflow()
+            raise self.expired or Overflow()
         return ch
 
     def close(self) -> None:
@@ -132,11 +152,11 @@ class WatchHub:
                     self._publish(change_of(ev, self.cache))
             except asyncio.CancelledError:
                 raise
-            except CompactedError:
-                # History we never saw is gone: restart from now and end every watch, whose
-                # clients then re-list (as upstream's watch cache does when it re-lists).
-                log.warning("watch hub: fell behind compaction; resetting")
-                await self._reset()
+            except CompactedError as err:
+                # History we never saw is gone: restart from the current revision (never
+                # from the lost one again) and end every watch with a 410; clients re-list.
+                log.warning("watch hub: fell behind compaction (%s); resetting", err)
+                await self._reset(err.compacted)
                 continue
             except Exception:  # a lost store watch: resume from the last revision seen
                 log.exception("watch hub: store watch failed; resuming")
@@ -144,12 +164,13 @@ class WatchHub:
                 continue
             return
 
-    async def _reset(self) -> None:
+    async def _reset(self, compacted: int | None = None) -> None:
         self.window.clear()
         self.revision = self.window_start = await self.store.current_revision()
+        if compacted is None:
+            compacted = await self.store.compacted_revision()
         for sub in list(self.subs):
-            sub.overflowed = True
-            sub.queue.put_nowait(None)
+            sub.expire(compacted)
         self.subs.clear()
 
     def _publish(self, ch: Change) -> None:

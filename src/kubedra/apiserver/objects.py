@@ -8,9 +8,9 @@ GET or a watch fan-out encodes each revision once.
 
 from __future__ import annotations
 
-import datetime as dt
 import os
 import secrets
+import time
 import uuid
 from collections import OrderedDict
 from typing import Any
@@ -36,9 +36,16 @@ def clone(obj: Obj) -> Obj:
     return out
 
 
+_last_now: tuple[int, str] = (0, "")
+
+
 def now() -> str:
-    """RFC 3339 with seconds and ``Z``, as metav1.Time marshals."""
-    return dt.datetime.now(dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    """RFC 3339 with seconds and ``Z``, as metav1.Time marshals (formatted once a second)."""
+    global _last_now
+    second = int(time.time())
+    if _last_now[0] != second:
+        _last_now = (second, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second)))
+    return _last_now[1]
 
 
 class _UidSource:

@@ -165,6 +165,7 @@ def apiserver(
     except (OSError, AuthFileError) as err:
         raise click.BadParameter(str(err), param_hint="--token-auth-file") from None
     options = Options(gates=gates, max_inflight=max_requests_inflight, token=token or None,
-                      token_users=token_users, watch_window=watch_cache_size)
+                      token_users=token_users, watch_window=watch_cache_size,
+                      tune_collector=True)
     asyncio.run(serve(data_dir, bind_address, port, kubeconfig, options, tls,
                       (compaction_interval, compaction_retain)))

@@ -4,6 +4,9 @@ that is re-read and retried on conflict, and never applied to a re-created claim
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
+
 import msgspec
 
 from kubedra.allocation.engine import ClaimAllocation
@@ -14,6 +17,7 @@ from kubedra.client.rest import Client
 from kubedra.scheduler.plugins.dynamicresources import consumer
 
 ATTEMPTS = 8
+T = TypeVar("T")
 
 
 class ClaimWriteError(Exception):
@@ -32,20 +36,27 @@ class ClientClaimWriter:
                                   f"{claim.metadata.name} was re-created")
         return current
 
-    async def bind_claim(self, claim: ResourceClaim, pod: Pod,
-                         allocation: ClaimAllocation | None) -> ResourceClaim:
+    async def _retrying(self, claim: ResourceClaim,
+                        write: Callable[[ResourceClaim], Awaitable[T]]) -> T:
+        """Run ``write`` on the claim, re-reading it after every lost compare-and-swap."""
         current = claim
         for _ in range(ATTEMPTS):
             try:
-                return await self._bind_once(current, pod, allocation)
+                return await write(current)
             except ApiError as e:
                 if not is_conflict(e):
                     raise
             current = await self._fresh(claim)
         raise ClaimWriteError(f"resourceclaim {claim.metadata.name}: too many conflicts")
 
+    async def bind_claim(self, claim: ResourceClaim, pod: Pod,
+                         allocation: ClaimAllocation | None) -> ResourceClaim:
+        return await self._retrying(claim, lambda c: self._bind_once(c, pod, allocation))
+
     async def _bind_once(self, current: ResourceClaim, pod: Pod,
                          allocation: ClaimAllocation | None) -> ResourceClaim:
+        if current.metadata.deletion_timestamp is not None:
+            raise ClaimWriteError("claim has been marked for deletion")
         status = current.status
         reserved = list(status.reserved_for or ())
         already = any(r.uid == pod.metadata.uid for r in reserved)
@@ -72,37 +83,27 @@ class ClientClaimWriter:
         return await self.client.update_status(msgspec.structs.replace(current, status=status))
 
     async def unreserve_claim(self, claim: ResourceClaim, pod: Pod) -> None:
-        current = claim
-        for _ in range(ATTEMPTS):
-            reserved = [r for r in current.status.reserved_for or ()
-                        if r.uid != pod.metadata.uid]
-            if len(reserved) == len(current.status.reserved_for or ()):
+        async def write(current: ResourceClaim) -> None:
+            before = current.status.reserved_for or []
+            reserved = [r for r in before if r.uid != pod.metadata.uid]
+            if len(reserved) == len(before):
                 return
             status = msgspec.structs.replace(current.status, reserved_for=reserved or None)
-            try:
-                await self.client.update_status(msgspec.structs.replace(current, status=status))
-                return
-            except ApiError as e:
-                if not is_conflict(e):
-                    raise
-            current = await self._fresh(claim)
+            await self.client.update_status(msgspec.structs.replace(current, status=status))
+
+        await self._retrying(claim, write)
 
     async def deallocate(self, claim: ResourceClaim, pod: Pod) -> None:
         """Clear the allocation (and reservedFor, status.driverName) unless, after a
         conflict, someone other than ``pod`` reserved the claim in the meantime."""
-        current = claim
-        for _ in range(ATTEMPTS):
+
+        async def write(current: ResourceClaim) -> None:
             if current.status.allocation is None:
                 return
             if any(r.uid != pod.metadata.uid for r in current.status.reserved_for or ()):
                 raise ClaimWriteError("resourceclaim in use")
             status = msgspec.structs.replace(current.status, reserved_for=None,
                                              allocation=None, driver_name="")
-            try:
-                await self.client.update_status(msgspec.structs.replace(current, status=status))
-                return
-            except ApiError as e:
-                if not is_conflict(e):
-                    raise
-            current = await self._fresh(claim)
-        raise ClaimWriteError(f"resourceclaim {claim.metadata.name}: too many conflicts")
+            await self.client.update_status(msgspec.structs.replace(current, status=status))
+
+        await self._retrying(claim, write)

@@ -149,6 +149,8 @@ def validate_finalizers(finalizers: Sequence[str] | None, path: Path) -> ErrorLi
 
 
 def validate_field_manager(manager: str, path: Path) -> ErrorList:
+    if manager.isprintable() and len(manager.encode()) <= FIELD_MANAGER_MAX_LENGTH:
+        return []  # the common case: no per-character walk
     errs: ErrorList = []
     if len(manager.encode()) > FIELD_MANAGER_MAX_LENGTH:
         errs.append(too_long(path, manager, FIELD_MANAGER_MAX_LENGTH))
@@ -165,6 +167,10 @@ def validate_field_manager(manager: str, path: Path) -> ErrorList:
 def validate_managed_fields(entries: Sequence[ManagedFieldsEntry] | None, path: Path) -> ErrorList:
     errs: ErrorList = []
     for i, entry in enumerate(entries or ()):
+        manager, sub = entry.manager or "", entry.subresource or ""
+        if (entry.operation in ("Apply", "Update") and entry.fields_type in (None, "", "FieldsV1")
+                and not validate_field_manager(manager, path) and len(sub) <= 64):
+            continue  # a valid entry: no paths to build
         p = path.index(i)
         if entry.operation not in ("Apply", "Update"):
             errs.append(invalid(p.child("operation"), entry.operation or "",
@@ -198,12 +204,25 @@ def validate_object_meta(
                      for msg in name_is_dns_label(meta.namespace, False)]
     elif meta.namespace:
         errs.append(forbidden(path.child("namespace"), "not allowed on this type"))
-    errs += validate_nonnegative_field(meta.generation or 0, path.child("generation"))
-    errs += validate_labels(meta.labels, path.child("labels"))
-    errs += validate_annotations(meta.annotations, path.child("annotations"))
-    errs += validate_owner_references(meta.owner_references, path.child("ownerReferences"))
-    errs += validate_finalizers(meta.finalizers, path.child("finalizers"))
-    errs += validate_managed_fields(meta.managed_fields, path.child("managedFields"))
+    if (meta.generation or 0) < 0:
+        errs += validate_nonnegative_field(meta.generation or 0, path.child("generation"))
+    return errs + _validate_meta_lists(meta, path)
+
+
+def _validate_meta_lists(meta: ObjectMeta, path: Path) -> ErrorList:
+    """Labels, annotations, owners, finalizers and managedFields, in that order (the child
+    paths are only built for what is set)."""
+    errs: ErrorList = []
+    if meta.labels:
+        errs += validate_labels(meta.labels, path.child("labels"))
+    if meta.annotations:
+        errs += validate_annotations(meta.annotations, path.child("annotations"))
+    if meta.owner_references:
+        errs += validate_owner_references(meta.owner_references, path.child("ownerReferences"))
+    if meta.finalizers:
+        errs += validate_finalizers(meta.finalizers, path.child("finalizers"))
+    if meta.managed_fields:
+        errs += validate_managed_fields(meta.managed_fields, path.child("managedFields"))
     return errs
 
 
@@ -254,10 +273,10 @@ def validate_object_meta_update(
     if (new.generation or 0) < (old.generation or 0):
         errs.append(invalid(path.child("generation"), new.generation or 0,
                             "must not be decremented"))
-    for attr, name in (("name", "name"), ("namespace", "namespace"), ("uid", "uid")):
-        errs += validate_immutable_field(
-            getattr(new, attr) or "", getattr(old, attr) or "", path.child(name)
-        )
+    for attr in ("name", "namespace", "uid"):
+        new_value, old_value = getattr(new, attr) or "", getattr(old, attr) or ""
+        if new_value != old_value:
+            errs += validate_immutable_field(new_value, old_value, path.child(attr))
     if not _same_time(new.creation_timestamp or "", old.creation_timestamp or ""):
         errs.append(invalid(path.child("creationTimestamp"),
                             _time_value(new.creation_timestamp or ""), FIELD_IMMUTABLE))
@@ -269,10 +288,14 @@ def validate_object_meta_update(
     if new.deletion_grace_period_seconds != old.deletion_grace_period_seconds:
         errs.append(invalid(path.child("deletionGracePeriodSeconds"),
                             new.deletion_grace_period_seconds, FIELD_IMMUTABLE))
-    errs += validate_labels(new.labels, path.child("labels"))
-    errs += validate_annotations(new.annotations, path.child("annotations"))
-    errs += validate_owner_references(new.owner_references, path.child("ownerReferences"))
-    errs += validate_managed_fields(new.managed_fields, path.child("managedFields"))
+    if new.labels:
+        errs += validate_labels(new.labels, path.child("labels"))
+    if new.annotations:
+        errs += validate_annotations(new.annotations, path.child("annotations"))
+    if new.owner_references:
+        errs += validate_owner_references(new.owner_references, path.child("ownerReferences"))
+    if new.managed_fields:
+        errs += validate_managed_fields(new.managed_fields, path.child("managedFields"))
     return errs
 
 

@@ -4,6 +4,7 @@ limit, shutdown, generation and graceful pod deletion."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 
 from tests.unit.apiserver.conftest import Env, MakeEnv
@@ -189,8 +190,11 @@ async def test_metrics_and_health(env: Env) -> None:
 
 async def test_hub_reset_ends_watches_and_gc_resyncs(env: Env) -> None:
     async with env.http.get(f"{PODS}?watch=true") as resp:
+        await asyncio.sleep(0.05)  # the stream subscribes to the hub
         await env.server.hub._reset()  # what a hub that fell behind compaction does
         async with asyncio.timeout(5):
+            event = json.loads(await resp.content.readline())
+            assert event["type"] == "ERROR" and event["object"]["code"] == 410
             assert await resp.content.read() == b""
     _, n = await env.call("POST", "/api/v1/nodes", {"metadata": {"name": "n"}})
     owner = {"apiVersion": "v1", "kind": "Node", "name": "n", "uid": n["metadata"]["uid"]}
@@ -201,6 +205,34 @@ async def test_hub_reset_ends_watches_and_gc_resyncs(env: Env) -> None:
             return
         await asyncio.sleep(0.02)
     raise AssertionError("GC did not resume after the hub reset")
+
+
+async def test_hub_behind_compaction_restarts_from_current_revision(env: Env) -> None:
+    """A hub whose store watch answers Compacted resumes from now (not the lost revision)
+    and ends its watches with a 410 ERROR event."""
+    hub = env.server.hub
+    async with env.http.get(f"{PODS}?watch=true") as resp:
+        await asyncio.sleep(0.05)
+        assert hub._task is not None
+        hub._task.cancel()  # the hub falls behind while writes and a compaction happen
+        with contextlib.suppress(asyncio.CancelledError):
+            await hub._task
+        for i in range(3):
+            await env.call("POST", PODS, pod(f"p{i}"))
+        current = await env.store.current_revision()
+        await env.store.compact(current)
+        hub._task = asyncio.create_task(hub._run())
+        async with asyncio.timeout(5):
+            event = json.loads(await resp.content.readline())
+            assert await resp.content.read() == b""
+    assert event["type"] == "ERROR" and event["object"]["code"] == 410
+    assert event["object"]["message"].startswith("too old resource version: ")
+    assert hub.revision == current and hub.covers(current)
+    async with env.http.get(f"{PODS}?watch=true&resourceVersion={current}") as resp:
+        await env.call("POST", PODS, pod("after"))
+        async with asyncio.timeout(5):
+            event = json.loads(await resp.content.readline())
+    assert event["type"] == "ADDED" and event["object"]["metadata"]["name"] == "after"
 
 
 async def test_concurrent_patches_all_apply(env: Env) -> None:

@@ -11,8 +11,13 @@ import copy
 import json
 from typing import Any
 
+import msgspec
+
 from kubedra.apiserver.patch.schema import UNTYPED, Meta
-from kubedra.apiserver.patch.values import go_json, json_equal
+from kubedra.apiserver.patch.values import go_json, json_equal, same_json
+
+_encode = msgspec.json.Encoder().encode
+_decode = msgspec.json.Decoder().decode
 
 Path = tuple[str, ...]
 FieldSet = set[Path]
@@ -108,8 +113,10 @@ def diff(old: Any, new: Any, meta: Meta, path: Path = (), own: bool = False
         return added, modified, removed
     if isinstance(old, dict) and isinstance(new, dict) and (old or new):
         for key in list(old) + [k for k in new if k not in old]:
-            a, m, r = diff(old.get(key, MISSING), new.get(key, MISSING), meta.child(key),
-                           (*path, "f:" + key), meta.is_map)
+            before, after = old.get(key, MISSING), new.get(key, MISSING)
+            if same_json(before, after):  # equal members have no changes below them
+                continue
+            a, m, r = diff(before, after, meta.child(key), (*path, "f:" + key), meta.is_map)
             added |= a
             modified |= m
             removed |= r
@@ -133,21 +140,29 @@ def under(path: Path, roots: FieldSet) -> bool:
 
 
 def to_fields_v1(paths: FieldSet) -> dict[str, Any]:
-    """Encode a set as the nested FieldsV1 object (``.`` marks a member with children)."""
+    """Encode a set as the nested FieldsV1 object (``.`` marks a member with children),
+    keys sorted as upstream writes them."""
     tree: dict[str, Any] = {}
+    members: set[int] = set()  # ids of the nodes that are members of the set
     for path in paths:
         node = tree
         for element in path:
-            node = node.setdefault(element, {})
-    members = {(): False} | dict.fromkeys(paths, True)
+            child = node.get(element)
+            if child is None:
+                child = node[element] = {}
+            node = child
+        members.add(id(node))
 
-    def emit(node: dict[str, Any], path: Path) -> dict[str, Any]:
-        out: dict[str, Any] = {".": {}} if node and members.get(path) else {}
+    def emit(node: dict[str, Any]) -> dict[str, Any]:
+        if not node:
+            return node
+        out: dict[str, Any] = {".": {}} if id(node) in members else {}
         for element in sorted(node):
-            out[element] = emit(node[element], (*path, element))
+            out[element] = emit(node[element])
         return out
 
-    return emit(tree, ())
+    members.discard(id(tree))
+    return emit(tree)
 
 
 def from_fields_v1(tree: Any, prefix: Path = ()) -> FieldSet:
@@ -160,6 +175,39 @@ def from_fields_v1(tree: Any, prefix: Path = ()) -> FieldSet:
         if element != ".":
             out |= from_fields_v1(sub, (*prefix, element))
     return out
+
+
+class FieldsV1Codec:
+    """:func:`from_fields_v1` and :func:`to_fields_v1` with memory: objects written the same
+    way own the same field sets, so most trees and sets repeat. Bounded (cleared when full);
+    answers are fresh copies, never shared."""
+
+    def __init__(self, capacity: int = 4096) -> None:
+        self.capacity = capacity
+        self._sets: dict[bytes, frozenset[Path]] = {}
+        self._trees: dict[frozenset[Path], bytes] = {}
+
+    def decode(self, tree: Any) -> frozenset[Path]:
+        try:
+            key = _encode(tree)
+        except (TypeError, ValueError, msgspec.MsgspecError):
+            return frozenset(from_fields_v1(tree))
+        hit = self._sets.get(key)
+        if hit is None:
+            if len(self._sets) >= self.capacity:
+                self._sets.clear()
+            hit = self._sets[key] = frozenset(from_fields_v1(tree))
+        return hit
+
+    def encode(self, paths: FieldSet | frozenset[Path]) -> dict[str, Any]:
+        key = frozenset(paths)
+        hit = self._trees.get(key)
+        if hit is None:
+            if len(self._trees) >= self.capacity:
+                self._trees.clear()
+            hit = self._trees[key] = _encode(to_fields_v1(set(paths)))
+        out: dict[str, Any] = _decode(hit)
+        return out
 
 
 def path_string(path: Path) -> str:

@@ -15,22 +15,21 @@ import copy
 import json
 from collections.abc import Iterable
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from typing import Any
 
 from kubedra.apiserver.errors import ApiError, status_body
+from kubedra.apiserver.objects import now as objects_now
 from kubedra.apiserver.patch.errors import bad_request
 from kubedra.apiserver.patch.fieldset import (
     FieldSet,
+    FieldsV1Codec,
     Path,
     diff,
     field_set,
-    from_fields_v1,
     merge_applied,
     path_string,
     remove_path,
     strip,
-    to_fields_v1,
     under,
 )
 from kubedra.apiserver.patch.schema import Meta, schema_for
@@ -95,10 +94,21 @@ def conflict_error(conflicts: list[Conflict]) -> ApiError:
 class _Owned:
     fields: FieldSet
     time: str | None
+    # The stored FieldsV1 tree and the set it encodes, while ``fields`` still equals it: the
+    # tree is then written back as it was instead of being encoded again.
+    stored: tuple[frozenset[Path], JsonMap] | None = None
+
+    def fields_v1(self) -> JsonMap:
+        if self.stored is not None and self.stored[0] == self.fields:
+            return self.stored[1]
+        return _CODEC.encode(self.fields)
+
+
+_CODEC = FieldsV1Codec()
 
 
 def _now(now: str | None) -> str:
-    return now or datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return now or objects_now()
 
 
 def decode_managed(obj: JsonMap | None) -> dict[Manager, _Owned]:
@@ -110,8 +120,16 @@ def decode_managed(obj: JsonMap | None) -> dict[Manager, _Owned]:
         op = entry.get("operation", "Update")
         key = Manager(entry["manager"], op, entry.get("apiVersion", "") if op == "Update" else "",
                       entry.get("subresource", ""))
-        owned = out.setdefault(key, _Owned(set(), entry.get("time")))
-        owned.fields |= from_fields_v1(entry.get("fieldsV1") or {})
+        tree = entry.get("fieldsV1") or {}
+        known = _CODEC.decode(tree)
+        fields = set(known)
+        owned = out.get(key)
+        if owned is None:
+            stored = (known, tree) if isinstance(tree, dict) else None
+            out[key] = _Owned(fields, entry.get("time"), stored)
+            continue
+        owned.fields |= fields  # a repeated identity: the entries merge
+        owned.stored = None
         if op == "Apply":
             owned.time = entry.get("time")
     return out
@@ -128,7 +146,7 @@ def encode_managed(managers: dict[Manager, _Owned], api_version: str) -> list[Js
         if owned.time:
             entry["time"] = owned.time
         entry["fieldsType"] = "FieldsV1"
-        entry["fieldsV1"] = to_fields_v1(owned.fields)
+        entry["fieldsV1"] = owned.fields_v1()
         if key.subresource:
             entry["subresource"] = key.subresource
         entries.append(entry)
@@ -138,6 +156,8 @@ def encode_managed(managers: dict[Manager, _Owned], api_version: str) -> list[Js
 
 
 def _drop(paths: FieldSet, roots: FieldSet) -> FieldSet:
+    if not roots:
+        return set(paths)
     return {p for p in paths if not under(p, roots)}
 
 
@@ -161,7 +181,8 @@ def update_managed_fields(
 ) -> JsonMap:
     """Return ``new`` with managedFields updated for a non-apply write by ``manager``:
     the fields it added or changed become its own (operation Update) and leave other
-    managers; removed fields leave everyone."""
+    managers; removed fields leave everyone. The result is a new dict with a new metadata
+    dict; everything else is shared with ``new``."""
     api_version = str(new.get("apiVersion", ""))
     schema = schema_for(*_group_kind(new))
     managers = decode_managed(old)
@@ -176,7 +197,11 @@ def update_managed_fields(
     mine.fields = _drop(mine.fields, removed) | changed
     if mine.fields != before or mine.time is None:
         mine.time = _now(now)
-    out = copy.deepcopy(new)
+    # Only metadata.managedFields changes: copy the two levels on the way to it.
+    out = dict(new)
+    meta = out.get("metadata")
+    if isinstance(meta, dict):
+        out["metadata"] = dict(meta)
     _store(out, managers, api_version)
     return out
 

@@ -5,6 +5,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import msgspec
+
+_encode = msgspec.json.Encoder().encode
+
 
 def json_equal(a: Any, b: Any) -> bool:
     """Equality as JSON sees it: ``1 == 1.0`` but ``True != 1`` and dict order is ignored."""
@@ -17,6 +21,22 @@ def json_equal(a: Any, b: Any) -> bool:
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(json_equal(x, y) for x, y in zip(a, b, strict=True))
     return type(a) is type(b) and bool(a == b)
+
+
+def same_json(a: Any, b: Any) -> bool:
+    """A quick, sound check that two JSON values are equal: the same scalar, or containers
+    that are equal and encode to the same bytes (so no ``1`` meets a ``true`` or a ``1.0``).
+    False may still be equal: :func:`json_equal` decides those."""
+    if a is b:
+        return True
+    if type(a) is not type(b) or a != b:
+        return False
+    if not isinstance(a, dict | list):
+        return True
+    try:
+        return bool(_encode(a) == _encode(b))
+    except (TypeError, ValueError, msgspec.MsgspecError):
+        return False
 
 
 def same_kind(a: Any, b: Any) -> bool:

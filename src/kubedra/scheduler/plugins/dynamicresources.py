@@ -50,7 +50,7 @@ from kubedra.scheduler.framework import (
     unresolvable,
     unschedulable,
 )
-from kubedra.scheduler.plugins.verdicts import NodeVerdicts, Signature, signature
+from kubedra.scheduler.plugins.verdicts import NodeVerdicts
 from kubedra.scheduler.queue import ClusterEvent, Hint
 
 log = logging.getLogger(__name__)
@@ -188,7 +188,7 @@ class _Cycle:
     allocator: PodAllocator | None = None
     unavailable: set[int] = field(default_factory=set)
     allocations: list[ClaimAllocation] = field(default_factory=list)
-    signature: Signature = ()
+    signature: int = -1  # NodeVerdicts.signature_id
     only_structured: bool = False
 
 
@@ -318,6 +318,7 @@ class DynamicResources:
                 if not reservable and not _reserved_for(claim, pod):
                     return unresolvable("resourceclaim in use")
                 info.available_on = status.allocation.available_on_nodes
+                # Upstream's marker of an allocation made from structured parameters.
                 info.structured = FINALIZER in (claim.metadata.finalizers or ())
                 infos.append(info)
                 continue
@@ -349,7 +350,7 @@ class DynamicResources:
         cycle = _Cycle(claims, infos)
         if plans:
             cycle.allocator = PodAllocator(self.state.index, plans)
-            cycle.signature = signature(cycle.allocator)
+            cycle.signature = self.verdicts.signature_id(cycle.allocator)
             cycle.only_structured = all(i.pending and i.available_on is None for i in infos)
         state[NAME] = cycle
         return SUCCESS
@@ -397,6 +398,8 @@ class DynamicResources:
             reserved = claim.status.reserved_for or []
             if reserved and not (len(reserved) == 1 and reserved[0].uid == pod.metadata.uid):
                 continue
+            if not cycle.infos[i].structured:
+                continue  # a classic allocation is its vendor controller's to undo
             if self.writer is not None:
                 try:
                     await self.writer.deallocate(claim, pod)

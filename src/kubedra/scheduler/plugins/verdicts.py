@@ -34,9 +34,14 @@ NOTHING_FREE = NodeVerdict("", False, UNSUITABLE, claim=0)
 
 class NodeVerdicts:
     def __init__(self) -> None:
-        self._cache: dict[tuple[Signature, str], tuple[_PoolState, NodeVerdict]] = {}
+        self._cache: dict[tuple[int, str], tuple[_PoolState, NodeVerdict]] = {}
+        self._ids: dict[Signature, int] = {}
 
-    def verdict(self, allocator: PodAllocator, sig: Signature, node: str) -> NodeVerdict:
+    def signature_id(self, allocator: PodAllocator) -> int:
+        """A small number for what the allocator requests (cheap to hash per node)."""
+        return self._ids.setdefault(signature(allocator), len(self._ids))
+
+    def verdict(self, allocator: PodAllocator, sig: int, node: str) -> NodeVerdict:
         index = allocator.index
         state: _PoolState
         if len(allocator.requests) == 1:  # the common case, without generic overhead
@@ -55,7 +60,7 @@ class NodeVerdicts:
             return hit[1]
         verdict = allocator.filter(node)
         if len(self._cache) >= LIMIT:
-            self._cache.clear()
+            self._cache.clear()  # ids stay: cycles in progress hold them
         self._cache[key] = (state, verdict)
         return verdict
 

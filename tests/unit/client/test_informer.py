@@ -1,0 +1,73 @@
+"""The informer's event sequence: list, watch, resume from the last version (bookmarks move
+it), relist on 410 Gone reporting the differences as adds, updates and deletes."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from typing import Any
+
+from kubedra.api.core import Namespace
+from kubedra.api.meta import ObjectMeta, Status
+from kubedra.client.errors import ApiError
+from kubedra.client.informer import Informer
+from kubedra.client.rest import Page, WatchEvent
+
+
+def ns(name: str, rv: str) -> Namespace:
+    return Namespace(metadata=ObjectMeta(name=name, resource_version=rv))
+
+
+class FakeClient:
+    """Scripted answers: each list returns the next snapshot, each watch the next script
+    (a list of events, or an ApiError to raise)."""
+
+    def __init__(self, lists: list[tuple[list[Namespace], str]], watches: list[Any]) -> None:
+        self.lists = lists
+        self.watches = watches
+        self.watched_from: list[str | None] = []
+
+    async def list_all(self, model: type[Any], namespace: str | None = None,
+                       **_: Any) -> Page[Namespace]:
+        items, rv = self.lists.pop(0)
+        return Page(items, rv, None)
+
+    async def watch(self, model: type[Any], namespace: str | None = None, *,
+                    resource_version: str | None = None,
+                    **_: Any) -> AsyncIterator[WatchEvent[Namespace]]:
+        self.watched_from.append(resource_version)
+        script = self.watches.pop(0) if self.watches else None
+        if script is None:
+            await asyncio.Event().wait()  # a quiet watch
+        if isinstance(script, ApiError):
+            raise script
+        for event in script or ():
+            yield event
+
+
+async def test_list_watch_resume_and_relist_on_gone() -> None:
+    gone = ApiError(410, Status(code=410, reason="Expired", message="too old"))
+    client = FakeClient(
+        lists=[([ns("a", "1"), ns("b", "2")], "2"), ([ns("a", "5"), ns("c", "6")], "6")],
+        watches=[
+            [WatchEvent("MODIFIED", ns("a", "3")), WatchEvent("BOOKMARK", ns("", "4"))],
+            gone,
+        ])
+    informer: Informer[Namespace] = Informer(client, Namespace)  # type: ignore[arg-type]
+    seen: list[str] = []
+    informer.add_handler(
+        on_add=lambda o: seen.append(f"add {o.metadata.name}@{o.metadata.resource_version}"),
+        on_update=lambda old, new: seen.append(
+            f"update {new.metadata.name}@{new.metadata.resource_version}"),
+        on_delete=lambda o: seen.append(f"delete {o.metadata.name}"))
+    informer.start()
+    await informer.wait_synced(1)
+    for _ in range(100):
+        if len(client.watched_from) >= 3:
+            break
+        await asyncio.sleep(0.01)
+    await informer.stop()
+    # The second watch resumes at the bookmark; the 410 makes it list again and diff.
+    assert client.watched_from == ["2", "4", "6"]
+    assert seen == ["add a@1", "add b@2", "update a@3", "update a@5", "add c@6", "delete b"]
+    assert sorted(informer.store) == ["a", "c"] and informer.resource_version == "6"
