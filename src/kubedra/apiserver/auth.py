@@ -136,6 +136,9 @@ class NodeAuthorizer:
     def authorize(self, user: User, verb: str, res: Resource, namespace: str, name: str,
                   subresource: str) -> None:
         """403 when the Node authorizer refuses a node's ResourceSlice request."""
+        _, is_node = nodeauthz.node_identity(user.name, user.groups)
+        if not is_node:
+            return  # NoOpinion for non-nodes: no other authorizer denies (no RBAC)
         attrs = nodeauthz.RequestAttributes(
             verb=verb, api_group=res.kind.group, resource=res.kind.plural,
             subresource=subresource, name=name, namespace=namespace,
@@ -143,9 +146,6 @@ class NodeAuthorizer:
         verdict = nodeauthz.authorize_node_request(user.name, user.groups, attrs, self.graph)
         if verdict is None or verdict.decision is nodeauthz.Decision.ALLOW:
             return
-        _, is_node = nodeauthz.node_identity(user.name, user.groups)
-        if not is_node:
-            return  # NoOpinion for non-nodes: no other authorizer denies (no RBAC)
         raise errors.ApiError(errors.status_body(
             403, "Forbidden",
             _forbidden_message(user, verb, res, namespace, name, subresource, verdict.reason),

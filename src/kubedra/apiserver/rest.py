@@ -232,10 +232,13 @@ class Rest:
         create_missing: Callable[[], Awaitable[Result]] | None = None,
         admit: bool = True,
         manager: str = "",
+        replaces: bool = False,
     ) -> Result:
         """GuaranteedUpdate: read, ``mutate`` a copy, admit, compare-and-swap, retry on a
         lost race. A resourceVersion in the new object that is not the stored one is a 409.
-        ``admit=False`` is for the server's own writes (binding, GC, finalize)."""
+        ``admit=False`` is for the server's own writes (binding, GC, finalize).
+        ``replaces``: ``mutate`` ignores (and never changes) the object it is given, as a PUT
+        does, so it gets the stored object itself rather than a copy."""
         key = res.key(namespace, name)
         for _ in range(_UPDATE_RETRIES):
             kv = await self.store.get(key)
@@ -244,7 +247,8 @@ class Rest:
                     return await create_missing()
                 raise errors.not_found(res.kind.plural, res.kind.group, name)
             old = objects.from_kv(kv)
-            new = await mutate(objects.from_kv(kv))  # a second decode: cheaper than deepcopy
+            # a second decode for mutate to change: cheaper than deepcopy
+            new = await mutate(old if replaces else objects.from_kv(kv))
             new_meta = objects.meta(new)
             pinned = str(new_meta.get("resourceVersion") or "")
             if pinned and pinned != str(kv.mod_revision):
@@ -265,7 +269,8 @@ class Rest:
             try:
                 if _should_delete_during_update(new) and not res.strategy.blocks_deletion(new):
                     out_kv = await self.store.delete(key, kv.mod_revision)
-                    new_meta["resourceVersion"] = str(out_kv.mod_revision)
+                    # admission and managedFields may have replaced the metadata dict
+                    objects.meta(new)["resourceVersion"] = str(out_kv.mod_revision)
                     return Result(new)
                 out_kv = await self.store.update(key, objects.to_storage(new), kv.mod_revision)
             except ConflictError:
@@ -339,7 +344,7 @@ class Rest:
 
         return await self.update(
             res, namespace, name, mutate, subresource=subresource, dry_run=dry_run,
-            create_missing=create_missing, manager=manager,
+            create_missing=create_missing, manager=manager, replaces=True,
         )
 
     # --- delete -----------------------------------------------------------------------------

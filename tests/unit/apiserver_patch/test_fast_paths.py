@@ -1,0 +1,109 @@
+"""The shortcuts the write path takes (equal-subtree skipping in diffs, memoized FieldsV1,
+reused stored trees) answer exactly as the plain computation does."""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+from unittest import mock
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kubedra.apiserver.patch import fieldset, update_managed_fields
+from kubedra.apiserver.patch.fieldset import (
+    FieldsV1Codec,
+    diff,
+    field_set,
+    from_fields_v1,
+    to_fields_v1,
+)
+from kubedra.apiserver.patch.schema import UNTYPED, schema_for
+from kubedra.apiserver.patch.values import json_equal, same_json
+
+NOW = "2026-11-29T12:00:00Z"
+
+_scalars = st.one_of(st.none(), st.booleans(), st.integers(-3, 3), st.sampled_from([1.0, 0.5]),
+                     st.sampled_from(["a", "b", ""]))
+_json = st.recursive(_scalars, lambda inner: st.one_of(
+    st.lists(inner, max_size=3), st.dictionaries(st.sampled_from("xyz"), inner, max_size=3)),
+    max_leaves=12)
+
+
+@given(_json, _json)
+@settings(max_examples=300, deadline=None)
+def test_same_json_is_sound(a: Any, b: Any) -> None:
+    if same_json(a, b):
+        assert json_equal(a, b)
+    assert same_json(a, copy.deepcopy(a)) or not json_equal(a, a)
+
+
+def test_same_json_tells_numbers_from_booleans() -> None:
+    assert not same_json({"x": 1}, {"x": True})
+    assert not same_json([1], [1.0])  # json_equal decides those
+    assert same_json({"x": [1, "a"]}, {"x": [1, "a"]})
+
+
+@given(st.dictionaries(st.sampled_from("xyz"), _json, max_size=3),
+       st.dictionaries(st.sampled_from("xyz"), _json, max_size=3))
+@settings(max_examples=300, deadline=None)
+def test_diff_of_equal_members_is_empty(a: dict[str, Any], b: dict[str, Any]) -> None:
+    old = {"spec": a, "same": copy.deepcopy(b)}
+    new = {"spec": b, "same": copy.deepcopy(b)}
+    fast = diff(old, new, UNTYPED)
+    with mock.patch.object(fieldset, "same_json", lambda x, y: False):
+        plain = diff(old, new, UNTYPED)  # every member compared the long way
+    assert fast == plain
+    assert not any(p[0] == "f:same" for part in fast for p in part)
+
+
+@given(st.dictionaries(st.sampled_from("xyz"), _json, max_size=4))
+@settings(max_examples=200, deadline=None)
+def test_fields_v1_codec_matches_plain_functions(obj: dict[str, Any]) -> None:
+    codec = FieldsV1Codec(capacity=2)
+    paths = field_set({"spec": obj}, UNTYPED)
+    tree = to_fields_v1(paths)
+    for _ in range(2):  # a miss, then a hit
+        assert codec.encode(paths) == tree
+        assert codec.decode(tree) == from_fields_v1(tree) == paths
+    codec.encode(paths)["mutated"] = {}
+    assert codec.encode(paths) == tree  # answers are copies
+
+
+def _lease(**labels: str) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": "l", "namespace": "default"}
+    if labels:
+        meta["labels"] = labels
+    return {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": meta,
+            "spec": {"holderIdentity": "h"}}
+
+
+def test_update_managed_fields_reuses_and_recomputes_trees() -> None:
+    created = update_managed_fields(None, _lease(), "a", now=NOW)
+    assert created["metadata"]["managedFields"] == [{
+        "manager": "a", "operation": "Update", "apiVersion": "coordination.k8s.io/v1",
+        "time": NOW, "fieldsType": "FieldsV1",
+        "fieldsV1": {"f:spec": {"f:holderIdentity": {}}}}]
+    labelled = update_managed_fields(created, _lease(x="1"), "b", now=NOW)
+    entries = {e["manager"]: e["fieldsV1"] for e in labelled["metadata"]["managedFields"]}
+    assert entries == {"a": {"f:spec": {"f:holderIdentity": {}}},
+                       "b": {"f:metadata": {"f:labels": {".": {}, "f:x": {}}}}}
+    # a value change of a field "b" owns: both sets unchanged, stored trees written back
+    again = update_managed_fields(labelled, _lease(x="2"), "b", now=NOW)
+    assert again["metadata"]["managedFields"] == labelled["metadata"]["managedFields"]
+    # "a" takes the label over: "b" loses it
+    taken = update_managed_fields(again, _lease(x="3"), "a", now=NOW)
+    owners = {e["manager"]: e["fieldsV1"] for e in taken["metadata"]["managedFields"]}
+    assert owners == {"a": {"f:metadata": {"f:labels": {"f:x": {}}},
+                            "f:spec": {"f:holderIdentity": {}}},
+                      "b": {"f:metadata": {"f:labels": {}}}}
+    assert "managedFields" not in _lease()["metadata"]  # inputs are not modified
+
+
+def test_update_managed_fields_leaves_its_input_alone() -> None:
+    old = update_managed_fields(None, _lease(), "a", now=NOW)
+    new = _lease(y="1")
+    before = copy.deepcopy(new)
+    out = update_managed_fields(old, new, "a", now=NOW)
+    assert new == before and out is not new and out["metadata"] is not new["metadata"]
+    assert schema_for("coordination.k8s.io", "Lease") is not UNTYPED
