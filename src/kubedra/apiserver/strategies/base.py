@@ -87,13 +87,7 @@ class Strategy:
         return []
 
     def prepare_for_status_update(self, new: Obj, old: Obj) -> None:
-        for key in set(new) | set(old):
-            if key in ("metadata", "status", "apiVersion", "kind"):
-                continue
-            if key in old:
-                new[key] = copy.deepcopy(old[key])
-            else:
-                new.pop(key, None)
+        keep_all_but_status(new, old)
         meta = new.setdefault("metadata", {})
         old_meta = old.get("metadata", {})
         for key in _STATUS_RESET_META:
@@ -141,3 +135,15 @@ class Strategy:
             meta["generation"] = old_gen
         if self.tracks_generation and spec_changed(new, old):
             meta["generation"] = int(old_gen or 0) + 1
+
+
+def keep_all_but_status(new: Obj, old: Obj) -> None:
+    """A status write changes only ``status`` (and some metadata): every other top-level
+    field is reset to the stored object's."""
+    for key in set(new) | set(old):
+        if key in ("metadata", "status", "apiVersion", "kind"):
+            continue
+        if key in old:
+            new[key] = copy.deepcopy(old[key])
+        else:
+            new.pop(key, None)

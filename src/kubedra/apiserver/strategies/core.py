@@ -12,7 +12,7 @@ from typing import Any
 from kubedra.api import codec
 from kubedra.api.features import FeatureGates
 from kubedra.api.kinds import Kind
-from kubedra.apiserver.strategies.base import Obj, Strategy, sub_dict
+from kubedra.apiserver.strategies.base import Obj, Strategy, keep_all_but_status, sub_dict
 from kubedra.validation import field
 from kubedra.validation.field import FieldError
 from kubedra.validation.registry import Rules, rules_for
@@ -182,13 +182,7 @@ class PodStrategy(RulesStrategy):
 
     def prepare_for_status_update(self, new: Obj, old: Obj) -> None:
         # podStatusStrategy keeps spec and ownerReferences; labels/annotations may change.
-        for key in set(new) | set(old):
-            if key in ("metadata", "status", "apiVersion", "kind"):
-                continue
-            if key in old:
-                new[key] = copy.deepcopy(old[key])
-            else:
-                new.pop(key, None)
+        keep_all_but_status(new, old)
         meta = new.setdefault("metadata", {})
         old_meta = old.get("metadata") or {}
         for key in ("ownerReferences", "deletionTimestamp", "deletionGracePeriodSeconds"):
