@@ -432,9 +432,10 @@ async def test_resource_slice_field_selectors(http: aiohttp.ClientSession) -> No
     _, lst = await call(http, "GET",
                         f"{RS}/resourceslices?fieldSelector=driverName={driver},nodeName=nb")
     assert [s["nodeName"] for s in lst["items"]] == ["nb"]
-    status, err = await call(http, "GET", f"{RS}/resourceslices?fieldSelector=spec.x=1")
-    assert status == 400 and err["message"] == (
-        "field label not supported for resource.k8s.io/v1alpha2, Kind=ResourceSlice: spec.x")
+    for label in ("spec.x", "metadata.namespace"):
+        status, err = await call(http, "GET", f"{RS}/resourceslices?fieldSelector={label}=1")
+        assert status == 400 and err["message"] == (
+            f"field label not supported for resource.k8s.io/v1alpha2, Kind=ResourceSlice: {label}")
 
 
 async def test_list_resource_version_semantics(http: aiohttp.ClientSession, ns: str) -> None:

@@ -50,7 +50,8 @@ class Resource:
 
     @property
     def field_labels(self) -> frozenset[str]:
-        return frozenset(("metadata.name", "metadata.namespace", *self.strategy.extra_field_labels))
+        return frozenset((*self.strategy.generic_field_labels,
+                          *self.strategy.extra_field_labels))
 
     def check_field_label(self, label: str) -> str | None:
         if label in self.field_labels:

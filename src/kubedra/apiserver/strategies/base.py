@@ -56,7 +56,9 @@ class Strategy:
     return_deleted_object: bool = False
     #: propagationPolicy when the client gives none (batch/v1 Job: Orphan).
     default_propagation: str = "Background"
-    #: Field-selector labels besides metadata.name / metadata.namespace.
+    #: The generic field-selector labels every kind's default conversion accepts.
+    generic_field_labels: tuple[str, ...] = ("metadata.name", "metadata.namespace")
+    #: Field-selector labels of the kind besides the generic ones.
     extra_field_labels: tuple[str, ...] = ()
     #: PUT to a missing name creates the object (events).
     allow_create_on_update: bool = False

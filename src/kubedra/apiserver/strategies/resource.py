@@ -99,6 +99,8 @@ class ResourceClaimTemplateStrategy(ResourceStrategy[r.ResourceClaimTemplate]):
 
 
 class ResourceSliceStrategy(ResourceStrategy[r.ResourceSlice]):
+    # Upstream's conversion function for slices knows no metadata.namespace.
+    generic_field_labels = ("metadata.name",)
     extra_field_labels = ("nodeName", "driverName")
 
     def __init__(self) -> None:
