@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from kubedra.api.goformat import go_quote
 from kubedra.apiserver import errors
 from kubedra.validation import field
 
@@ -21,7 +22,7 @@ def parse_bool(name: str, value: str | None) -> bool:
     if value in _FALSE or value == "":
         return False
     raise errors.bad_request(
-        f'strconv.ParseBool: parsing "{value}": invalid syntax ({name})'
+        f"strconv.ParseBool: parsing {go_quote(value)}: invalid syntax ({name})"
     )
 
 
@@ -32,7 +33,7 @@ def parse_int(name: str, value: str | None) -> int | None:
         return int(value, 10)
     except ValueError:
         raise errors.bad_request(
-            f'strconv.ParseInt: parsing "{value}": invalid syntax ({name})'
+            f"strconv.ParseInt: parsing {go_quote(value)}: invalid syntax ({name})"
         ) from None
 
 
