@@ -209,9 +209,9 @@ def validate_object_meta(
     return errs + _validate_meta_lists(meta, path)
 
 
-def _validate_meta_lists(meta: ObjectMeta, path: Path) -> ErrorList:
-    """Labels, annotations, owners, finalizers and managedFields, in that order (the child
-    paths are only built for what is set)."""
+def _validate_meta_lists(meta: ObjectMeta, path: Path, *, finalizers: bool = True) -> ErrorList:
+    """Labels, annotations, owners, finalizers (unless the caller checks them itself) and
+    managedFields, in that order (the child paths are only built for what is set)."""
     errs: ErrorList = []
     if meta.labels:
         errs += validate_labels(meta.labels, path.child("labels"))
@@ -219,7 +219,7 @@ def _validate_meta_lists(meta: ObjectMeta, path: Path) -> ErrorList:
         errs += validate_annotations(meta.annotations, path.child("annotations"))
     if meta.owner_references:
         errs += validate_owner_references(meta.owner_references, path.child("ownerReferences"))
-    if meta.finalizers:
+    if finalizers and meta.finalizers:
         errs += validate_finalizers(meta.finalizers, path.child("finalizers"))
     if meta.managed_fields:
         errs += validate_managed_fields(meta.managed_fields, path.child("managedFields"))
@@ -288,14 +288,7 @@ def validate_object_meta_update(
     if new.deletion_grace_period_seconds != old.deletion_grace_period_seconds:
         errs.append(invalid(path.child("deletionGracePeriodSeconds"),
                             new.deletion_grace_period_seconds, FIELD_IMMUTABLE))
-    if new.labels:
-        errs += validate_labels(new.labels, path.child("labels"))
-    if new.annotations:
-        errs += validate_annotations(new.annotations, path.child("annotations"))
-    if new.owner_references:
-        errs += validate_owner_references(new.owner_references, path.child("ownerReferences"))
-    if new.managed_fields:
-        errs += validate_managed_fields(new.managed_fields, path.child("managedFields"))
+    errs += _validate_meta_lists(new, path, finalizers=False)
     return errs
 
 
