@@ -1,5 +1,6 @@
-"""``kubedra apiserver``: serve the API over the embedded SQLite store and write a kubeconfig
-that kubectl and the official Python client can use."""
+"""``kubedra apiserver``: serve the API over the embedded SQLite store (or an etcd cluster,
+shared by several replicas) and write a kubeconfig that kubectl and the official Python
+client can use."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import signal
 import ssl
 import sys
 import tempfile
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -21,7 +23,11 @@ import yaml
 from kubedra.api.features import FeatureGateError, parse_feature_gates
 from kubedra.apiserver.app import ApiServer, Options
 from kubedra.apiserver.auth import AuthFileError, load_token_file
-from kubedra.storage.sqlite import SQLiteStore
+from kubedra.cli.runtime import until_stopped
+from kubedra.cli.singletons import collect_while_leading, replica_identity
+from kubedra.client.kubeconfig import ClientConfig
+from kubedra.storage.etcd import EtcdConfig, EtcdConfigError
+from kubedra.storage.factory import open_store
 
 log = logging.getLogger("kubedra.apiserver")
 
@@ -93,11 +99,13 @@ def write_kubeconfig(path: Path, server: str, token: str | None, ca: Path | None
 
 async def serve(
     data_dir: Path, host: str, port: int, kubeconfig: Path | None, options: Options,
-    tls: bool, compaction: tuple[float, int] = (300.0, 1000),
+    tls: bool, compaction: tuple[float, int] = (300.0, 1000), etcd: EtcdConfig | None = None,
 ) -> None:
     data_dir.mkdir(parents=True, exist_ok=True)
-    store = await SQLiteStore.open(data_dir / "kubedra.db", compact_interval=compaction[0],
-                                   retain=compaction[1])
+    store = await open_store(data_dir, etcd, compact_interval=compaction[0],
+                             retain=compaction[1])
+    if etcd is not None:  # replicas may share the cluster: the Lease holder collects garbage
+        options = replace(options, gc=False)
     server = ApiServer(store, options)
     ssl_ctx: ssl.SSLContext | None = None
     ca: Path | None = None
@@ -115,7 +123,13 @@ async def serve(
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)
-        await stop.wait()
+        if etcd is None:
+            await stop.wait()
+        else:
+            loopback = ClientConfig(server=url, token=options.token,
+                                    ca_file=None if ca is None else str(ca))
+            await until_stopped(stop, collect_while_leading(server, loopback,
+                                                            replica_identity(bound)))
         log.info("shutting down")
     finally:
         await server.stop()
@@ -143,12 +157,23 @@ async def serve(
               help="Seconds between store compactions (0: never).")
 @click.option("--compaction-retain", type=int, default=1000, show_default=True,
               help="Revisions of history kept by each compaction.")
+@click.option("--etcd-servers", default=None,
+              help="http(s)://host:port[,...] of an etcd cluster to store objects in instead "
+              "of the SQLite file (several API servers may share one cluster).")
+@click.option("--etcd-cafile", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="CA bundle to verify the etcd servers' certificates.")
+@click.option("--etcd-certfile", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Client certificate for etcd (with --etcd-keyfile).")
+@click.option("--etcd-keyfile", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="Client key for etcd.")
 @click.option("-v", "--verbose", is_flag=True)
 def apiserver(
     data_dir: Path, bind_address: str, port: int, kubeconfig: Path | None, feature_gates: str,
     tls: bool, token: str | None, token_auth_file: Path | None, max_requests_inflight: int,
     watch_cache_size: int,
-    compaction_interval: float, compaction_retain: int, verbose: bool,
+    compaction_interval: float, compaction_retain: int, etcd_servers: str | None,
+    etcd_cafile: Path | None, etcd_certfile: Path | None, etcd_keyfile: Path | None,
+    verbose: bool,
 ) -> None:
     """Serve the Kubernetes API (v1.30 REST semantics) on the embedded store."""
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
@@ -157,6 +182,16 @@ def apiserver(
         gates = parse_feature_gates(feature_gates)
     except FeatureGateError as err:
         raise click.BadParameter(str(err), param_hint="--feature-gates") from None
+    etcd = None
+    if etcd_servers is not None:
+        try:
+            etcd = EtcdConfig.parse(etcd_servers, cafile=etcd_cafile, certfile=etcd_certfile,
+                                    keyfile=etcd_keyfile)
+        except EtcdConfigError as err:
+            raise click.BadParameter(str(err), param_hint="--etcd-servers") from None
+    elif etcd_cafile or etcd_certfile or etcd_keyfile:
+        raise click.BadParameter("the etcd TLS files need --etcd-servers",
+                                 param_hint="--etcd-servers")
     if token is None:
         # kubectl never sends a bearer token over plain http, so only TLS gets one by default
         token = secrets.token_urlsafe(32) if tls else ""
@@ -168,4 +203,4 @@ def apiserver(
                       token_users=token_users, watch_window=watch_cache_size,
                       tune_collector=True)
     asyncio.run(serve(data_dir, bind_address, port, kubeconfig, options, tls,
-                      (compaction_interval, compaction_retain)))
+                      (compaction_interval, compaction_retain), etcd))
