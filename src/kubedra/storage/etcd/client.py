@@ -5,9 +5,10 @@ high-level client is not used because it talks to one endpoint without TLS and d
 range's ``revision`` and ``limit``, all of which kube-apiserver's storage layer needs.
 
 A request that fails with UNAVAILABLE or DEADLINE_EXCEEDED (member down, leader election
-in progress) moves to the next endpoint and is retried until ``failover_timeout``. Every
-write the store sends is a compare-and-swap transaction, so a retried write can never apply
-twice: at worst the retry reports a conflict for a write that did land, as with clientv3.
+in progress) moves to the next endpoint. Reads are retried there until ``failover_timeout``;
+a write is retried here only when it certainly never reached etcd (no connection, no
+leader), as clientv3 does. Otherwise its outcome is unknown (the member may have committed
+it before going away) and the error goes to the store, which settles it by reading back.
 """
 
 from __future__ import annotations
@@ -28,6 +29,14 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 RETRYABLE = frozenset({grpc.StatusCode.UNAVAILABLE, grpc.StatusCode.DEADLINE_EXCEEDED})
+
+# UNAVAILABLE details that prove a request was never applied.
+_NOT_SENT = ("failed to connect", "etcdserver: no leader")
+
+
+def never_applied(err: grpc.aio.AioRpcError) -> bool:
+    details = err.details() or ""
+    return err.code() == grpc.StatusCode.UNAVAILABLE and any(m in details for m in _NOT_SENT)
 
 # Watches are refused by a member that lost its leader, so they move to a member that has
 # one (clientv3.WithRequireLeader).
@@ -133,8 +142,14 @@ class Connection:
                 self.config.endpoints[self._current],
             )
 
-    async def retrying(self, attempt: Callable[[grpc.aio.Channel], Awaitable[T]]) -> T:
-        """Run ``attempt`` on the current endpoint, failing over until the deadline."""
+    async def retrying(
+        self, attempt: Callable[[grpc.aio.Channel], Awaitable[T]], *, mutating: bool = False
+    ) -> T:
+        """Run ``attempt`` on the current endpoint, failing over until the deadline.
+
+        A ``mutating`` attempt whose outcome is unknown is not repeated: its error is raised
+        (after moving to the next endpoint).
+        """
         loop = asyncio.get_running_loop()
         deadline = loop.time() + self.failover_timeout
         delay = 0.05
@@ -146,16 +161,18 @@ class Connection:
                 if err.code() not in RETRYABLE or loop.time() + delay > deadline:
                     raise
                 self._fail_over(index, err)
+                if mutating and not never_applied(err):
+                    raise
             await asyncio.sleep(delay)
             delay = min(delay * 2, 1.0)
 
-    async def kv(self, method: str, request: Any) -> Any:
+    async def kv(self, method: str, request: Any, *, mutating: bool = False) -> Any:
         """A unary KV call (Range, Txn, Compact, …) with fail-over."""
 
         async def attempt(channel: grpc.aio.Channel) -> Any:
             return await getattr(rpc.KVStub(channel), method)(request, timeout=self._rpc_timeout)
 
-        return await self.retrying(attempt)
+        return await self.retrying(attempt, mutating=mutating)
 
     def watch_stream(self) -> tuple[int, Any]:
         """A new Watch stream on the current endpoint, with that endpoint's index."""

@@ -7,6 +7,11 @@ the API server's ``/registry/...`` keys as they are (``root`` prepends a namespa
 ``--etcd-prefix`` would). Lists are one Range at one revision (``limit`` and a start key
 give consistent pages); watches are etcd watches from a revision with ``prev_kv``.
 
+A write whose outcome etcd left unknown (the member went away mid-request) is sent again
+elsewhere; when the retry's compare then fails, reading back tells whether the first attempt
+landed: the key holds exactly the value written. So an acknowledged write is never reported
+as failed, and a failed-looking one that landed is acknowledged, across member failures.
+
 Compaction to R compacts etcd at R-1 and treats R-1 itself as gone: etcd answers a watch
 event's ``prev_kv`` by reading the revision before it, so keeping that one extra revision
 lets every event from R on carry its previous value, as the contract promises. etcd does
@@ -140,9 +145,23 @@ class EtcdStore(Store):
 
     async def _txn(
         self, compare: list[Any], success: list[Any], failure: list[Any] | None = None
-    ) -> Any:
+    ) -> tuple[Any, bool]:
+        """The response, and whether an earlier attempt may have applied (its outcome unknown)."""
+        self._check_open()
         request = rpc.TxnRequest(compare=compare, success=success, failure=failure or [])
-        return await self._call("Txn", request)
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self._conn.failover_timeout
+        unsure, delay = False, 0.05
+        while True:
+            try:
+                return await self._conn.kv("Txn", request, mutating=True), unsure
+            except grpc.aio.AioRpcError as err:
+                if err.code() not in RETRYABLE or loop.time() + delay > deadline:
+                    raise await self._error(err, 0) from None
+                log.info("etcd write outcome unknown (%s); sending it again", err.details())
+            unsure = True
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, 1.0)
 
     def _mod(self, key: bytes, result: int, revision: int) -> Any:
         return rpc.Compare(result=result, target=_MOD, key=key, mod_revision=revision)
@@ -230,8 +249,12 @@ class EtcdStore(Store):
     async def create(self, key: str, value: bytes) -> KeyValue:
         k = self._key(key)
         put = rpc.RequestOp(request_put=rpc.PutRequest(key=k, value=value))
-        response = await self._txn([self._mod(k, _MOD_EQUAL, 0)], [put])
+        response, unsure = await self._txn([self._mod(k, _MOD_EQUAL, 0)], [put])
         if not response.succeeded:
+            if unsure:
+                current = await self.get(key)
+                if current is not None and current.value == value:
+                    return current  # the first attempt landed
             raise KeyExistsError(key)
         revision = response.header.revision
         return KeyValue(key, bytes(value), revision, revision)
@@ -244,11 +267,16 @@ class EtcdStore(Store):
                 raise NotFoundError(key)
             raise ConflictError(key, current)
         put = rpc.RequestOp(request_put=rpc.PutRequest(key=k, value=value, prev_kv=True))
-        response = await self._txn(
+        response, unsure = await self._txn(
             [self._mod(k, _MOD_EQUAL, expected_revision)], [put], [self._read(k)]
         )
         if not response.succeeded:
-            raise self._lost(key, response)
+            lost = self._lost(key, response)
+            if unsure and isinstance(lost, ConflictError) and lost.current is not None:
+                current = lost.current
+                if current.value == value and current.mod_revision > expected_revision:
+                    return current  # the first attempt landed
+            raise lost
         prev = response.responses[0].response_put.prev_kv
         return KeyValue(key, bytes(value), prev.create_revision, response.header.revision)
 
@@ -256,15 +284,17 @@ class EtcdStore(Store):
         k = self._key(key)
         remove = rpc.RequestOp(request_delete_range=rpc.DeleteRangeRequest(key=k, prev_kv=True))
         if expected_revision is None:
-            response = await self._txn([self._mod(k, _MOD_GREATER, 0)], [remove])
-            if not response.succeeded:
-                raise NotFoundError(key)
+            response, unsure = await self._txn([self._mod(k, _MOD_GREATER, 0)], [remove])
         else:
-            response = await self._txn(
+            response, unsure = await self._txn(
                 [self._mod(k, _MOD_EQUAL, expected_revision)], [remove], [self._read(k)]
             )
-            if not response.succeeded:
-                raise self._lost(key, response)
+        if not response.succeeded:
+            lost = NotFoundError(key) if expected_revision is None else self._lost(key, response)
+            if unsure and isinstance(lost, NotFoundError):
+                # Gone, maybe by the first attempt; its last value is unknown here.
+                raise StoreError(f"etcd: the delete of {key} may have been applied; read again")
+            raise lost
         prev = response.responses[0].response_delete_range.prev_kvs[0]
         return KeyValue(key, prev.value, prev.create_revision, response.header.revision)
 

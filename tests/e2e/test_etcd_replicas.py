@@ -1,0 +1,120 @@
+"""Two API server replicas on a three-member etcd, as real processes (LocalCluster).
+
+The scheduler talks to the first replica, the controller manager to the second, and the
+test watches pods through the second while creating them through the first. Midway one etcd
+member (the first endpoint every client uses) is SIGKILLed: no pod, claim or allocation may
+be lost and no instance allocated twice. Then one API server is SIGKILLed while writes go
+through it: every write it acknowledged must be readable through the other.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import aiohttp
+import msgspec
+import pytest
+
+from kubedra.api.coordination import Lease
+from kubedra.api.core import Namespace, Pod
+from kubedra.api.meta import ObjectMeta
+from kubedra.cli.localcluster import LocalCluster
+from kubedra.cli.singletons import GC_LEASE
+from kubedra.client import kubeconfig
+from kubedra.client.errors import ApiError
+from kubedra.client.informer import Informer
+from kubedra.client.rest import Client
+from kubedra.storage.etcd.server import EtcdNotFoundError, etcd_binary
+from tests.e2e.dra_workload import (
+    allocations,
+    bound_count,
+    check_all_bound,
+    create_pods,
+    create_workload,
+)
+from tests.e2e.test_control_loop import wait_for
+
+NODES, PER_NODE, PODS = 20, 10, 150
+NS = "e2e-etcd"
+
+
+@pytest.fixture
+def etcd_available() -> None:
+    try:
+        etcd_binary()
+    except EtcdNotFoundError as err:
+        pytest.skip(str(err))
+
+
+async def test_replicas_on_three_member_etcd(tmp_path: Path, etcd_available: None) -> None:
+    cluster = LocalCluster(tmp_path, etcd_members=3, apiservers=2, verbose=1)
+    async with cluster, \
+            Client(kubeconfig.load(cluster.kubeconfigs[0])) as first, \
+            Client(kubeconfig.load(cluster.kubeconfigs[1])) as second:
+        await create_workload(first, NS, NODES, PER_NODE)
+        pods = Informer(second, Pod, namespace=NS)  # sees writes made through the other one
+        pods.start()
+        await pods.wait_synced()
+
+        def bound() -> int:
+            return bound_count(pods)
+
+        try:
+            names = [f"pod-{i:03d}" for i in range(PODS)]
+            creating = asyncio.create_task(create_pods(first, NS, names))
+            await wait_for("a third of the pods bound", lambda: bound() >= PODS // 3, 240)
+            await cluster.etcd[0].kill()
+            await creating
+            await wait_for("every pod bound", lambda: bound() == PODS, 240)
+
+            state = await allocations(second, NS)
+            assert len(state.claims) == PODS
+            check_all_bound(pods, names, NS, state)
+        finally:
+            await pods.stop()
+
+        # Garbage collection runs on exactly one replica: the Lease names one of them.
+        lease = await second.get(Lease, GC_LEASE, "kube-system")
+        assert lease.spec.holder_identity
+        ports = {s.rsplit(":", 1)[1] for s in cluster.servers}
+        assert lease.spec.holder_identity.rsplit("_", 1)[1] in ports
+
+        # Optimistic concurrency holds across replicas.
+        a = await first.get(Namespace, NS)
+        b = await second.get(Namespace, NS)
+        await first.update(msgspec.structs.replace(
+            a, metadata=msgspec.structs.replace(a.metadata, labels={"by": "first"})))
+        with pytest.raises(ApiError) as conflict:
+            await second.update(b)
+        assert conflict.value.code == 409
+
+        acknowledged = await _write_while_killed(cluster, second)
+        assert acknowledged, "no write was acknowledged before the kill"
+        for name in acknowledged:
+            await first.get(Namespace, name)  # raises (404) if the write was lost
+
+
+async def _write_while_killed(cluster: LocalCluster, through: Client) -> list[str]:
+    """Create namespaces through the second replica until it is SIGKILLed mid-stream."""
+    acknowledged: list[str] = []
+    stop = asyncio.Event()
+
+    async def writer(w: int) -> None:
+        i = 0
+        while not stop.is_set():
+            name = f"ack-{w}-{i}"
+            i += 1
+            try:
+                await through.create(Namespace(api_version="v1", kind="Namespace",
+                                               metadata=ObjectMeta(name=name)))
+            except (ApiError, aiohttp.ClientError, OSError):
+                return  # the server went away mid-request: not acknowledged
+            acknowledged.append(name)
+
+    writers = [asyncio.create_task(writer(w)) for w in range(8)]
+    await wait_for("some acknowledged writes", lambda: len(acknowledged) >= 40, 60)
+    await cluster.apiservers[1].kill()
+    stop.set()
+    await asyncio.gather(*writers)
+    return acknowledged
