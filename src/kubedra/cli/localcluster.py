@@ -11,7 +11,7 @@ import contextlib
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -68,6 +68,31 @@ class Component:
             await proc.wait()
 
 
+def etcd_components(plan: LoopbackCluster, logs: Path) -> list[Component]:
+    """One component per member of ``plan``, logging to ``logs/<member>.log``."""
+    components = []
+    for member in plan.members:
+        binary, *args = plan.argv(member)
+        components.append(Component(member.name, args, logs / f"{member.name}.log",
+                                    program=(binary,)))
+    return components
+
+
+@contextlib.asynccontextmanager
+async def local_etcd(data_dir: Path, members: int = 1) -> AsyncIterator[str]:
+    """Run a loopback etcd under ``data_dir``; yields its ``--etcd-servers`` value."""
+    plan = LoopbackCluster.plan(data_dir, members)
+    components = etcd_components(plan, data_dir)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        for c in components:
+            await c.start()
+        yield plan.client_urls
+    finally:
+        for c in components:
+            await c.stop()
+
+
 class LocalCluster:
     """Start with :meth:`start`, stop with :meth:`stop` (or use ``async with``)."""
 
@@ -84,10 +109,7 @@ class LocalCluster:
         if etcd_members:
             plan = LoopbackCluster.plan(data_dir / "etcd", etcd_members)
             etcd_servers = plan.client_urls
-            for member in plan.members:
-                binary, *member_args = plan.argv(member)
-                self.etcd.append(Component(member.name, member_args,
-                                           logs / f"{member.name}.log", program=(binary,)))
+            self.etcd = etcd_components(plan, logs)
         if apiservers > 1 and etcd_servers is None:
             raise ClusterError("several API servers need etcd (the SQLite file has one owner)")
         self.kubeconfigs = [self.kubeconfig_path, *(data_dir / f"kubeconfig-{i}"
