@@ -25,7 +25,6 @@ from kubedra.client import kubeconfig
 from kubedra.client.errors import ApiError
 from kubedra.client.informer import Informer
 from kubedra.client.rest import Client
-from kubedra.storage.etcd.server import EtcdNotFoundError, etcd_binary
 from tests.e2e.dra_workload import (
     allocations,
     bound_count,
@@ -34,20 +33,14 @@ from tests.e2e.dra_workload import (
     create_workload,
 )
 from tests.e2e.test_control_loop import wait_for
+from tests.etcd_processes import require_etcd
 
 NODES, PER_NODE, PODS = 20, 10, 150
 NS = "e2e-etcd"
 
 
-@pytest.fixture
-def etcd_available() -> None:
-    try:
-        etcd_binary()
-    except EtcdNotFoundError as err:
-        pytest.skip(str(err))
-
-
-async def test_replicas_on_three_member_etcd(tmp_path: Path, etcd_available: None) -> None:
+async def test_replicas_on_three_member_etcd(tmp_path: Path) -> None:
+    require_etcd()
     cluster = LocalCluster(tmp_path, etcd_members=3, apiservers=2, verbose=1)
     async with cluster, \
             Client(kubeconfig.load(cluster.kubeconfigs[0])) as first, \

@@ -8,16 +8,17 @@ namespace. Tests therefore count revisions from the store's revision when they s
 from __future__ import annotations
 
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 
 import pytest
 
 from kubedra.storage.contract import Store
 from kubedra.storage.etcd import EtcdConfig, EtcdStore
-from kubedra.storage.etcd.server import EtcdNotFoundError, etcd_binary
 from kubedra.storage.sqlite import SQLiteStore
-from tests.etcd_processes import EtcdProcesses
+from tests.etcd_processes import EtcdProcesses, etcd_single, etcd_three
+
+__all__ = ["etcd_single", "etcd_three"]  # session fixtures the etcd openers use
 
 Opener = Callable[[pytest.FixtureRequest, Path], Awaitable[Store]]
 
@@ -40,28 +41,6 @@ BACKENDS: dict[str, Opener] = {
     "etcd": _etcd_opener("etcd_single"),
     "etcd-3": _etcd_opener("etcd_three"),
 }
-
-
-def _etcd(tmp_path_factory: pytest.TempPathFactory, size: int) -> Iterator[EtcdProcesses]:
-    try:
-        etcd_binary()
-    except EtcdNotFoundError as err:
-        pytest.skip(str(err))
-    procs = EtcdProcesses(tmp_path_factory.mktemp(f"etcd{size}"), size)
-    try:
-        yield procs
-    finally:
-        procs.stop()
-
-
-@pytest.fixture(scope="session")
-def etcd_single(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EtcdProcesses]:
-    yield from _etcd(tmp_path_factory, 1)
-
-
-@pytest.fixture(scope="session")
-def etcd_three(tmp_path_factory: pytest.TempPathFactory) -> Iterator[EtcdProcesses]:
-    yield from _etcd(tmp_path_factory, 3)
 
 
 @pytest.fixture(params=sorted(BACKENDS))
