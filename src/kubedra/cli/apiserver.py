@@ -26,6 +26,7 @@ from kubedra.apiserver.auth import AuthFileError, load_token_file
 from kubedra.cli.runtime import until_stopped
 from kubedra.cli.singletons import collect_while_leading, replica_identity
 from kubedra.client.kubeconfig import ClientConfig
+from kubedra.storage.contract import StoreError
 from kubedra.storage.etcd import EtcdConfig, EtcdConfigError
 from kubedra.storage.factory import open_store
 
@@ -202,5 +203,8 @@ def apiserver(
     options = Options(gates=gates, max_inflight=max_requests_inflight, token=token or None,
                       token_users=token_users, watch_window=watch_cache_size,
                       tune_collector=True)
-    asyncio.run(serve(data_dir, bind_address, port, kubeconfig, options, tls,
-                      (compaction_interval, compaction_retain), etcd))
+    try:
+        asyncio.run(serve(data_dir, bind_address, port, kubeconfig, options, tls,
+                          (compaction_interval, compaction_retain), etcd))
+    except StoreError as err:  # etcd unreachable at start, or lost for longer than fail-over
+        raise click.ClickException(f"store: {err}") from None
