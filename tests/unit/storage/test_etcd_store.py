@@ -270,3 +270,21 @@ async def test_tls_with_client_certificates(tmp_path: Path) -> None:
             await EtcdStore.open(EtcdConfig.parse(url, cafile=ca), failover_timeout=1)
     finally:
         etcd.stop()
+
+
+async def test_large_lists_are_read_in_pages_at_one_revision(
+    pair: tuple[EtcdStore, EtcdStore], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    one, two = pair
+    monkeypatch.setattr("kubedra.storage.etcd.store._PAGE", 7)
+    await asyncio.gather(*(one.create(f"/l/{i:02d}", b"0") for i in range(30)))
+    then = await one.current_revision()
+    await one.create("/l/99", b"later")
+    everything = await two.list("/l/", revision=then)
+    assert [kv.key for kv in everything.items] == [f"/l/{i:02d}" for i in range(30)]
+    assert not everything.more and everything.revision == then
+    page = await two.list("/l/", revision=then, limit=17, start_after="/l/04")
+    assert [kv.key for kv in page.items] == [f"/l/{i:02d}" for i in range(5, 22)]
+    assert page.more and page.remaining == 8
+    now = await two.list("/l/")
+    assert len(now.items) == 31 and now.revision == then + 1

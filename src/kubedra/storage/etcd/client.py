@@ -122,7 +122,7 @@ class Connection:
         channel = self._channels[index]
         if channel is None:
             target = self.config.endpoints[index]
-            options = [("grpc.max_receive_message_length", 64 * 1024 * 1024)]
+            options = [("grpc.max_receive_message_length", -1)]  # as kube-apiserver: no cap
             if self._credentials is None:
                 channel = grpc.aio.insecure_channel(target, options=options)
             else:

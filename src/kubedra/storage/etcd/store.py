@@ -53,6 +53,9 @@ log = logging.getLogger(__name__)
 _PROBE_KEY = b"\x00kubedra/revision-probe"
 """A key nothing writes: ranges over it read only the response header (the revision)."""
 
+_PAGE = 1000
+"""Keys per Range: a large list is read in pages of this size, all at the same revision."""
+
 _MOD_EQUAL = rpc.Compare.CompareResult.Value("EQUAL")
 _MOD_GREATER = rpc.Compare.CompareResult.Value("GREATER")
 _MOD = rpc.Compare.CompareTarget.Value("MOD")
@@ -199,12 +202,18 @@ class EtcdStore(Store):
         start, end = self._span(prefix)
         if start_after is not None and start_after >= prefix:
             start = self._key(start_after) + b"\x00"
-        request = rpc.RangeRequest(key=start, range_end=end, revision=at, limit=max(limit, 0))
-        response = await self._call("Range", request, at)
-        items = [self._kv(kv) for kv in response.kvs]
-        remaining = response.count - len(items) if response.more else 0
-        listed_at = response.header.revision if revision is None else revision
-        return ListResult(items, listed_at, response.more, remaining)
+        items: list[KeyValue] = []
+        while True:  # in pages at one revision, so no response grows without bound
+            want = min(limit - len(items), _PAGE) if limit > 0 else _PAGE
+            request = rpc.RangeRequest(key=start, range_end=end, revision=at, limit=want)
+            response = await self._call("Range", request, at)
+            items.extend(self._kv(kv) for kv in response.kvs)
+            at = at or response.header.revision
+            if not response.more or 0 < limit <= len(items):
+                break
+            start = response.kvs[-1].key + b"\x00"
+        remaining = response.count - len(response.kvs) if response.more else 0
+        return ListResult(items, at if revision is None else revision, response.more, remaining)
 
     async def current_revision(self) -> int:
         response = await self._call("Range", rpc.RangeRequest(key=_PROBE_KEY, count_only=True))
