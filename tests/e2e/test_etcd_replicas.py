@@ -3,13 +3,15 @@
 The scheduler talks to the first replica, the controller manager to the second, and the
 test watches pods through the second while creating them through the first. Midway one etcd
 member (the first endpoint every client uses) is SIGKILLed: no pod, claim or allocation may
-be lost and no instance allocated twice. Then one API server is SIGKILLed while writes go
-through it: every write it acknowledged must be readable through the other.
+be lost and no instance allocated twice. Then the API server that holds the garbage
+collector's Lease is SIGKILLed while writes go through it: every write it acknowledged must
+be readable through the other, which takes the Lease over and collects garbage.
 """
 
 from __future__ import annotations
 
 import asyncio
+import time
 from pathlib import Path
 
 import aiohttp
@@ -17,12 +19,14 @@ import msgspec
 import pytest
 
 from kubedra.api.coordination import Lease
-from kubedra.api.core import Namespace, Pod
+from kubedra.api.core import Namespace, Node, Pod
 from kubedra.api.meta import ObjectMeta
-from kubedra.cli.localcluster import LocalCluster
+from kubedra.api.resource import ResourceSlice
+from kubedra.cli.localcluster import Component, LocalCluster
 from kubedra.cli.singletons import GC_LEASE
 from kubedra.client import kubeconfig
 from kubedra.client.errors import ApiError
+from kubedra.client.fake_nodes import fake_node
 from kubedra.client.informer import Informer
 from kubedra.client.rest import Client
 from tests.e2e.dra_workload import (
@@ -31,6 +35,7 @@ from tests.e2e.dra_workload import (
     check_all_bound,
     create_pods,
     create_workload,
+    kind,
 )
 from tests.e2e.test_control_loop import wait_for
 from tests.etcd_processes import require_etcd
@@ -68,10 +73,8 @@ async def test_replicas_on_three_member_etcd(tmp_path: Path) -> None:
             await pods.stop()
 
         # Garbage collection runs on exactly one replica: the Lease names one of them.
-        lease = await second.get(Lease, GC_LEASE, "kube-system")
-        assert lease.spec.holder_identity
-        ports = {s.rsplit(":", 1)[1] for s in cluster.servers}
-        assert lease.spec.holder_identity.rsplit("_", 1)[1] in ports
+        holder = await _gc_holder(second, cluster)
+        clients = [first, second]
 
         # Optimistic concurrency holds across replicas.
         a = await first.get(Namespace, NS)
@@ -82,14 +85,45 @@ async def test_replicas_on_three_member_etcd(tmp_path: Path) -> None:
             await second.update(b)
         assert conflict.value.code == 409
 
-        acknowledged = await _write_while_killed(cluster, second)
+        # SIGKILL the collecting replica while writes go through it.
+        survivor = clients[1 - holder]
+        acknowledged = await _write_while_killed(cluster.apiservers[holder], clients[holder])
         assert acknowledged, "no write was acknowledged before the kill"
         for name in acknowledged:
-            await first.get(Namespace, name)  # raises (404) if the write was lost
+            await survivor.get(Namespace, name)  # raises (404) if the write was lost
+
+        # The survivor takes the Lease over and collects: a Node's slice goes with the Node.
+        deadline = time.monotonic() + 60
+        while await _gc_holder(survivor, cluster) == holder:
+            assert time.monotonic() < deadline, "the GC Lease was not taken over"
+            await asyncio.sleep(0.5)
+        node = await survivor.create(fake_node("gc-node"))
+        await survivor.create_raw(kind("resourceslices"), {
+            "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceSlice",
+            "metadata": {"name": "gc-slice", "ownerReferences": [
+                {"apiVersion": "v1", "kind": "Node", "name": "gc-node",
+                 "uid": node.metadata.uid}]},
+            "nodeName": "gc-node", "driverName": "gc.example.com",
+            "namedResources": {"instances": []}})
+        await survivor.delete(Node, "gc-node")
+        deadline = time.monotonic() + 30
+        while any(s.metadata.name == "gc-slice"
+                  for s in (await survivor.list_all(ResourceSlice)).items):
+            assert time.monotonic() < deadline, "the orphaned slice was not collected"
+            await asyncio.sleep(0.2)
 
 
-async def _write_while_killed(cluster: LocalCluster, through: Client) -> list[str]:
-    """Create namespaces through the second replica until it is SIGKILLed mid-stream."""
+async def _gc_holder(client: Client, cluster: LocalCluster) -> int:
+    """Which replica holds the garbage collector's Lease (identities end in the port)."""
+    lease = await client.get(Lease, GC_LEASE, "kube-system")
+    identity = lease.spec.holder_identity or ""
+    ports = [s.rsplit(":", 1)[1] for s in cluster.servers]
+    assert identity.rsplit("_", 1)[-1] in ports, identity
+    return ports.index(identity.rsplit("_", 1)[-1])
+
+
+async def _write_while_killed(replica: Component, through: Client) -> list[str]:
+    """Create namespaces through ``replica`` until it is SIGKILLed mid-stream."""
     acknowledged: list[str] = []
     stop = asyncio.Event()
 
@@ -107,7 +141,7 @@ async def _write_while_killed(cluster: LocalCluster, through: Client) -> list[st
 
     writers = [asyncio.create_task(writer(w)) for w in range(8)]
     await wait_for("some acknowledged writes", lambda: len(acknowledged) >= 40, 60)
-    await cluster.apiservers[1].kill()
+    await replica.kill()
     stop.set()
     await asyncio.gather(*writers)
     return acknowledged
