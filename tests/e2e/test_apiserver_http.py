@@ -235,7 +235,9 @@ async def test_field_validation_strict_and_warn(http: aiohttp.ClientSession) -> 
     body["spec"] = {"foo": 1}
     status, err = await call(http, "POST", f"{RS}/resourceslices?fieldValidation=Strict", body)
     assert status == 400
-    assert err["message"] == 'strict decoding error: unknown field "spec"'
+    # upstream's transformDecodeError prefix (issue 11 item 8)
+    assert err["message"] == ('ResourceSlice in version "v1alpha2" cannot be handled as a '
+                              'ResourceSlice: strict decoding error: unknown field "spec"')
     async with http.post(f"{RS}/resourceslices?fieldValidation=Warn", json=body) as resp:
         assert resp.status == 201
         assert resp.headers.getall("Warning") == ['299 - "unknown field \\"spec\\""']

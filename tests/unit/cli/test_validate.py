@@ -122,12 +122,16 @@ def test_pod_claim_errors() -> None:
     ) in result.stderr
 
 
-def test_job_managed_by_errors() -> None:
-    result = run_edited_example(
-        "job-managed-by.yaml", "example.com/custom-controller", "not a path"
-    )
-    assert result.exit_code == 1
-    assert result.stderr.startswith('The Job "external-batch" is invalid: spec.managedBy: ')
+def test_job_managed_by_follows_the_gate_as_the_server_does() -> None:
+    """JobManagedBy off (the default): the create strategy drops the field before
+    validation, so an invalid value is no error; with the gate on it is."""
+    text = (EXAMPLES / "job-managed-by.yaml").read_text()
+    text = text.replace("example.com/custom-controller", "not a path")
+    dropped = run("-f", "-", stdin=text)
+    assert (dropped.exit_code, dropped.stdout) == (0, "Job/external-batch valid\n")
+    gated = run("-f", "-", "--feature-gates", "JobManagedBy=true", stdin=text)
+    assert gated.exit_code == 1
+    assert gated.stderr.startswith('The Job "external-batch" is invalid: spec.managedBy: ')
 
 
 def test_unknown_and_duplicate_fields(tmp_path: Path) -> None:
