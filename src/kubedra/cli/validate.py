@@ -50,13 +50,19 @@ def _sources(filenames: tuple[str, ...], recursive: bool) -> Iterator[Source]:
             raise click.ClickException(f'the path "{filename}" does not exist')
 
 
+def cause_text(field: str, message: str) -> str:
+    """One cause of a 422 as kubectl prints it."""
+    return f"{field}: {message}"
+
+
 def invalid_message(kind: str, name: str, errors: list[FieldError]) -> str:
     """kubectl's rendering of a 422: one cause inline, several as a bulleted list."""
-    causes: list[str] = []
-    for err in errors:
-        text = f"{err.field}: {err.body()}"
-        if text not in causes:
-            causes.append(text)
+    return render_invalid(kind, name, [cause_text(str(e.field), e.body()) for e in errors])
+
+
+def render_invalid(kind: str, name: str, texts: list[str]) -> str:
+    """The rendering of a 422 from its causes' texts (repeated ones once)."""
+    causes = list(dict.fromkeys(texts))
     head = f'The {kind} "{name}" is invalid: '
     if len(causes) == 1:
         return head + causes[0] + "\n"

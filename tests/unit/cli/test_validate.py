@@ -298,3 +298,19 @@ def test_yaml_duplicates_inside_a_list() -> None:
         'error: STDIN: Namespace in version "v1" cannot be handled as a Namespace: strict '
         'decoding error: duplicate field "metadata.name"\n'
     )
+
+
+def test_objects_over_the_servers_size_limit_are_rejected() -> None:
+    """The server refuses bodies over 3 MiB with a 413; validate says the same."""
+    from kubedra.registry.pipeline import MAX_REQUEST_BYTES
+
+    lease = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+             "metadata": {"name": "l", "annotations": {"a": "x" * MAX_REQUEST_BYTES}}}
+    result = run("-f", "-", stdin=json.dumps(lease))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: STDIN: Request entity too large: limit is {MAX_REQUEST_BYTES}\n"
+    )
+    lease["metadata"]["annotations"] = {"a": "x" * (MAX_REQUEST_BYTES - 200)}
+    under = run("-f", "-", stdin=json.dumps(lease))  # invalid, but for its annotations
+    assert under.stderr.startswith('The Lease "l" is invalid: metadata.annotations: Too long')
