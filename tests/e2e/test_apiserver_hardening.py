@@ -149,3 +149,25 @@ async def test_watch_cache_is_bounded_by_bytes(tmp_path: Path) -> None:
         proc.terminate()
         proc.wait(10)
         log.close()
+
+
+# --- warnings that a header cannot carry ------------------------------------------------------
+
+
+async def test_unknown_field_with_a_control_character_is_answered(
+    http: aiohttp.ClientSession, ns: str
+) -> None:
+    """The write is stored and answered; the warning names the field as Go's %q does."""
+    body = b'{"metadata":{"name":"w"},"spec":{"containers":[{"name":"c","image":"i"}],' \
+           b'"x\\u0001\\ny":1}}'
+    async with http.post(f"/api/v1/namespaces/{ns}/pods?fieldValidation=Warn", data=body,
+                         headers={"Content-Type": "application/json"}) as resp:
+        assert resp.status == 201, await resp.text()
+        warnings = resp.headers.getall("Warning")
+    assert warnings == ['299 - "unknown field \\"spec.x\\\\x01\\\\ny\\""']
+    async with http.post(f"/api/v1/namespaces/{ns}/pods?fieldValidation=Strict",
+                         data=body.replace(b'"w"', b'"s"'),
+                         headers={"Content-Type": "application/json"}) as resp:
+        err = await resp.json()
+    assert resp.status == 400
+    assert err["message"].endswith('strict decoding error: unknown field "spec.x\\x01\\ny"')

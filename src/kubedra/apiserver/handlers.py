@@ -398,7 +398,15 @@ def _include_object(request: web.BaseRequest) -> str:
 
 
 def _warning_text(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"')
+    """The quoted text of a ``Warning`` header (RFC 7234): backslashes and quotes escaped,
+    control characters, which a header cannot carry, dropped (a stored write must still be
+    answered)."""
+    text = text.replace("\\", "\\\\").replace('"', '\\"')
+    return text.translate(_UNSENDABLE)
+
+
+# C0 controls but tab, and DEL
+_UNSENDABLE: dict[int, None] = {c: None for c in (*range(0x20), 0x7F) if c != 0x09}
 
 
 def _json(obj: Any, code: int = 200) -> web.Response:
