@@ -15,6 +15,7 @@ from typing import Any
 
 import aiohttp
 import pytest
+import yaml
 
 from kubedra.client import kubeconfig
 from tests.e2e.conftest import Server
@@ -171,3 +172,64 @@ async def test_unknown_field_with_a_control_character_is_answered(
         err = await resp.json()
     assert resp.status == 400
     assert err["message"].endswith('strict decoding error: unknown field "spec.x\\x01\\ny"')
+
+
+# --- media types ------------------------------------------------------------------------------
+
+ACCEPTED = ("the body of the request was in an unknown format - accepted media types include: "
+            "application/json, application/yaml")
+
+
+@pytest.mark.parametrize("content_type", [
+    "text/plain", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x",
+    "application/vnd.kubernetes.protobuf", "application/octet-stream",
+    "application/merge-patch+json",
+])
+async def test_bodies_that_are_neither_json_nor_yaml_get_415(
+    http: aiohttp.ClientSession, ns: str, content_type: str
+) -> None:
+    pod = {"metadata": {"name": "m"}, "spec": {"containers": [{"name": "c", "image": "i"}]}}
+    status, err = await send(http, "POST", f"/api/v1/namespaces/{ns}/pods", pod,
+                             content_type=content_type)
+    assert status == 415, err
+    assert err["reason"] == "UnsupportedMediaType" and err["message"] == ACCEPTED
+    status, _ = await send(http, "GET", f"/api/v1/namespaces/{ns}/pods/m")
+    assert status == 404
+
+
+async def test_yaml_and_untyped_bodies_are_read(http: aiohttp.ClientSession, ns: str) -> None:
+    manifest = b"metadata:\n  name: y\nspec:\n  containers:\n  - name: c\n    image: i\n"
+    status, pod = await send(http, "POST", f"/api/v1/namespaces/{ns}/pods", data=manifest,
+                             content_type="application/yaml; charset=utf-8")
+    assert status == 201, pod
+    pod["metadata"]["labels"] = {"via": "yaml"}
+    status, pod = await send(http, "PUT", f"/api/v1/namespaces/{ns}/pods/y",
+                             data=yaml.safe_dump(pod).encode(), content_type="application/yaml")
+    assert status == 200, pod
+    assert pod["metadata"]["labels"] == {"via": "yaml"}
+    # a request without Content-Type is read as JSON, as kube-apiserver does
+    body = json.dumps({"metadata": {"name": "n"},
+                       "spec": {"containers": [{"name": "c", "image": "i"}]}}).encode()
+    async with http.post(f"/api/v1/namespaces/{ns}/pods", data=body,
+                         skip_auto_headers=["Content-Type"]) as resp:
+        assert resp.status == 201, await resp.text()
+    status, err = await send(http, "POST", f"/api/v1/namespaces/{ns}/pods", data=b"a: [",
+                             content_type="application/yaml")
+    assert status == 400 and "yaml parse error" in err["message"], err
+    dup = manifest + b"metadata:\n  name: z\n"
+    status, err = await send(http, "POST",
+                             f"/api/v1/namespaces/{ns}/pods?fieldValidation=Strict", data=dup,
+                             content_type="application/yaml")
+    assert status == 400 and 'duplicate field "metadata"' in err["message"], err
+
+
+async def test_no_cross_origin_grant(http: aiohttp.ClientSession, ns: str) -> None:
+    """CORS is off, as kube-apiserver's default: a page from another origin is never told
+    it may read an answer or send a JSON body."""
+    origin = {"Origin": "https://evil.example", "Access-Control-Request-Method": "POST",
+              "Access-Control-Request-Headers": "content-type"}
+    async with http.options(f"/api/v1/namespaces/{ns}/pods", headers=origin) as resp:
+        assert "Access-Control-Allow-Origin" not in resp.headers
+    async with http.get(f"/api/v1/namespaces/{ns}/pods", headers=origin) as resp:
+        assert resp.status == 200
+        assert "Access-Control-Allow-Origin" not in resp.headers

@@ -33,12 +33,9 @@ def answers() -> Iterator[None]:
         raise errors.bad_request(err.message) from None
 
 
-def decode(res: Resource, raw: Any, mode: str, raw_bytes: bytes | None = None) -> Decoded:
-    """A parsed body → the kind's typed object. Duplicate keys are looked for (a second
-    parse) only under ``fieldValidation=Strict``."""
-    duplicates = None
-    if raw_bytes is not None and mode == "Strict":
-        duplicates = codec.duplicate_fields(raw_bytes)
+def decode(res: Resource, raw: Any, mode: str, duplicates: list[str] | None = None) -> Decoded:
+    """A parsed body → the kind's typed object; ``duplicates`` are the body's repeated keys
+    where the caller looked for them (only under ``fieldValidation=Strict``)."""
     with answers():
         return pipeline.decode(res.kind, raw, mode, duplicates)
 
