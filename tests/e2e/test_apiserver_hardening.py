@@ -233,3 +233,43 @@ async def test_no_cross_origin_grant(http: aiohttp.ClientSession, ns: str) -> No
     async with http.get(f"/api/v1/namespaces/{ns}/pods", headers=origin) as resp:
         assert resp.status == 200
         assert "Access-Control-Allow-Origin" not in resp.headers
+
+
+# --- CPU-heavy admission ----------------------------------------------------------------------
+
+
+def _heavy_selector(i: int) -> str:
+    """About 4.5 KB of CEL that compiles in tens of milliseconds (distinct, so uncached)."""
+    return " && ".join(
+        f'(attributes.string["model-{j}"] == "m{i}-{j}" || attributes.int["n{j}"] > {i}{j})'
+        for j in range(60)
+    )
+
+
+async def test_heavy_validation_leaves_the_server_responsive(
+    http: aiohttp.ClientSession, ns: str
+) -> None:
+    """300 heavy selectors (seconds of compiling) are admitted off the event loop: GETs sent
+    meanwhile are answered at once; the request's compile budget ends its validation."""
+    requests = [{"namedResources": {"selector": _heavy_selector(i)}} for i in range(300)]
+    body = {"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaimParameters",
+            "metadata": {"name": "heavy"},
+            "driverRequests": [{"driverName": "d.example.com", "requests": requests}]}
+    url = f"{RS}/namespaces/{ns}/resourceclaimparameters"
+    create = asyncio.create_task(send(http, "POST", url, body))
+    latencies: list[float] = []
+    while not create.done():
+        start = time.monotonic()
+        async with http.get(f"/api/v1/namespaces/{ns}") as resp:
+            assert resp.status == 200
+        latencies.append(time.monotonic() - start)
+        await asyncio.sleep(0.02)
+    status, err = await create
+    assert status == 422, err
+    causes = err["details"]["causes"]
+    assert causes[-1]["message"].endswith(
+        "validation failed due to running out of cost budget, no further validation rules "
+        "will be run")
+    assert causes[-1]["field"] == "driverRequests[0].requests[299].namedResources.selector"
+    assert len(latencies) >= 10
+    assert max(latencies) < 0.1, f"a GET waited {max(latencies):.3f}s"

@@ -14,9 +14,11 @@ them into Status bodies, the CLI into kubectl's rendering of those.
 from __future__ import annotations
 
 import copy
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubedra import cel
 from kubedra.api import codec
 from kubedra.api.goformat import go_quote
 from kubedra.api.kinds import Kind
@@ -199,3 +201,8 @@ def _common_update_errors(kind: Kind, new: TypedObject, old: TypedObject) -> lis
 def _raise_invalid(kind: Kind, obj: TypedObject, errs: list[FieldError]) -> None:
     if errs:
         raise Invalid(kind, obj.metadata.name or "", errs)
+
+
+def compile_budget(cpu_seconds: float) -> AbstractContextManager[None]:
+    """The CPU seconds one request's validation may spend compiling CEL selectors."""
+    return cel.compile_budget(cpu_seconds)
