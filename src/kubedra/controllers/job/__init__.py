@@ -1,0 +1,8 @@
+"""The built-in Job controller and the TTL-after-finished controller.
+
+``controller`` (informers, queues, the managedBy skip) drives ``sync`` (one reconciliation:
+counting, failure detection, pod creation/deletion, finalizer-based tracking), which uses
+``podcontrol`` (pod writes), ``pods`` (pod predicates), ``indexed`` (index sets and strings),
+``failure_policy``, ``backoff``, ``expectations`` and ``conditions``; ``ttl`` deletes finished
+Jobs whose ``ttlSecondsAfterFinished`` has passed.
+"""
