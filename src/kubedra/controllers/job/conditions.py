@@ -22,7 +22,7 @@ def find(conditions: list[JobCondition] | None, ctype: str) -> JobCondition | No
 
 
 def ensure_status(conditions: list[JobCondition] | None, ctype: str, status: str, reason: str,
-                  message: str, now: datetime) -> tuple[list[JobCondition], bool]:
+                  message: str, now: datetime) -> tuple[list[JobCondition] | None, bool]:
     """Set the condition of ``ctype``; a missing one is added only when not ``False``."""
     result = list(conditions or ())
     for i, c in enumerate(result):
@@ -30,8 +30,8 @@ def ensure_status(conditions: list[JobCondition] | None, ctype: str, status: str
             if (c.status, c.reason or "", c.message or "") != (status, reason, message):
                 result[i] = new_condition(ctype, status, reason, message, now)
                 return result, True
-            return result, False
+            return conditions, False
     if status != "False":
         result.append(new_condition(ctype, status, reason, message, now))
         return result, True
-    return result, False
+    return conditions, False
