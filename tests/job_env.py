@@ -10,6 +10,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from kubedra.api.features import FeatureGates
 from kubedra.apiserver.app import Options
 from kubedra.client.rest import Client
 from kubedra.controllers.job.controller import JobController, JobControllerConfig
+from kubedra.controllers.job.pods import format_time
 from kubedra.controllers.job.ttl import TTLAfterFinishedController
 from kubedra.controllers.metrics import controller_metrics
 from tests.conformance.scheduler_support import api_client
@@ -42,8 +44,8 @@ class Running:
     registry: CollectorRegistry
     task: asyncio.Task[None]
 
-    def metric(self, name: str, **labels: str) -> float:
-        return self.registry.get_sample_value(name, labels) or 0.0
+    def metric(self, sample: str, /, **labels: str) -> float:
+        return self.registry.get_sample_value(sample, labels) or 0.0
 
 
 @contextlib.asynccontextmanager
@@ -98,9 +100,9 @@ async def job_pods(client: Client, job: Job) -> list[Pod]:
     return page.items
 
 
-async def finish_pod(client: Client, pod: Pod, exit_code: int = 0,
-                     when: str = "2024-01-01T00:00:00Z") -> Pod:
-    """Play the kubelet: the pod ran and exited with ``exit_code``."""
+async def finish_pod(client: Client, pod: Pod, exit_code: int = 0) -> Pod:
+    """Play the kubelet: the pod ran and exited with ``exit_code`` just now."""
+    when = format_time(datetime.now(UTC))
     phase = "Succeeded" if exit_code == 0 else "Failed"
     status = {"status": {
         "phase": phase,
