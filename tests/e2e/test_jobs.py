@@ -195,6 +195,7 @@ async def test_controller_manager_killed_mid_job(tmp_path: Path) -> None:
             return (st.succeeded or 0) >= 15
         await wait_for("15 pods counted", progressed)
         assert lc.controller_manager is not None
+        killed_at = time.time()
         await lc.controller_manager.kill()  # SIGKILL in the middle of the Job
         await asyncio.sleep(1.0)
         await lc.controller_manager.start()
@@ -202,7 +203,9 @@ async def test_controller_manager_killed_mid_job(tmp_path: Path) -> None:
         assert job.status.conditions[-1].type == "Complete"
         assert (job.status.succeeded, job.status.failed or 0) == (50, 0)
         pods = pods_of(core, job)
-        assert len(pods) == 50, "no pod was created twice"
+        created = sorted((p.metadata.creation_timestamp.timestamp() - killed_at,
+                          p.metadata.name) for p in pods)
+        assert len(pods) == 50, f"no pod was created twice {created}"
         assert all(p.status.phase == "Succeeded" for p in pods)
         assert all(batch.JOB_TRACKING_FINALIZER not in (p.metadata.finalizers or ())
                    for p in pods)

@@ -4,7 +4,8 @@ finalizer; each records the upstream event on the Job."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Awaitable, Callable, Iterable
 
 from kubedra.api import batch, codec
 from kubedra.api.batch import Job
@@ -17,6 +18,7 @@ from kubedra.controllers.job.pods import has_tracking_finalizer
 Record = Callable[[TypedObject, str, str, str], None]
 """Fire-and-forget event recording: (object, type, reason, message)."""
 
+PARALLEL_WRITES = 64
 REMOVE_FINALIZER_PATCH = {
     "metadata": {"$deleteFromPrimitiveList/finalizers": [batch.JOB_TRACKING_FINALIZER]}}
 
@@ -84,3 +86,18 @@ class PodControl:
         except ApiError as e:
             if not is_not_found(e):
                 raise
+
+
+async def run_bounded(calls: Iterable[Awaitable[None]]) -> list[Exception | None]:
+    """Run pod writes concurrently (at most 64 at a time); each result is None or its error."""
+    gate = asyncio.Semaphore(PARALLEL_WRITES)
+
+    async def run(call: Awaitable[None]) -> Exception | None:
+        async with gate:
+            try:
+                await call
+            except Exception as e:
+                return e
+            return None
+
+    return list(await asyncio.gather(*(run(c) for c in calls)))

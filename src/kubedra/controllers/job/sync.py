@@ -1,38 +1,41 @@
-"""One reconciliation of a built-in-managed Job (``syncJob``, ``manageJob`` and
-``trackJobStatusAndRemoveFinalizers`` of ``pkg/controller/job/job_controller.go``, v1.30).
-
-Finished pods are counted through the tracking finalizer: their UIDs go to
-``status.uncountedTerminatedPods`` first, the status is written, only then are the finalizers
-removed, and pods whose finalizer is gone move into ``succeeded``/``failed``. A terminal
-condition is added only once nothing is left uncounted, so a crash at any point neither loses
-nor double-counts a pod.
+"""One reconciliation of a built-in-managed Job (``syncJob`` and ``manageJob`` of
+``pkg/controller/job/job_controller.go``, v1.30): count its pods, detect failure (pod failure
+policy, backoffLimit, deadline, failed indexes) or success (completions, success policy),
+create or delete pods (slow start, re-creation back-off, suspend), then hand the counting of
+finished pods to :mod:`~kubedra.controllers.job.tracking`.
 """
 
 from __future__ import annotations
 
 import asyncio
 import logging
-from collections.abc import Awaitable, Callable, Iterable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
 
 from kubedra.api import batch, codec
-from kubedra.api.batch import Job, JobCondition, JobStatus, UncountedTerminatedPods
+from kubedra.api.batch import Job, UncountedTerminatedPods
 from kubedra.api.core import Pod, PodTemplateSpec
 from kubedra.api.features import FeatureGates
-from kubedra.controllers.job import conditions, failure_policy, indexed
+from kubedra.controllers.job import conditions, indexed
 from kubedra.controllers.job import pods as podutil
-from kubedra.controllers.job.backoff import BackoffRecord, BackoffStore, remaining_for_failures
-from kubedra.controllers.job.expectations import ControllerExpectations, FinalizerExpectations
-from kubedra.controllers.job.podcontrol import PodControl, Record, job_template, pod_from_template
+from kubedra.controllers.job.backoff import BackoffStore, remaining_for_failures
+from kubedra.controllers.job.expectations import ControllerExpectations
+from kubedra.controllers.job.podcontrol import (
+    PodControl,
+    Record,
+    job_template,
+    pod_from_template,
+    run_bounded,
+)
+from kubedra.controllers.job.rules import JobRules, absolute_failures
+from kubedra.controllers.job.tracking import SyncContext, Tracker
 from kubedra.controllers.metrics import ControllerMetrics
 
 log = logging.getLogger(__name__)
 
 MAX_POD_CREATE_DELETE_PER_SYNC = 500
-MAX_UNCOUNTED_PODS = 500
 SLOW_START_INITIAL_BATCH = 1
-_PARALLEL_WRITES = 64
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,28 +43,6 @@ class SyncSettings:
     gates: FeatureGates = field(default_factory=FeatureGates)
     pod_backoff_base: float = 10.0
     pod_backoff_max: float = 600.0
-
-
-@dataclass(slots=True)
-class _Ctx:
-    """``syncJobCtx``: what one sync knows about its Job."""
-
-    job: Job
-    pods: list[Pod]
-    active: list[Pod]
-    ready: int
-    terminating: int | None
-    uncounted_succeeded: set[str]
-    uncounted_failed: set[str]
-    expected_rm: frozenset[str]
-    succeeded: int = 0
-    failed: int = 0
-    finished: JobCondition | None = None
-    backoff: BackoffRecord | None = None
-    prev_succeeded_indexes: set[int] = field(default_factory=set)
-    succeeded_indexes: set[int] = field(default_factory=set)
-    failed_indexes: set[int] | None = None
-    delayed_deletion: dict[int, Pod] | None = None
 
 
 class JobSync:
@@ -77,41 +58,18 @@ class JobSync:
         self.settings = settings
         self.gates = settings.gates
         self.now = now
+        self.rules = JobRules(settings.gates)
         self.expectations = ControllerExpectations()
-        self.finalizer_expectations = FinalizerExpectations()
         self.backoff = BackoffStore()
+        self.tracker = Tracker(self.rules, pod_control, update_status, record, metrics,
+                               self.backoff, now)
+        self.finalizer_expectations = self.tracker.finalizer_expectations
 
     def forget(self, key: str) -> None:
         """The Job is gone: drop everything kept for it."""
         self.expectations.delete(key)
         self.finalizer_expectations.delete(key)
         self.backoff.remove(key)
-
-    # --- pod predicates that depend on the Job ------------------------------------------------
-
-    def only_replace_failed(self, job: Job) -> bool:
-        if self.gates.job_pod_replacement_policy and (
-                job.spec.pod_replacement_policy == batch.FAILED):
-            return True
-        return self.gates.job_pod_failure_policy and job.spec.pod_failure_policy is not None
-
-    def tracks_terminating(self, job: Job) -> bool:
-        return self.gates.job_pod_replacement_policy or (
-            self.gates.job_pod_failure_policy and job.spec.pod_failure_policy is not None)
-
-    def is_pod_failed(self, pod: Pod, job: Job) -> bool:
-        """Failed phase; without a failure policy (or with podReplacementPolicy Failed) a pod
-        being deleted before it succeeded counts as failed too."""
-        if pod.status.phase == "Failed":
-            return True
-        if job.spec.pod_failure_policy is not None or self.only_replace_failed(job):
-            return False
-        return pod.metadata.deletion_timestamp is not None and pod.status.phase != "Succeeded"
-
-    def _policy(self, job: Job, pod: Pod) -> failure_policy.Match:
-        if not self.gates.job_pod_failure_policy:
-            return failure_policy.Match()
-        return failure_policy.match(job.spec.pod_failure_policy, pod, self.gates)
 
     # --- syncJob --------------------------------------------------------------------------------
 
@@ -124,21 +82,22 @@ class JobSync:
         satisfied = self.expectations.satisfied(key)
         active = [p for p in pods if podutil.is_active(p)]
         uncounted = st.uncounted_terminated_pods
-        ctx = _Ctx(job=job, pods=pods, active=active,
-                   ready=sum(1 for p in active if podutil.is_ready(p)),
-                   terminating=(sum(1 for p in pods if podutil.is_terminating(p))
-                                if self.tracks_terminating(job) else None),
-                   uncounted_succeeded=set(uncounted.succeeded or ()),
-                   uncounted_failed=set(uncounted.failed or ()),
-                   expected_rm=self.finalizer_expectations.expected(key))
+        ctx = SyncContext(
+            job=job, pods=pods, active=active,
+            ready=sum(1 for p in active if podutil.is_ready(p)),
+            terminating=(sum(1 for p in pods if podutil.is_terminating(p))
+                         if self.rules.tracks_terminating(job) else None),
+            uncounted_succeeded=set(uncounted.succeeded or ()),
+            uncounted_failed=set(uncounted.failed or ()),
+            expected_rm=self.finalizer_expectations.expected(key))
         n_active = len(active)
         new_succeeded = self._new_finished(ctx, ctx.uncounted_succeeded,
                                            lambda p: p.status.phase == "Succeeded")
         new_failed = self._new_finished(ctx, ctx.uncounted_failed,
-                                        lambda p: self.is_pod_failed(p, job))
+                                        lambda p: self.rules.is_pod_failed(p, job))
         ctx.succeeded = st.succeeded + len(new_succeeded) + len(ctx.uncounted_succeeded)
-        ctx.failed = (st.failed + sum(1 for p in new_failed if self._policy(job, p).count_failed)
-                      + len(ctx.uncounted_failed))
+        counted = sum(1 for p in new_failed if self.rules.policy(job, p).count_failed)
+        ctx.failed = st.failed + counted + len(ctx.uncounted_failed)
         now = self.now()
         if st.start_time is None and not job.spec.suspend:
             st.start_time = podutil.format_time(now)
@@ -173,12 +132,12 @@ class JobSync:
         needs_flush = (suspend_changed or n_active != st.active or ctx.ready != st.ready
                        or ctx.terminating != st.terminating)
         st.active, st.ready, st.terminating = n_active, ctx.ready, ctx.terminating
-        await self._track_and_remove_finalizers(key, ctx, needs_flush)
+        await self.tracker.track(key, ctx, needs_flush)
         if manage_error is not None:
             raise manage_error
         return action
 
-    def _new_finished(self, ctx: _Ctx, uncounted: set[str],
+    def _new_finished(self, ctx: SyncContext, uncounted: set[str],
                       keep: Callable[[Pod], bool]) -> list[Pod]:
         """``getValidPodsWithFilter``: pods still holding the finalizer, not yet uncounted."""
         job = ctx.job
@@ -188,18 +147,13 @@ class JobSync:
             if (not podutil.has_tracking_finalizer(p) or uid in uncounted
                     or uid in ctx.expected_rm):
                 continue
-            if batch.is_indexed(job) and not self._valid_index(job, p):
+            if batch.is_indexed(job) and not self.rules.valid_index(job, p):
                 continue
             if keep(p):
                 out.append(p)
         return out
 
-    @staticmethod
-    def _valid_index(job: Job, pod: Pod) -> bool:
-        ix = podutil.completion_index(pod)
-        return ix != podutil.UNKNOWN_INDEX and ix < (job.spec.completions or 0)
-
-    def _detect_failure(self, key: str, ctx: _Ctx, now: datetime) -> None:
+    def _detect_failure(self, key: str, ctx: SyncContext, now: datetime) -> None:
         job = ctx.job
         if self.gates.job_pod_failure_policy:
             target = conditions.find(job.status.conditions, batch.JOB_FAILURE_TARGET)
@@ -230,8 +184,8 @@ class JobSync:
         if job.spec.pod_failure_policy is None:
             return None
         for p in pods:
-            if self.is_pod_failed(p, job):
-                message = self._policy(job, p).fail_job_message
+            if self.rules.is_pod_failed(p, job):
+                message = self.rules.policy(job, p).fail_job_message
                 if message is not None:
                     return message
         return None
@@ -253,7 +207,7 @@ class JobSync:
             return False
         return (now - start).total_seconds() >= job.spec.active_deadline_seconds
 
-    def _indexed_progress(self, ctx: _Ctx, now: datetime) -> None:
+    def _indexed_progress(self, ctx: SyncContext, now: datetime) -> None:
         """Succeeded/failed index sets, per-index back-off state, the success policy."""
         job = ctx.job
         completions = job.spec.completions or 0
@@ -261,13 +215,13 @@ class JobSync:
                                                            completions)
         ctx.succeeded_indexes = ctx.prev_succeeded_indexes | {
             podutil.completion_index(p) for p in ctx.pods
-            if p.status.phase == "Succeeded" and self._valid_index(job, p)
+            if p.status.phase == "Succeeded" and self.rules.valid_index(job, p)
             and podutil.has_tracking_finalizer(p)}
         ctx.succeeded = len(ctx.succeeded_indexes)
         if job.spec.backoff_limit_per_index is not None and self.gates.job_backoff_limit_per_index:
             ctx.failed_indexes = indexed.parse_indexes(job.status.failed_indexes, completions) | {
                 podutil.completion_index(p) for p in ctx.pods
-                if self._valid_index(job, p) and self._index_failed(job, p)}
+                if self.rules.valid_index(job, p) and self.rules.index_failed(job, p)}
             if ctx.finished is None:
                 n_failed = len(ctx.failed_indexes)
                 if job.spec.max_failed_indexes is not None and (
@@ -290,28 +244,18 @@ class JobSync:
                     ctx.finished = conditions.new_condition(
                         batch.JOB_SUCCESS_CRITERIA_MET, "True", "SuccessPolicy", message, now)
 
-    def _index_failed(self, job: Job, pod: Pod) -> bool:
-        """``isIndexFailed``: FailIndex matched, or the index used up backoffLimitPerIndex."""
-        if not self.is_pod_failed(pod, job):
-            return False
-        verdict = self._policy(job, pod)
-        if verdict.action == failure_policy.FAIL_INDEX:
-            return True
-        return verdict.count_failed and (
-            podutil.index_failure_count(pod) >= (job.spec.backoff_limit_per_index or 0))
-
-    def _delayed_deletion(self, ctx: _Ctx) -> dict[int, Pod]:
+    def _delayed_deletion(self, ctx: SyncContext) -> dict[int, Pod]:
         """Per pending index, the last failed pod: its finalizer is held until its
         replacement exists, since the replacement's failure count is derived from it."""
         job = ctx.job
         busy = {podutil.completion_index(p) for p in ctx.active}
         held: dict[int, Pod] = {}
-        for p in self._new_finished(ctx, set(), lambda q: self.is_pod_failed(q, job)):
+        for p in self._new_finished(ctx, set(), lambda q: self.rules.is_pod_failed(q, job)):
             ix = podutil.completion_index(p)
             if ix in ctx.succeeded_indexes or ix in (ctx.failed_indexes or ()) or ix in busy:
                 continue
             last = held.get(ix)
-            if last is None or (_absolute_failures(last) <= _absolute_failures(p)
+            if last is None or (absolute_failures(last) <= absolute_failures(p)
                                 and podutil.finished_time(p) >= podutil.finished_time(last)):
                 held[ix] = p
         return held
@@ -353,7 +297,7 @@ class JobSync:
 
     # --- manageJob ------------------------------------------------------------------------------
 
-    async def _manage(self, key: str, ctx: _Ctx) -> tuple[int, str, Exception | None]:
+    async def _manage(self, key: str, ctx: SyncContext) -> tuple[int, str, Exception | None]:
         job = ctx.job
         active = len(ctx.active)
         parallelism = job.spec.parallelism if job.spec.parallelism is not None else 1
@@ -378,7 +322,7 @@ class JobSync:
             self.requeue(key, wait)
             return 0, "podsCreated", None
         terminating = 0
-        if self.only_replace_failed(job):
+        if self.rules.only_replace_failed(job):
             terminating = (ctx.terminating if ctx.terminating is not None
                            else sum(1 for p in ctx.pods if podutil.is_terminating(p)))
         diff = min(want - terminating - active, MAX_POD_CREATE_DELETE_PER_SYNC)
@@ -406,7 +350,7 @@ class JobSync:
             seen: set[int] = set()
             for p in sorted(active, key=podutil.removal_order, reverse=True):
                 ix = podutil.completion_index(p)
-                if not self._valid_index(job, p) or ix in seen:
+                if not self.rules.valid_index(job, p) or ix in seen:
                     remove.append(p)
                 else:
                     seen.add(ix)
@@ -415,7 +359,7 @@ class JobSync:
             remove += sorted(left, key=podutil.removal_order)[:at_least - len(remove)]
         return remove
 
-    def _pending_indexes(self, ctx: _Ctx, count: int) -> list[int]:
+    def _pending_indexes(self, ctx: SyncContext, count: int) -> list[int]:
         busy = ctx.succeeded_indexes | {podutil.completion_index(p) for p in ctx.active}
         busy |= ctx.failed_indexes or set()
         return indexed.first_pending(count, ctx.job.spec.completions or 0, busy)
@@ -429,14 +373,14 @@ class JobSync:
             last = held.get(ix)
             wait = 0.0 if last is None else remaining_for_failures(
                 now, self.settings.pod_backoff_base, self.settings.pod_backoff_max,
-                _absolute_failures(last) + 1, podutil.finished_time(last))
+                absolute_failures(last) + 1, podutil.finished_time(last))
             if wait == 0:
                 ready.append(ix)
             else:
                 waits.append(wait)
         return (ready, 0.0) if ready else ([], min(waits, default=0.0))
 
-    async def _create_pods(self, key: str, ctx: _Ctx,
+    async def _create_pods(self, key: str, ctx: SyncContext,
                            indexes: list[int | None]) -> tuple[int, Exception | None]:
         """Create in slow-start batches (1, 2, 4, ...); stop at the first failing batch."""
         job = ctx.job
@@ -466,7 +410,7 @@ class JobSync:
         return created, None
 
     async def _create_one(self, job: Job, template: PodTemplateSpec, name: str,
-                          index: int | None, ctx: _Ctx) -> None:
+                          index: int | None, ctx: SyncContext) -> None:
         if index is None:
             await self.pod_control.create(job, pod_from_template(job, template, f"{name}-"))
             return
@@ -484,7 +428,7 @@ class JobSync:
         if replaced is not None:
             failures = podutil.index_failure_count(replaced)
             ignored = podutil.index_ignored_failure_count(replaced)
-            if self._policy(job, replaced).count_failed:
+            if self.rules.policy(job, replaced).count_failed:
                 failures += 1
             else:
                 ignored += 1
@@ -494,7 +438,7 @@ class JobSync:
             notes[podutil.INDEX_IGNORED_FAILURE_COUNT_ANNOTATION] = str(ignored)
         template.metadata.annotations = notes
 
-    async def _delete_pods(self, key: str, ctx: _Ctx,
+    async def _delete_pods(self, key: str, ctx: SyncContext,
                            doomed: list[Pod]) -> tuple[int, Exception | None]:
         """``deleteJobPods``: drop the finalizer first (these pods are not failures), then
         delete. Returns how many went and the first error."""
@@ -509,7 +453,7 @@ class JobSync:
                 self.expectations.deletion_observed(key)
                 raise
 
-        results = await _bounded(one(p) for p in doomed)
+        results = await run_bounded(one(p) for p in doomed)
         removed = [p for p, r in zip(doomed, results, strict=True) if r is None]
         if ctx.terminating is not None:
             ctx.terminating += len(removed)
@@ -521,217 +465,10 @@ class JobSync:
                              active: list[Pod]) -> tuple[int, int, Exception | None]:
         """``deleteActivePods`` of a finishing Job: the finalizers stay, so these pods are
         counted as failed."""
-        results = await _bounded(self.pod_control.delete(job, p) for p in active)
+        results = await run_bounded(self.pod_control.delete(job, p) for p in active)
         deleted = [p for p, r in zip(active, results, strict=True) if r is None]
         errors = [r for r in results if r is not None]
         return (sum(1 for p in deleted if podutil.is_ready(p)), len(deleted),
                 errors[0] if errors else None)
 
-    # --- trackJobStatusAndRemoveFinalizers -----------------------------------------------------
 
-    async def _track_and_remove_finalizers(self, key: str, ctx: _Ctx, needs_flush: bool) -> None:
-        job = ctx.job
-        st = job.status
-        uncounted = st.uncounted_terminated_pods
-        assert uncounted is not None
-        is_indexed = batch.is_indexed(job)
-        pods = sorted(ctx.pods, key=podutil.completion_index) if is_indexed else ctx.pods
-        with_finalizer = {p.metadata.uid or "" for p in pods if podutil.has_tracking_finalizer(p)
-                          and (p.metadata.uid or "") not in ctx.expected_rm}
-        old_counts = (st.succeeded, st.failed)
-        needs_flush |= _count_released(st, with_finalizer)
-        to_release: list[Pod] = []
-        new_indexes: list[int] = []
-        by_action: dict[str, int] = {}
-        hit_cap = False
-        for pod in pods:
-            uid = pod.metadata.uid or ""
-            if not podutil.has_tracking_finalizer(pod) or uid in ctx.expected_rm:
-                continue
-            failed = self.is_pod_failed(pod, job)
-            if not self._can_release(ctx, pod, failed):
-                continue
-            to_release.append(pod)
-            if pod.status.phase == "Succeeded" and uid not in ctx.uncounted_failed:
-                if is_indexed:
-                    ix = podutil.completion_index(pod)
-                    if (self._valid_index(job, pod) and ix not in ctx.prev_succeeded_indexes
-                            and ix not in (ctx.failed_indexes or ())):
-                        new_indexes.append(ix)
-                elif uid not in ctx.uncounted_succeeded:
-                    ctx.uncounted_succeeded.add(uid)
-                    uncounted.succeeded = [*(uncounted.succeeded or ()), uid]
-            elif self._newly_failed(ctx, pod, failed):
-                verdict = self._policy(job, pod)
-                if verdict.action is not None:
-                    by_action[verdict.action] = by_action.get(verdict.action, 0) + 1
-                if verdict.count_failed:
-                    ctx.uncounted_failed.add(uid)
-                    uncounted.failed = [*(uncounted.failed or ()), uid]
-            if (len(new_indexes) + len(uncounted.succeeded or ())
-                    + len(uncounted.failed or ())) >= MAX_UNCOUNTED_PODS:
-                hit_cap = True
-                break
-        if is_indexed:
-            ctx.succeeded_indexes = ctx.prev_succeeded_indexes | set(new_indexes)
-            completed = indexed.format_indexes(ctx.succeeded_indexes)
-            needs_flush |= completed != st.completed_indexes
-            st.succeeded = len(ctx.succeeded_indexes)
-            st.completed_indexes = completed
-            failed_text = (indexed.format_indexes(ctx.failed_indexes)
-                           if ctx.failed_indexes is not None else None)
-            if failed_text != st.failed_indexes:
-                st.failed_indexes = failed_text
-                needs_flush = True
-        if ctx.finished is not None and ctx.finished.type == batch.JOB_FAILURE_TARGET:
-            st.conditions = [*(st.conditions or ()), ctx.finished]
-            needs_flush = True
-            ctx.finished = conditions.new_condition(batch.JOB_FAILED, "True",
-                                                    ctx.finished.reason or "",
-                                                    ctx.finished.message or "", self.now())
-        if ctx.finished is not None and ctx.finished.type == batch.JOB_SUCCESS_CRITERIA_MET:
-            if conditions.find(st.conditions, batch.JOB_SUCCESS_CRITERIA_MET) is None:
-                st.conditions = [*(st.conditions or ()), ctx.finished]
-                needs_flush = True
-            ctx.finished = conditions.new_condition(batch.JOB_COMPLETE, "True",
-                                                    ctx.finished.reason or "",
-                                                    ctx.finished.message or "", self.now())
-        needs_flush, old_counts = await self._flush_and_release(
-            key, ctx, to_release, with_finalizer, old_counts, by_action, needs_flush)
-        finished = not hit_cap and self._enact_finished(ctx)
-        if needs_flush or finished:
-            ctx.job = await self.update_status(ctx.job)
-            if finished:
-                self._record_finished(ctx.job, ctx.finished)
-            self._record_pods_finished(ctx.job, old_counts)
-
-    def _newly_failed(self, ctx: _Ctx, pod: Pod, failed: bool) -> bool:
-        """A failed pod, or any unfinished one of a failing Job, not yet uncounted."""
-        failing = ctx.finished is not None and ctx.finished.type != batch.JOB_SUCCESS_CRITERIA_MET
-        return ((failed or failing) and (pod.metadata.uid or "") not in ctx.uncounted_failed
-                and (not batch.is_indexed(ctx.job) or self._valid_index(ctx.job, pod)))
-
-    def _can_release(self, ctx: _Ctx, pod: Pod, failed: bool) -> bool:
-        if failed or ctx.finished is not None:
-            return True
-        if not podutil.is_terminal(pod):
-            return False
-        held = (ctx.delayed_deletion or {}).get(podutil.completion_index(pod))
-        return held is None or held.metadata.uid != pod.metadata.uid
-
-    async def _flush_and_release(self, key: str, ctx: _Ctx, to_release: list[Pod],
-                                 with_finalizer: set[str], old_counts: tuple[int, int],
-                                 by_action: dict[str, int],
-                                 needs_flush: bool) -> tuple[bool, tuple[int, int]]:
-        """Write the uncounted UIDs, then remove finalizers; returns whether the status
-        still needs a write, and the counters last written."""
-        if needs_flush:
-            ctx.job = await self.update_status(ctx.job)
-            assert ctx.backoff is not None
-            self.backoff.update(ctx.backoff)
-            self._record_pods_finished(ctx.job, old_counts)
-            old_counts = (ctx.job.status.succeeded, ctx.job.status.failed)
-            needs_flush = False
-        for action, n in by_action.items():
-            self.metrics.pod_failures_by_policy.labels(action).inc(n)
-        error: Exception | None = None
-        if to_release:
-            self.finalizer_expectations.expect_removed(
-                key, [p.metadata.uid or "" for p in to_release])
-
-            async def release(pod: Pod) -> None:
-                try:
-                    await self.pod_control.remove_finalizer(pod)
-                except Exception:
-                    self.finalizer_expectations.removal_observed(key, pod.metadata.uid or "")
-                    raise
-
-            results = await _bounded(release(p) for p in to_release)
-            for pod, result in zip(to_release, results, strict=True):
-                if result is None:
-                    with_finalizer.discard(pod.metadata.uid or "")
-                elif error is None:
-                    error = result
-        if _count_released(ctx.job.status, with_finalizer):
-            needs_flush = True
-        if error is not None:
-            if needs_flush:
-                ctx.job = await self.update_status(ctx.job)
-            raise error
-        return needs_flush, old_counts
-
-    def _enact_finished(self, ctx: _Ctx) -> bool:
-        cond = ctx.finished
-        if cond is None:
-            return False
-        st = ctx.job.status
-        uncounted = st.uncounted_terminated_pods
-        if uncounted is not None and (uncounted.succeeded or uncounted.failed):
-            return False
-        st.conditions, _ = conditions.ensure_status(st.conditions, cond.type, cond.status,
-                                                    cond.reason or "", cond.message or "",
-                                                    self.now())
-        if cond.type == batch.JOB_COMPLETE:
-            done = conditions.find(st.conditions, batch.JOB_COMPLETE)
-            st.completion_time = done.last_transition_time if done else None
-        return True
-
-    def _record_finished(self, job: Job, cond: JobCondition | None) -> None:
-        mode = job.spec.completion_mode or batch.NON_INDEXED_COMPLETION
-        if cond is None:
-            return
-        if cond.type == batch.JOB_COMPLETE:
-            self.record(job, "Normal", "Completed", "Job completed")
-            self.metrics.jobs_finished.labels(mode, "succeeded", cond.reason or "").inc()
-            if job.spec.completions is not None and job.status.succeeded > job.spec.completions:
-                self.record(job, "Warning", "TooManySucceededPods",
-                            "Too many succeeded pods running after completion count reached")
-        else:
-            self.record(job, "Warning", cond.reason or "", cond.message or "")
-            self.metrics.jobs_finished.labels(mode, "failed", cond.reason or "").inc()
-
-    def _record_pods_finished(self, job: Job, old: tuple[int, int]) -> None:
-        mode = job.spec.completion_mode or batch.NON_INDEXED_COMPLETION
-        succeeded, failed = job.status.succeeded - old[0], job.status.failed - old[1]
-        if succeeded > 0:
-            self.metrics.job_pods_finished.labels(mode, "succeeded").inc(succeeded)
-        if failed > 0:
-            self.metrics.job_pods_finished.labels(mode, "failed").inc(failed)
-
-
-def _absolute_failures(pod: Pod) -> int:
-    return podutil.index_failure_count(pod) + podutil.index_ignored_failure_count(pod)
-
-
-def _count_released(st: JobStatus, with_finalizer: set[str]) -> bool:
-    """``cleanUncountedPodsWithoutFinalizers``: uncounted UIDs whose finalizer is gone move
-    into the counters."""
-    uncounted = st.uncounted_terminated_pods
-    assert uncounted is not None
-    changed = False
-    kept = [u for u in uncounted.succeeded or () if u in with_finalizer]
-    if len(kept) != len(uncounted.succeeded or ()):
-        st.succeeded += len(uncounted.succeeded or ()) - len(kept)
-        uncounted.succeeded = kept or None
-        changed = True
-    kept = [u for u in uncounted.failed or () if u in with_finalizer]
-    if len(kept) != len(uncounted.failed or ()):
-        st.failed += len(uncounted.failed or ()) - len(kept)
-        uncounted.failed = kept or None
-        changed = True
-    return changed
-
-
-async def _bounded(calls: Iterable[Awaitable[None]]) -> list[Exception | None]:
-    """Run pod writes concurrently (at most 64 at a time); each result is None or its error."""
-    gate = asyncio.Semaphore(_PARALLEL_WRITES)
-
-    async def run(call: Awaitable[None]) -> Exception | None:
-        async with gate:
-            try:
-                await call
-            except Exception as e:
-                return e
-            return None
-
-    return list(await asyncio.gather(*(run(c) for c in calls)))
