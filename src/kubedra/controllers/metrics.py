@@ -70,10 +70,6 @@ class ControllerMetrics:
             "job_controller_pod_failures_handled_by_failure_policy_total",
             "The number of failed Pods handled by failure policy with respect to the failure "
             "policy action applied based on the matched rule.", ["action"], registry=r)
-        self.terminated_pods_tracking_finalizer = Counter(
-            "job_controller_terminated_pods_tracking_finalizer_total",
-            "The number of terminated pods (phase=Failed|Succeeded) that have the finalizer "
-            "batch.kubernetes.io/job-tracking", ["event"], registry=r)
 
 
 _lock = threading.Lock()

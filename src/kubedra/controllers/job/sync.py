@@ -8,7 +8,6 @@ finished pods to :mod:`~kubedra.controllers.job.tracking`.
 from __future__ import annotations
 
 import asyncio
-import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -31,8 +30,6 @@ from kubedra.controllers.job.podcontrol import (
 from kubedra.controllers.job.rules import JobRules, absolute_failures
 from kubedra.controllers.job.tracking import SyncContext, Tracker
 from kubedra.controllers.metrics import ControllerMetrics
-
-log = logging.getLogger(__name__)
 
 MAX_POD_CREATE_DELETE_PER_SYNC = 500
 SLOW_START_INITIAL_BATCH = 1
