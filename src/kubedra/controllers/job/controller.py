@@ -297,9 +297,13 @@ class JobController:
     # --- running ----------------------------------------------------------------------------
 
     async def run(self) -> None:
+        # Jobs are listed before pods, so a Job is never newer than its pods in the caches:
+        # a status write still landing from a previous (killed) instance can then make this
+        # one undercount (and retry on the 409), never count a pod twice.
         self.jobs.start()
+        await self.jobs.wait_synced()
         self.pods.start()
-        await asyncio.gather(self.jobs.wait_synced(), self.pods.wait_synced())
+        await self.pods.wait_synced()
         workers = self.config.workers
         await asyncio.gather(self.queue.run_workers(self.sync_job, workers),
                              self.orphan_queue.run_workers(self.sync_orphan_pod, workers))
