@@ -199,10 +199,13 @@ async def test_suspend_and_resume(tmp_path: Path) -> None:
         assert (await _get(client, "paused")).status.start_time is None
         await client.patch(Job, "paused", {"spec": {"suspend": False}}, namespace="default")
         (pod,) = await _running(client, job, 1)
-        job = await _get(client, "paused")
-        resumed = next(c for c in job.status.conditions or () if c.type == "Suspended")
-        assert (resumed.status, resumed.reason, resumed.message) == (
-            "False", "JobResumed", "Job resumed")
+
+        async def resumed() -> Job | None:
+            got = await _get(client, "paused")
+            cond = next(c for c in got.status.conditions or () if c.type == "Suspended")
+            return got if (cond.status, cond.reason, cond.message) == (
+                "False", "JobResumed", "Job resumed") else None
+        job = await wait_for("resumed", resumed)
         assert job.status.start_time is not None
         await client.patch(Job, "paused", {"spec": {"suspend": True}}, namespace="default")
         await wait_for("pod deleted", lambda: _gone(client, pod))
@@ -284,3 +287,31 @@ async def test_work_queue_and_sync_metrics(tmp_path: Path) -> None:
                               completion_mode="NonIndexed", result="succeeded") == 1
         assert running.metric("controller_sync_duration_seconds_count", controller="job",
                               result="success") > 0
+
+
+async def test_pod_replacement_policy(tmp_path: Path) -> None:
+    async with api(tmp_path) as client, job_controller(client):
+        eager = await client.create(job_manifest("eager"))
+        patient = await client.create(job_manifest("patient", podReplacementPolicy="Failed"))
+        (first_eager,) = await _running(client, eager, 1)
+        (first_patient,) = await _running(client, patient, 1)
+        for pod in (first_eager, first_patient):
+            await client.delete(Pod, pod.metadata.name or "", "default")
+        # TerminatingOrFailed: a pod being deleted is replaced at once and counts as failed.
+        (replacement,) = await _running(client, eager, 1)
+        assert replacement.metadata.uid != first_eager.metadata.uid
+        await wait_for("failure counted", lambda: _failed(client, "eager", 1))
+        # Failed: no replacement while the old pod is terminating; it shows in `terminating`.
+        await wait_for("terminating 1", lambda: _terminating(client, "patient", 1))
+        assert len(await job_pods(client, patient)) == 1
+        await finish_pod(client, first_patient, exit_code=1)
+        (second,) = await _running(client, patient, 1)
+        assert second.metadata.uid != first_patient.metadata.uid
+
+
+async def _failed(client: Client, name: str, n: int) -> bool:
+    return (await _get(client, name)).status.failed == n
+
+
+async def _terminating(client: Client, name: str, n: int) -> bool:
+    return (await _get(client, name)).status.terminating == n
