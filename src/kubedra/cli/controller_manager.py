@@ -50,10 +50,10 @@ def controller_manager(kubeconfig_path: str | None, workers: int, feature_gates:
                        verbose: int) -> None:
     """Run the control loops: ResourceClaim, Job, TTL after finished."""
     setup_logging(verbose)
-    config = kubeconfig.load(kubeconfig_path)
     job_config = JobControllerConfig(
         gates=_gates(feature_gates), workers=workers, sync_batch_period=job_sync_batch_period,
         pod_backoff_base=job_pod_failure_backoff, pod_backoff_max=job_pod_failure_backoff_max)
+    config = kubeconfig.load(kubeconfig_path)
 
     async def main(stop: asyncio.Event) -> None:
         runner = None
