@@ -130,3 +130,35 @@ class JobList(Model):
     kind: str = ""
     metadata: ListMeta = msgspec.field(default_factory=ListMeta)
     items: list[Job] = required_list()
+
+
+# --- conditions and modes (shared by validation and the controllers) -----------------------
+
+
+def is_condition_true(conditions: list[JobCondition] | None, ctype: str) -> bool:
+    return any(c.type == ctype and c.status == "True" for c in conditions or ())
+
+
+def is_job_complete(job: Job) -> bool:
+    return is_condition_true(job.status.conditions, JOB_COMPLETE)
+
+
+def is_job_failed(job: Job) -> bool:
+    return is_condition_true(job.status.conditions, JOB_FAILED)
+
+
+def is_job_finished(job: Job) -> bool:
+    """``Complete=True`` or ``Failed=True``: the controllers leave a finished Job alone."""
+    return is_job_complete(job) or is_job_failed(job)
+
+
+def is_failure_target(job: Job) -> bool:
+    return is_condition_true(job.status.conditions, JOB_FAILURE_TARGET)
+
+
+def is_success_criteria_met(job: Job) -> bool:
+    return is_condition_true(job.status.conditions, JOB_SUCCESS_CRITERIA_MET)
+
+
+def is_indexed(job: Job) -> bool:
+    return (job.spec.completion_mode or NON_INDEXED_COMPLETION) == INDEXED_COMPLETION

@@ -99,7 +99,8 @@ class LocalCluster:
     def __init__(self, data_dir: Path, *, port: int = 0, verbose: int = 0,
                  feature_gates: str = "", schedulers: int = 1,
                  controller_manager: bool = True,
-                 scheduler_args: Sequence[str] = (), etcd_servers: str | None = None,
+                 scheduler_args: Sequence[str] = (),
+                 controller_manager_args: Sequence[str] = (), etcd_servers: str | None = None,
                  etcd_members: int = 0, apiservers: int = 1) -> None:
         self.data_dir = data_dir
         self.kubeconfig_path = data_dir / "kubeconfig"
@@ -134,10 +135,16 @@ class LocalCluster:
             for i in range(schedulers)]
         self.others: list[Component] = list(self.schedulers)
         if controller_manager:
+            gates = ["--feature-gates", feature_gates] if feature_gates else []
             cm_kubeconfig = self.kubeconfigs[1 % len(self.kubeconfigs)]
-            self.others.append(Component("controller-manager", [
-                "controller-manager", "--kubeconfig", str(cm_kubeconfig), *vflag],
-                logs / "controller-manager.log"))
+            self.controller_manager: Component | None = Component(
+                "controller-manager",
+                ["controller-manager", "--kubeconfig", str(cm_kubeconfig), *vflag, *gates,
+                 *controller_manager_args],
+                logs / "controller-manager.log")
+            self.others.append(self.controller_manager)
+        else:
+            self.controller_manager = None
         self.servers: list[str] = []
 
     @property
