@@ -35,8 +35,6 @@ _METADATA = (
     "Standard object metadata. More info: https://git.k8s.io/community/contributors/devel/"
     "sig-architecture/api-conventions.md#metadata"
 )
-_SPEC = "Spec describes the desired state of the object."
-_STATUS = "Status describes the observed state of the object, as written by its controllers."
 _SELECTOR = (
     "Selector is a CEL expression which must evaluate to true if a resource instance is "
     "suitable. The language is as defined in https://kubernetes.io/docs/reference/"
@@ -514,25 +512,599 @@ _CORE: Final[dict[str, dict[str, str]]] = {
     },
     "Namespace": _object(
         "Namespace provides a scope for Names. Use of multiple namespaces is optional.",
-        spec=_SPEC, status=_STATUS),
+        spec="Spec defines the behavior of the Namespace.",
+        status="Status describes the current status of a Namespace."),
+    "NamespaceSpec": {
+        "": "NamespaceSpec describes the attributes on a Namespace.",
+        "finalizers": "Finalizers is an opaque list of values that must be empty to "
+        "permanently remove object from storage.",
+    },
+    "NamespaceStatus": {
+        "": "NamespaceStatus is information about the current status of a Namespace.",
+        "phase": "Phase is the current lifecycle phase of the namespace: Active or "
+        "Terminating.",
+        "conditions": "Represents the latest available observations of a namespace's "
+        "current state.",
+    },
     "Node": _object(
         "Node is a worker node in Kubernetes. Each node will have a unique identifier in the "
-        "cache (i.e. in etcd).", spec=_SPEC, status=_STATUS),
+        "cache (i.e. in etcd).",
+        spec="Spec defines the behavior of a node.",
+        status="Most recently observed status of the node. Populated by the system. "
+        "Read-only."),
+    "NodeSpec": {
+        "": "NodeSpec describes the attributes that a node is created with.",
+        "podCIDR": "PodCIDR represents the pod IP range assigned to the node.",
+        "podCIDRs": "podCIDRs represents the IP ranges assigned to the node for usage by "
+        "Pods on that node. If this field is specified, the 0th entry must match the "
+        "podCIDR field. It may contain at most 1 value for each of IPv4 and IPv6.",
+        "providerID": "ID of the node assigned by the cloud provider in the format: "
+        "<ProviderName>://<ProviderSpecificNodeID>",
+        "unschedulable": "Unschedulable controls node schedulability of new pods. By "
+        "default, node is schedulable.",
+        "taints": "If specified, the node's taints.",
+        "configSource": "Deprecated: previously used to specify the source of the node's "
+        "configuration for the DynamicKubeletConfig feature. This feature is removed.",
+        "externalID": "Deprecated. Not all kubelets will set this field. Remove field after "
+        "1.13.",
+    },
+    "Taint": {
+        "": "The node this Taint is attached to has the \"effect\" on any pod that does "
+        "not tolerate the Taint.",
+        "key": "Required. The taint key to be applied to a node.",
+        "value": "The taint value corresponding to the taint key.",
+        "effect": "Required. The effect of the taint on pods that do not tolerate the taint. "
+        "Valid effects are NoSchedule, PreferNoSchedule and NoExecute.",
+        "timeAdded": "TimeAdded represents the time at which the taint was added. It is "
+        "only written for NoExecute taints.",
+    },
+    "NodeStatus": {
+        "": "NodeStatus is information about the current status of a node.",
+        "capacity": "Capacity represents the total resources of a node.",
+        "allocatable": "Allocatable represents the resources of a node that are available "
+        "for scheduling. Defaults to Capacity.",
+        "phase": "NodePhase is the recently observed lifecycle phase of the node. The field "
+        "is never populated, and now is deprecated.",
+        "conditions": "Conditions is an array of current observed node conditions.",
+        "addresses": "List of addresses reachable to the node. Queried from cloud provider, "
+        "if available.",
+        "daemonEndpoints": "Endpoints of daemons running on the Node.",
+        "nodeInfo": "Set of ids/uuids to uniquely identify the node.",
+        "images": "List of container images on this node.",
+        "volumesInUse": "List of attachable volumes in use (mounted) by the node.",
+        "volumesAttached": "List of volumes that are attached to the node.",
+        "config": "Status of the config assigned to the node via the dynamic Kubelet config "
+        "feature.",
+        "runtimeHandlers": "The available runtime handlers.",
+    },
+    "NodeCondition": {
+        "": "NodeCondition contains condition information for a node.",
+        "type": "Type of node condition.",
+        "status": "Status of the condition, one of True, False, Unknown.",
+        "lastHeartbeatTime": "Last time we got an update on a given condition.",
+        "lastTransitionTime": "Last time the condition transit from one status to another.",
+        "reason": "(brief) reason for the condition's last transition.",
+        "message": "Human readable message indicating details about last transition.",
+    },
+    "NodeAddress": {
+        "": "NodeAddress contains information for the node's address.",
+        "type": "Node address type, one of Hostname, ExternalIP or InternalIP.",
+        "address": "The node address.",
+    },
+    "NodeSystemInfo": {
+        "": "NodeSystemInfo is a set of ids/uuids to uniquely identify the node.",
+        "machineID": "MachineID reported by the node. For unique machine identification in "
+        "the cluster this field is preferred.",
+        "systemUUID": "SystemUUID reported by the node. For unique machine identification "
+        "MachineID is preferred.",
+        "bootID": "Boot ID reported by the node.",
+        "kernelVersion": "Kernel Version reported by the node from 'uname -r'.",
+        "osImage": "OS Image reported by the node from /etc/os-release.",
+        "containerRuntimeVersion": "ContainerRuntime Version reported by the node through "
+        "runtime remote API (e.g. containerd://1.4.2).",
+        "kubeletVersion": "Kubelet Version reported by the node.",
+        "kubeProxyVersion": "KubeProxy Version reported by the node.",
+        "operatingSystem": "The Operating System reported by the node",
+        "architecture": "The Architecture reported by the node",
+    },
     "Pod": _object(
         "Pod is a collection of containers that can run on a host. This resource is created "
-        "by clients and scheduled onto hosts.", spec=_SPEC, status=_STATUS),
+        "by clients and scheduled onto hosts.",
+        spec="Specification of the desired behavior of the pod.",
+        status="Most recently observed status of the pod. This data may not be up to date. "
+        "Populated by the system. Read-only."),
+    "PodSpec": {
+        "": "PodSpec is a description of a pod.",
+        "volumes": "List of volumes that can be mounted by containers belonging to the pod.",
+        "initContainers": "List of initialization containers belonging to the pod. Init "
+        "containers are executed in order prior to containers being started.",
+        "containers": "List of containers belonging to the pod. Containers cannot currently "
+        "be added or removed. There must be at least one container in a Pod. Cannot be "
+        "updated.",
+        "ephemeralContainers": "List of ephemeral containers run in this pod, for user-"
+        "initiated activities such as debugging. This list cannot be specified when "
+        "creating a pod.",
+        "restartPolicy": "Restart policy for all containers within the pod. One of Always, "
+        "OnFailure, Never. Default to Always.",
+        "terminationGracePeriodSeconds": "Optional duration in seconds the pod needs to "
+        "terminate gracefully. Defaults to 30 seconds.",
+        "activeDeadlineSeconds": "Optional duration in seconds the pod may be active on the "
+        "node relative to StartTime before the system will actively try to mark it failed "
+        "and kill associated containers.",
+        "dnsPolicy": "Set DNS policy for the pod. Defaults to \"ClusterFirst\".",
+        "nodeSelector": "NodeSelector is a selector which must be true for the pod to fit "
+        "on a node. Selector which must match a node's labels for the pod to be scheduled "
+        "on that node.",
+        "serviceAccountName": "ServiceAccountName is the name of the ServiceAccount to use "
+        "to run this pod.",
+        "serviceAccount": "DeprecatedServiceAccount is a deprecated alias for "
+        "ServiceAccountName. Deprecated: Use serviceAccountName instead.",
+        "automountServiceAccountToken": "AutomountServiceAccountToken indicates whether a "
+        "service account token should be automatically mounted.",
+        "nodeName": "NodeName is a request to schedule this pod onto a specific node. If it "
+        "is non-empty, the scheduler simply schedules this pod onto that node, assuming that "
+        "it fits resource requirements.",
+        "hostNetwork": "Host networking requested for this pod. Use the host's network "
+        "namespace. Default to false.",
+        "hostPID": "Use the host's pid namespace. Optional: Default to false.",
+        "hostIPC": "Use the host's ipc namespace. Optional: Default to false.",
+        "shareProcessNamespace": "Share a single process namespace between all of the "
+        "containers in a pod. Optional: Default to false.",
+        "securityContext": "SecurityContext holds pod-level security attributes and common "
+        "container settings. Optional: Defaults to empty.",
+        "imagePullSecrets": "ImagePullSecrets is an optional list of references to secrets "
+        "in the same namespace to use for pulling any of the images used by this PodSpec.",
+        "hostname": "Specifies the hostname of the Pod. If not specified, the pod's hostname "
+        "will be set to a system-defined value.",
+        "subdomain": "If specified, the fully qualified Pod hostname will be "
+        "\"<hostname>.<subdomain>.<pod namespace>.svc.<cluster domain>\".",
+        "affinity": "If specified, the pod's scheduling constraints",
+        "schedulerName": "If specified, the pod will be dispatched by specified scheduler. "
+        "If not specified, the pod will be dispatched by default scheduler.",
+        "tolerations": "If specified, the pod's tolerations.",
+        "hostAliases": "HostAliases is an optional list of hosts and IPs that will be "
+        "injected into the pod's hosts file if specified.",
+        "priorityClassName": "If specified, indicates the pod's priority.",
+        "priority": "The priority value. Various system components use this field to find "
+        "the priority of the pod.",
+        "dnsConfig": "Specifies the DNS parameters of a pod.",
+        "readinessGates": "If specified, all readiness gates will be evaluated for pod "
+        "readiness.",
+        "runtimeClassName": "RuntimeClassName refers to a RuntimeClass object in the "
+        "node.k8s.io group, which should be used to run this pod.",
+        "enableServiceLinks": "EnableServiceLinks indicates whether information about "
+        "services should be injected into pod's environment variables. Optional: Defaults "
+        "to true.",
+        "preemptionPolicy": "PreemptionPolicy is the Policy for preempting pods with lower "
+        "priority. One of Never, PreemptLowerPriority. Defaults to PreemptLowerPriority if "
+        "unset.",
+        "overhead": "Overhead represents the resource overhead associated with running a pod "
+        "for a given RuntimeClass.",
+        "topologySpreadConstraints": "TopologySpreadConstraints describes how a group of "
+        "pods ought to spread across topology domains.",
+        "setHostnameAsFQDN": "If true the pod's hostname will be configured as the pod's "
+        "FQDN, rather than the leaf name (the default).",
+        "os": "Specifies the OS of the containers in the pod.",
+        "hostUsers": "Use the host's user namespace. Optional: Default to true.",
+        "schedulingGates": "SchedulingGates is an opaque list of values that if specified "
+        "will block scheduling the pod. If schedulingGates is not empty, the pod will stay "
+        "in the SchedulingGated state and the scheduler will not attempt to schedule the "
+        "pod.",
+        "resourceClaims": "ResourceClaims defines which ResourceClaims must be allocated and "
+        "reserved before the Pod is allowed to start. The resources will be made available "
+        "to those containers which consume them by name.\n\nThis is an alpha field and "
+        "requires enabling the DynamicResourceAllocation feature gate.\n\nThis field is "
+        "immutable.",
+    },
+    "Container": {
+        "": "A single application container that you want to run within a pod.",
+        "name": "Name of the container specified as a DNS_LABEL. Each container in a pod "
+        "must have a unique name (DNS_LABEL). Cannot be updated.",
+        "image": "Container image name.",
+        "command": "Entrypoint array. Not executed within a shell. The container image's "
+        "ENTRYPOINT is used if this is not provided.",
+        "args": "Arguments to the entrypoint. The container image's CMD is used if this is "
+        "not provided.",
+        "workingDir": "Container's working directory. If not specified, the container "
+        "runtime's default will be used. Cannot be updated.",
+        "ports": "List of ports to expose from the container.",
+        "envFrom": "List of sources to populate environment variables in the container.",
+        "env": "List of environment variables to set in the container. Cannot be updated.",
+        "resources": "Compute Resources required by this container.",
+        "resizePolicy": "Resources resize policy for the container.",
+        "restartPolicy": "RestartPolicy defines the restart behavior of individual "
+        "containers in a pod. This field may only be set for init containers, and the only "
+        "allowed value is \"Always\".",
+        "volumeMounts": "Pod volumes to mount into the container's filesystem. Cannot be "
+        "updated.",
+        "volumeDevices": "volumeDevices is the list of block devices to be used by the "
+        "container.",
+        "livenessProbe": "Periodic probe of container liveness. Container will be restarted "
+        "if the probe fails. Cannot be updated.",
+        "readinessProbe": "Periodic probe of container service readiness. Container will be "
+        "removed from service endpoints if the probe fails. Cannot be updated.",
+        "startupProbe": "StartupProbe indicates that the Pod has successfully initialized.",
+        "lifecycle": "Actions that the management system should take in response to "
+        "container lifecycle events. Cannot be updated.",
+        "terminationMessagePath": "Optional: Path at which the file to which the "
+        "container's termination message will be written is mounted into the container's "
+        "filesystem. Defaults to /dev/termination-log.",
+        "terminationMessagePolicy": "Indicate how the termination message should be "
+        "populated: File or FallbackToLogsOnError. Defaults to File.",
+        "imagePullPolicy": "Image pull policy. One of Always, Never, IfNotPresent. Defaults "
+        "to Always if :latest tag is specified, or IfNotPresent otherwise.",
+        "securityContext": "SecurityContext defines the security options the container "
+        "should be run with.",
+        "stdin": "Whether this container should allocate a buffer for stdin in the "
+        "container runtime. Default is false.",
+        "stdinOnce": "Whether the container runtime should close the stdin channel after it "
+        "has been opened by a single attach. Default is false.",
+        "tty": "Whether this container should allocate a TTY for itself, also requires "
+        "'stdin' to be true. Default is false.",
+    },
+    "ContainerPort": {
+        "": "ContainerPort represents a network port in a single container.",
+        "name": "If specified, this must be an IANA_SVC_NAME and unique within the pod.",
+        "hostPort": "Number of port to expose on the host. Most containers do not need this.",
+        "containerPort": "Number of port to expose on the pod's IP address. This must be a "
+        "valid port number, 0 < x < 65536.",
+        "protocol": "Protocol for port. Must be UDP, TCP, or SCTP. Defaults to \"TCP\".",
+        "hostIP": "What host IP to bind the external port to.",
+    },
+    "EnvVar": {
+        "": "EnvVar represents an environment variable present in a Container.",
+        "name": "Name of the environment variable. Must be a C_IDENTIFIER.",
+        "value": "Variable references $(VAR_NAME) are expanded using the previously defined "
+        "environment variables in the container and any service environment variables. "
+        "Defaults to \"\".",
+        "valueFrom": "Source for the environment variable's value. Cannot be used if value "
+        "is not empty.",
+    },
+    "ResourceRequirements": {
+        "": "ResourceRequirements describes the compute resource requirements.",
+        "limits": "Limits describes the maximum amount of compute resources allowed.",
+        "requests": "Requests describes the minimum amount of compute resources required. If "
+        "Requests is omitted for a container, it defaults to Limits if that is explicitly "
+        "specified.",
+        "claims": "Claims lists the names of resources, defined in spec.resourceClaims, that "
+        "are used by this container.\n\nThis is an alpha field and requires enabling the "
+        "DynamicResourceAllocation feature gate.\n\nThis field is immutable. It can only be "
+        "set for containers.",
+    },
+    "ResourceClaim": {
+        "": "ResourceClaim references one entry in PodSpec.ResourceClaims.",
+        "name": "Name must match the name of one entry in pod.spec.resourceClaims of the Pod "
+        "where this field is used. It makes that resource available inside a container.",
+    },
+    "LocalObjectReference": {
+        "": "LocalObjectReference contains enough information to let you locate the "
+        "referenced object inside the same namespace.",
+        "name": "Name of the referent.",
+    },
+    "Affinity": {
+        "": "Affinity is a group of affinity scheduling rules.",
+        "nodeAffinity": "Describes node affinity scheduling rules for the pod.",
+        "podAffinity": "Describes pod affinity scheduling rules (e.g. co-locate this pod in "
+        "the same node, zone, etc. as some other pod(s)).",
+        "podAntiAffinity": "Describes pod anti-affinity scheduling rules (e.g. avoid putting "
+        "this pod in the same node, zone, etc. as some other pod(s)).",
+    },
+    "NodeAffinity": {
+        "": "Node affinity is a group of node affinity scheduling rules.",
+        "requiredDuringSchedulingIgnoredDuringExecution": "If the affinity requirements "
+        "specified by this field are not met at scheduling time, the pod will not be "
+        "scheduled onto the node.",
+        "preferredDuringSchedulingIgnoredDuringExecution": "The scheduler will prefer to "
+        "schedule pods to nodes that satisfy the affinity expressions specified by this "
+        "field, but it may choose a node that violates one or more of the expressions.",
+    },
+    "PreferredSchedulingTerm": {
+        "": "An empty preferred scheduling term matches all objects with implicit weight 0 "
+        "(i.e. it's a no-op). A null preferred scheduling term matches no objects (i.e. is "
+        "also a no-op).",
+        "weight": "Weight associated with matching the corresponding nodeSelectorTerm, in "
+        "the range 1-100.",
+        "preference": "A node selector term, associated with the corresponding weight.",
+    },
+    "Toleration": {
+        "": "The pod this Toleration is attached to tolerates any taint that matches the "
+        "triple <key,value,effect> using the matching operator <operator>.",
+        "key": "Key is the taint key that the toleration applies to. Empty means match all "
+        "taint keys.",
+        "operator": "Operator represents a key's relationship to the value. Valid operators "
+        "are Exists and Equal. Defaults to Equal.",
+        "value": "Value is the taint value the toleration matches to. If the operator is "
+        "Exists, the value should be empty, otherwise just a regular string.",
+        "effect": "Effect indicates the taint effect to match. Empty means match all taint "
+        "effects.",
+        "tolerationSeconds": "TolerationSeconds represents the period of time the "
+        "toleration (which must be of effect NoExecute) tolerates the taint.",
+    },
+    "PodSchedulingGate": {
+        "": "PodSchedulingGate is associated to a Pod to guard its scheduling.",
+        "name": "Name of the scheduling gate. Each scheduling gate must have a unique name "
+        "field.",
+    },
+    "PodResourceClaim": {
+        "": "PodResourceClaim references exactly one ResourceClaim through a ClaimSource. It "
+        "adds a name to it that uniquely identifies the ResourceClaim inside the Pod. "
+        "Containers that need access to the ResourceClaim reference it with this name.",
+        "name": "Name uniquely identifies this resource claim inside the pod. This must be a "
+        "DNS_LABEL.",
+        "source": "Source describes where to find the ResourceClaim.",
+    },
+    "ClaimSource": {
+        "": "ClaimSource describes a reference to a ResourceClaim.\n\nExactly one of these "
+        "fields should be set.",
+        "resourceClaimName": "ResourceClaimName is the name of a ResourceClaim object in the "
+        "same namespace as this pod.",
+        "resourceClaimTemplateName": "ResourceClaimTemplateName is the name of a "
+        "ResourceClaimTemplate object in the same namespace as this pod.\n\nThe template "
+        "will be used to create a new ResourceClaim, which will be bound to this pod. When "
+        "this pod is deleted, the ResourceClaim will also be deleted.",
+    },
+    "PodStatus": {
+        "": "PodStatus represents information about the status of a pod.",
+        "phase": "The phase of a Pod is a simple, high-level summary of where the Pod is in "
+        "its lifecycle: Pending, Running, Succeeded, Failed or Unknown.",
+        "conditions": "Current service state of pod.",
+        "message": "A human readable message indicating details about why the pod is in "
+        "this condition.",
+        "reason": "A brief CamelCase message indicating details about why the pod is in "
+        "this state.",
+        "nominatedNodeName": "nominatedNodeName is set only when this pod preempts other "
+        "pods on the node, but it cannot be scheduled right away as preemption victims "
+        "receive their graceful termination periods.",
+        "hostIP": "hostIP holds the IP address of the host to which the pod is assigned.",
+        "hostIPs": "hostIPs holds the IP addresses allocated to the host.",
+        "podIP": "podIP address allocated to the pod. Routable at least within the cluster.",
+        "podIPs": "podIPs holds the IP addresses allocated to the pod.",
+        "startTime": "RFC 3339 date and time at which the object was acknowledged by the "
+        "Kubelet. This is before the Kubelet pulled the container image(s) for the pod.",
+        "initContainerStatuses": "The list has one entry per init container in the "
+        "manifest.",
+        "containerStatuses": "The list has one entry per container in the manifest.",
+        "qosClass": "The Quality of Service (QOS) classification assigned to the pod based "
+        "on resource requirements.",
+        "ephemeralContainerStatuses": "Status for any ephemeral containers that have run in "
+        "this pod.",
+        "resize": "Status of resources resize desired for pod's containers.",
+        "resourceClaimStatuses": "Status of resource claims.",
+    },
+    "PodCondition": {
+        "": "PodCondition contains details for the current condition of this pod.",
+        "type": "Type is the type of the condition.",
+        "status": "Status is the status of the condition. Can be True, False, Unknown.",
+        "lastProbeTime": "Last time we probed the condition.",
+        "lastTransitionTime": "Last time the condition transitioned from one status to "
+        "another.",
+        "reason": "Unique, one-word, CamelCase reason for the condition's last transition.",
+        "message": "Human-readable message indicating details about last transition.",
+    },
+    "PodIP": {
+        "": "PodIP represents a single IP address allocated to the pod.",
+        "ip": "IP is the IP address assigned to the pod",
+    },
+    "ContainerStatus": {
+        "": "ContainerStatus contains details for the current status of this container.",
+        "name": "Name is a DNS_LABEL representing the unique name of the container.",
+        "state": "State holds details about the container's current condition.",
+        "lastState": "LastTerminationState holds the last termination state of the "
+        "container.",
+        "ready": "Ready specifies whether the container is currently passing its readiness "
+        "check.",
+        "restartCount": "RestartCount holds the number of times the container has been "
+        "restarted.",
+        "image": "Image is the name of container image that the container is running.",
+        "imageID": "ImageID is the image ID of the container's image.",
+        "containerID": "ContainerID is the ID of the container in the format "
+        "'<type>://<container_id>'.",
+        "started": "Started indicates whether the container has finished its postStart "
+        "lifecycle hook and passed its startup probe.",
+        "allocatedResources": "AllocatedResources represents the compute resources "
+        "allocated for this container by the node.",
+        "resources": "Resources represents the compute resource requests and limits that "
+        "have been successfully enacted on the running container after it has been started "
+        "or has been successfully resized.",
+        "volumeMounts": "Status of volume mounts.",
+    },
+    "PodResourceClaimStatus": {
+        "": "PodResourceClaimStatus is stored in the PodStatus for each PodResourceClaim "
+        "which references a ResourceClaimTemplate. It stores the generated name for the "
+        "corresponding ResourceClaim.",
+        "name": "Name uniquely identifies this resource claim inside the pod. This must "
+        "match the name of an entry in pod.spec.resourceClaims, which implies that the "
+        "string must be a DNS_LABEL.",
+        "resourceClaimName": "ResourceClaimName is the name of the ResourceClaim that was "
+        "generated for the Pod in the namespace of the Pod. If this is unset, then "
+        "generating a ResourceClaim was not necessary.",
+    },
+    "PodTemplateSpec": {
+        "": "PodTemplateSpec describes the data a pod should have when created from a "
+        "template",
+        "metadata": _METADATA,
+        "spec": "Specification of the desired behavior of the pod.",
+    },
     "Event": _object(
         "Event is a report of an event somewhere in the cluster. Events have a limited "
-        "retention time and triggers and messages may evolve with time."),
+        "retention time and triggers and messages may evolve with time.",
+        involvedObject="The object that this event is about.",
+        reason="This should be a short, machine understandable string that gives the reason "
+        "for the transition into the object's current status.",
+        message="A human-readable description of the status of this operation.",
+        source="The component reporting this event. Should be a short machine "
+        "understandable string.",
+        firstTimestamp="The time at which the event was first recorded.",
+        lastTimestamp="The time at which the most recent occurrence of this event was "
+        "recorded.",
+        count="The number of times this event has occurred.",
+        type="Type of this event (Normal, Warning), new types could be added in the future",
+        eventTime="Time when this Event was first observed.",
+        series="Data about the Event series this event represents or nil if it's a "
+        "singleton Event.",
+        action="What action was taken/failed regarding to the Regarding object.",
+        related="Optional secondary object for more complex actions.",
+        reportingComponent="Name of the controller that emitted this Event, e.g. "
+        "`kubernetes.io/kubelet`.",
+        reportingInstance="ID of the controller instance, e.g. `kubelet-xyzf`."),
+    "EventSource": {
+        "": "EventSource contains information for an event.",
+        "component": "Component from which the event is generated.",
+        "host": "Node name on which the event is generated.",
+    },
+    "ObjectReference": {
+        "": "ObjectReference contains enough information to let you inspect or modify the "
+        "referred object.",
+        "kind": "Kind of the referent.",
+        "namespace": "Namespace of the referent.",
+        "name": "Name of the referent.",
+        "uid": "UID of the referent.",
+        "apiVersion": "API version of the referent.",
+        "resourceVersion": "Specific resourceVersion to which this reference is made, if "
+        "any.",
+        "fieldPath": "If referring to a piece of an object instead of an entire object, this "
+        "string should contain a valid JSON/Go field access statement, such as "
+        "desiredState.manifest.containers[2].",
+    },
 }
 
 _BATCH: Final[dict[str, dict[str, str]]] = {
-    "Job": _object("Job represents the configuration of a single job.", spec=_SPEC,
-                   status=_STATUS),
+    "Job": _object(
+        "Job represents the configuration of a single job.",
+        spec="Specification of the desired behavior of a job.",
+        status="Current status of a job."),
+    "JobSpec": {
+        "": "JobSpec describes how the job execution will look like.",
+        "parallelism": "Specifies the maximum desired number of pods the job should run at "
+        "any given time.",
+        "completions": "Specifies the desired number of successfully finished pods the job "
+        "should be run with.",
+        "activeDeadlineSeconds": "Specifies the duration in seconds relative to the "
+        "startTime that the job may be continuously active before the system tries to "
+        "terminate it; value must be positive integer.",
+        "podFailurePolicy": "Specifies the policy of handling failed pods. In particular, it "
+        "allows to specify the set of actions and conditions which need to be satisfied to "
+        "take the associated action.",
+        "successPolicy": "successPolicy specifies the policy when the Job can be declared as "
+        "succeeded. If empty, the default behavior applies - the Job is declared as "
+        "succeeded only when the number of succeeded pods equals to the completions.",
+        "backoffLimit": "Specifies the number of retries before marking this job failed. "
+        "Defaults to 6",
+        "backoffLimitPerIndex": "Specifies the limit for the number of retries within an "
+        "index before marking this index as failed. It can only be set when Job's "
+        "completionMode=Indexed.",
+        "maxFailedIndexes": "Specifies the maximal number of failed indexes before marking "
+        "the Job as failed, when backoffLimitPerIndex is set.",
+        "selector": "A label query over pods that should match the pod count. Normally, the "
+        "system sets this field for you.",
+        "manualSelector": "manualSelector controls generation of pod labels and pod "
+        "selectors. Leave `manualSelector` unset unless you are certain what you are doing.",
+        "template": "Describes the pod that will be created when executing a job. The only "
+        "allowed template.spec.restartPolicy values are \"Never\" or \"OnFailure\".",
+        "ttlSecondsAfterFinished": "ttlSecondsAfterFinished limits the lifetime of a Job "
+        "that has finished execution (either Complete or Failed).",
+        "completionMode": "completionMode specifies how Pod completions are tracked. It can "
+        "be `NonIndexed` (default) or `Indexed`.",
+        "suspend": "suspend specifies whether the Job controller should create Pods or not. "
+        "Defaults to false.",
+        "podReplacementPolicy": "podReplacementPolicy specifies when to create replacement "
+        "Pods: TerminatingOrFailed (the default) or Failed.",
+        "managedBy": "ManagedBy field indicates the controller that manages a Job. The k8s "
+        "Job controller reconciles jobs which don't have this field at all or the field "
+        "value is the reserved string `kubernetes.io/job-controller`, but skips reconciling "
+        "Jobs with a custom value for this field. The value must be a valid domain-prefixed "
+        "path (e.g. acme.io/foo) - all characters before the first \"/\" must be a valid "
+        "subdomain as defined by RFC 1123. All characters trailing the first \"/\" must be "
+        "valid HTTP Path characters as defined by RFC 3986. The value cannot exceed 64 "
+        "characters.\n\nThis field is alpha-level. The job controller accepts setting the "
+        "field when the feature gate JobManagedBy is enabled (disabled by default).",
+    },
+    "PodFailurePolicy": {
+        "": "PodFailurePolicy describes how failed pods influence the backoffLimit.",
+        "rules": "A list of pod failure policy rules. The rules are evaluated in order. Once "
+        "a rule matches a Pod failure, the remaining of the rules are ignored.",
+    },
+    "PodFailurePolicyRule": {
+        "": "PodFailurePolicyRule describes how a pod failure is handled when the "
+        "requirements are met. One of onExitCodes and onPodConditions, but not both, can be "
+        "used in each rule.",
+        "action": "Specifies the action taken on a pod failure when the requirements are "
+        "satisfied: FailJob, FailIndex, Ignore or Count.",
+        "onExitCodes": "Represents the requirement on the container exit codes.",
+        "onPodConditions": "Represents the requirement on the pod conditions. The "
+        "requirement is represented as a list of pod condition patterns.",
+    },
+    "PodFailurePolicyOnExitCodesRequirement": {
+        "": "PodFailurePolicyOnExitCodesRequirement describes the requirement for handling a "
+        "failed pod based on its container exit codes.",
+        "containerName": "Restricts the check for exit codes to the container with the "
+        "specified name. When null, the rule applies to all containers.",
+        "operator": "Represents the relationship between the container exit code(s) and the "
+        "specified values: In or NotIn.",
+        "values": "Specifies the set of values. Each returned container exit code (might be "
+        "multiple in case of multiple containers) is checked against this set of values "
+        "with respect to the operator.",
+    },
+    "PodFailurePolicyOnPodConditionsPattern": {
+        "": "PodFailurePolicyOnPodConditionsPattern describes a pattern for matching an "
+        "actual pod condition type.",
+        "type": "Specifies the required Pod condition type. To match a pod condition it is "
+        "required that specified type equals the pod condition type.",
+        "status": "Specifies the required Pod condition status. Defaults to True.",
+    },
+    "SuccessPolicy": {
+        "": "SuccessPolicy describes when a Job can be declared as succeeded based on the "
+        "success of some indexes.",
+        "rules": "rules represents the list of alternative rules for the declaring the Jobs "
+        "as successful before `.status.succeeded >= .spec.completions`.",
+    },
+    "SuccessPolicyRule": {
+        "": "SuccessPolicyRule describes rule for declaring a Job as succeeded. Each rule "
+        "must have at least one of the \"succeededIndexes\" or \"succeededCount\" "
+        "specified.",
+        "succeededIndexes": "succeededIndexes specifies the set of indexes which need to be "
+        "contained in the actual set of the succeeded indexes for the Job.",
+        "succeededCount": "succeededCount specifies the minimal required size of the actual "
+        "set of the succeeded indexes for the Job.",
+    },
+    "JobStatus": {
+        "": "JobStatus represents the current state of a Job.",
+        "conditions": "The latest available observations of an object's current state.",
+        "startTime": "Represents time when the job controller started processing a job.",
+        "completionTime": "Represents time when the job was completed.",
+        "active": "The number of pending and running pods which are not terminating.",
+        "succeeded": "The number of pods which reached phase Succeeded.",
+        "failed": "The number of pods which reached phase Failed.",
+        "terminating": "The number of pods which are terminating (in phase Pending or "
+        "Running and have a deletionTimestamp).",
+        "completedIndexes": "completedIndexes holds the completed indexes when "
+        ".spec.completionMode = \"Indexed\" in a text format.",
+        "failedIndexes": "FailedIndexes holds the failed indexes when "
+        "spec.backoffLimitPerIndex is set.",
+        "uncountedTerminatedPods": "uncountedTerminatedPods holds the UIDs of Pods that have "
+        "terminated but the job controller hasn't yet accounted for in the status counters.",
+        "ready": "The number of pods which have a Ready condition.",
+    },
+    "JobCondition": {
+        "": "JobCondition describes current state of a job.",
+        "type": "Type of job condition, Complete or Failed.",
+        "status": "Status of the condition, one of True, False, Unknown.",
+        "lastProbeTime": "Last time the condition was checked.",
+        "lastTransitionTime": "Last time the condition transit from one status to another.",
+        "reason": "(brief) reason for the condition's last transition.",
+        "message": "Human readable message indicating details about last transition.",
+    },
+    "UncountedTerminatedPods": {
+        "": "UncountedTerminatedPods holds UIDs of Pods that have terminated but haven't "
+        "been accounted in Job status counters.",
+        "succeeded": "succeeded holds UIDs of succeeded Pods.",
+        "failed": "failed holds UIDs of failed Pods.",
+    },
 }
 
 _COORDINATION: Final[dict[str, dict[str, str]]] = {
-    "Lease": _object("Lease defines a lease concept.", spec=_SPEC),
+    "Lease": _object("Lease defines a lease concept.",
+                     spec="spec contains the specification of the Lease."),
     "LeaseSpec": {
         "": "LeaseSpec is a specification of a Lease.",
         "holderIdentity": "holderIdentity contains the identity of the holder of a current "
