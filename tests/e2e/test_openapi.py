@@ -170,3 +170,11 @@ def test_kubectl_apply_of_todays_dra_api_names_the_missing_kind(
     assert out.returncode != 0
     assert f'no matches for kind "DeviceClass" in version "{api_version}"' in out.stderr
     assert "error validating data" not in out.stderr
+
+
+def test_kubectl_explain_from_the_v2_protobuf(kubectl: Kubectl) -> None:
+    """kubectl's OpenAPI v2 explain reads our gnostic protobuf document end to end."""
+    out = kubectl.run("explain", "resourceclaim.spec", "--output", "plaintext-openapiv2").stdout
+    assert "ResourceClaimSpec defines how a resource is to be allocated." in out
+    assert "resourceClassName\t<string>" in out
+    kubectl.run("explain", "pods", "--recursive", "--output", "plaintext-openapiv2")
