@@ -57,10 +57,11 @@ class _Message:
         if text:
             self.bytes(num, text.encode())
 
-    def boolean(self, num: int, flag: bool) -> None:
-        if flag:
+    def boolean(self, num: int, flag: bool, *, always: bool = False) -> None:
+        """``always`` writes false too (a oneof member is present even when false)."""
+        if flag or always:
             self._key(num, 0)
-            self._varint(1)
+            self._varint(int(flag))
 
     def integer(self, num: int, n: int) -> None:
         if n:
@@ -176,9 +177,8 @@ def _properties(m: _Message, num: int, value: Any) -> None:
 
 def _additional(m: _Message, num: int, value: Any) -> None:
     inner = _Message()
-    if isinstance(value, bool):
-        inner._key(2, 0)
-        inner._varint(int(value))
+    if isinstance(value, bool):  # AdditionalPropertiesItem { schema = 1 | boolean = 2 }
+        inner.boolean(2, value, always=True)
     else:
         inner.bytes(1, _schema(value))
     m.bytes(num, bytes(inner.buf))
