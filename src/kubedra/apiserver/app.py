@@ -214,7 +214,9 @@ class ApiServer:
                 return self._api_group(request, group)
             if len(parts) == 3:
                 return self._resource_list(request, group, parts[2])
-            if parts[1:] == discovery.CRD_PATH and request.method in ("GET", "HEAD"):
+            if group == discovery.CRD_PATH[0] and parts[1:] == discovery.CRD_PATH and (
+                request.method in ("GET", "HEAD")
+            ):
                 return await self._custom_resource_definitions()
             return await self._resource(request, group, parts[2], parts[3:])
         return await self._fixed(request, path)
