@@ -20,12 +20,11 @@ from typing import Any
 
 import msgspec
 
+from kubedra.api.base import Obj
 from kubedra.api.descriptions import DESCRIPTIONS, PACKAGES
 from kubedra.api.quantity import Quantity
 from kubedra.apiserver import patch
 from kubedra.apiserver.registry import Registry, Resource
-
-Obj = dict[str, Any]
 
 V3_REFS = "#/components/schemas/"
 V2_REFS = "#/definitions/"
@@ -38,7 +37,6 @@ _CODES = {"get": ("200",), "list": ("200",), "post": ("201",), "put": ("200",),
           "patch": ("200", "201"), "delete": ("200",), "deletecollection": ("200",)}
 _VERBS = {"get": "read", "list": "list", "post": "create", "put": "replace", "patch": "patch",
           "delete": "delete", "deletecollection": "deleteCollection"}
-
 
 def _schema_hook(tp: Any) -> Obj:
     if tp is Quantity:

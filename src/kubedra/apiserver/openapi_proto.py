@@ -19,6 +19,8 @@ import struct
 from collections.abc import Callable
 from typing import Any, Final
 
+from kubedra.api.base import Obj
+
 # what clients ask for (kubectl still sends the old ``@`` form); the answer always names the
 # new form, as kube-openapi's handler does: Go's mime parser rejects the ``@``
 MEDIA_TYPES: Final = (
@@ -27,7 +29,6 @@ MEDIA_TYPES: Final = (
 )
 CONTENT_TYPE: Final = MEDIA_TYPES[1]
 
-Obj = dict[str, Any]
 
 
 class _Message:
