@@ -17,8 +17,8 @@ from cel_expr_python import cel
 from kubedra.api.goformat import go_quote
 from kubedra.api.quantity import Quantity
 from kubedra.api.semver import SemverError, Version
-from kubedra.cel import _cost, _env, _k8s
-from kubedra.cel._ast import CheckedAst
+from kubedra.cel import _cost, _env, _k8s, _numeric
+from kubedra.cel._ast import CheckedAst, rename_calls
 from kubedra.cel._env import EnvType
 from kubedra.cel._validators import literal_issues
 
@@ -390,6 +390,10 @@ def _compile_uncached(
             f"compilation failed: estimated evaluation cost {found.estimated_cost} exceeds "
             f"the limit {STATIC_COST_LIMIT}"
         )
+    renames = {expr_id: _numeric.HELPERS[ids[0]] for expr_id, ids in ast.overloads.items()
+               if len(ids) == 1 and ids[0] in _numeric.HELPERS}
+    if renames:  # numeric comparisons that cel-go orders differently from cel-cpp
+        expr = env.deserialize(rename_calls(serialized, renames))
     return Program(expression, env_type, require_bool, expr, ast, {0: False})
 
 
