@@ -14,15 +14,19 @@ is not a literal can have (the evaluation knows it from the instance's attribute
   every call, and cel-cpp's list ``+`` and ``in``) add the list's length (literal) or
   ``unknown``; ``map``/``filter`` append to their result list, which cel-cpp copies on every
   step, so each step adds the iteration count (quadratic, as measured);
+* calls of the string functions charged by size (_metered.py) add one walk of the longest
+  string the instance holds;
 * selecting the internal key field of our object types (e.g. ``q.kubedra_value_key``) is
   reported.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Final
 
+from kubedra.cel._metered import STRING_OVERLOADS, STRING_TRAVERSAL
 from kubedra.cel._proto import KEY_FIELD
 
 ITERATION_BUDGET: Final = 10_000
@@ -45,11 +49,12 @@ _Span = tuple[int, int]
 
 
 class _Reader:
-    __slots__ = ("buf", "list_calls")
+    __slots__ = ("buf", "list_calls", "string_calls")
 
     def __init__(self, buf: bytes) -> None:
         self.buf = buf
         self.list_calls: dict[int, tuple[int, ...]] = {}
+        self.string_calls: set[int] = set()  # calls whose work grows with a string operand
 
     def varint(self, pos: int) -> tuple[int, int]:
         result = shift = 0
@@ -127,11 +132,16 @@ class CheckedAst:
                 operands = _list_operands(oid)
                 if operands:
                     r.list_calls[key] = operands
+                if oid in STRING_OVERLOADS:
+                    r.string_calls.add(key)
         self._roots = r.sub(value[0], value[1], 4)  # CheckedExpr.expr
 
-    def analyze(self, unknown: int) -> Analysis:
+    def analyze(self, unknown: int, unknown_string: int = 0) -> Analysis:
+        """The estimate when non-literal lists/maps hold up to ``unknown`` items and strings
+        up to ``unknown_string`` characters (each string function walks one such string)."""
         out = Analysis()
         walker = _Walker(self._r, max(0, unknown), out)
+        walker.string_cost = 1 + math.ceil(max(0, unknown_string) * STRING_TRAVERSAL)
         for span in self._roots:
             walker.walk(span, 1, 0)
         return out
@@ -152,10 +162,11 @@ def _list_operands(overload_id: str) -> tuple[int, ...]:
 
 
 class _Walker:
-    __slots__ = ("out", "r", "unknown")
+    __slots__ = ("out", "r", "string_cost", "unknown")
 
     def __init__(self, r: _Reader, unknown: int, out: Analysis) -> None:
         self.r, self.unknown, self.out = r, unknown, out
+        self.string_cost = 1
 
     def list_len(self, span: _Span) -> int | None:
         for num, wt, vs, ve in self.r.fields(*span):
@@ -186,6 +197,8 @@ class _Walker:
                     elif fnum == 2 and fwt == 2 and r.text((fs, fe)) == KEY_FIELD:
                         out.selects_internal_field = True
             elif num == _CALL:
+                if expr_id in r.string_calls:
+                    out.estimated_cost += mult * self.string_cost
                 operands = r.list_calls.get(expr_id, ())
                 arg = 0
                 for fnum, fwt, fs, fe in r.fields(vs, ve):
