@@ -11,9 +11,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections import OrderedDict
+from typing import Any
 
 import msgspec
 
@@ -27,7 +27,7 @@ from kubedra.api.resource import (
 )
 from kubedra.client.errors import ApiError, is_not_found
 from kubedra.client.events import EventRecorder
-from kubedra.client.informer import Informer, object_key
+from kubedra.client.informer import Informer, object_key, run_informed
 from kubedra.client.rest import Client
 from kubedra.controllers.workqueue import WorkQueue
 
@@ -75,6 +75,7 @@ class ResourceClaimController:
         self.pods = Informer(client, Pod)
         self.claims = Informer(client, ResourceClaim)
         self.templates = Informer(client, ResourceClaimTemplate)
+        self.informers: tuple[Informer[Any], ...] = (self.pods, self.claims, self.templates)
         self.queue = WorkQueue()
         self.events = EventRecorder(client, "resource_claim")
         self._deleted_pods: OrderedDict[str, None] = OrderedDict()
@@ -140,14 +141,11 @@ class ResourceClaimController:
     # --- running --------------------------------------------------------------------------
 
     async def run(self) -> None:
-        for informer in (self.pods, self.claims, self.templates):
-            informer.start()
-        await asyncio.gather(self.pods.wait_synced(), self.claims.wait_synced(),
-                             self.templates.wait_synced())
-        await self.queue.run_workers(self.sync, self.workers)
+        await run_informed(self.informers,
+                           lambda: self.queue.run_workers(self.sync, self.workers))
 
     async def stop(self) -> None:
-        for informer in (self.pods, self.claims, self.templates):
+        for informer in self.informers:
             await informer.stop()
 
     async def sync(self, key: str) -> None:

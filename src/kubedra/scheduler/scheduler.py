@@ -18,7 +18,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from kubedra.api.core import Node, Pod
-from kubedra.client.informer import Informer
+from kubedra.client.informer import Informer, run_informed
 from kubedra.client.rest import Client
 from kubedra.scheduler.cache import SchedulerCache
 from kubedra.scheduler.framework import (
@@ -55,10 +55,18 @@ class Informers:
             informer = self._by_model[model] = Informer(self.client, model)
         return informer
 
+    def all(self) -> list[Informer[Any]]:
+        return list(self._by_model.values())
+
     async def start(self) -> None:
+        """Start every informer and wait until all have synced."""
         for informer in self._by_model.values():
             informer.start()
         await asyncio.gather(*(i.wait_synced() for i in self._by_model.values()))
+
+    async def run(self, work: Callable[[], Awaitable[None]]) -> None:
+        """Run ``work`` once every informer has synced (see :func:`run_informed`)."""
+        await run_informed(self.all(), work)
 
     async def stop(self) -> None:
         for informer in self._by_model.values():
@@ -142,18 +150,20 @@ class Scheduler:
     # --- the loop ---------------------------------------------------------------------------
 
     async def run(self) -> None:
-        await self.informers.start()
         try:
-            while True:
-                qp = await self.queue.pop()
-                try:
-                    await self.schedule_one(qp)
-                except Exception:
-                    log.exception("scheduling %s failed unexpectedly", qp.key)
-                    self.queue.requeue_error(qp)
+            await self.informers.run(self._schedule_forever)
         finally:
             for task in list(self._bind_tasks):
                 task.cancel()
+
+    async def _schedule_forever(self) -> None:
+        while True:
+            qp = await self.queue.pop()
+            try:
+                await self.schedule_one(qp)
+            except Exception:
+                log.exception("scheduling %s failed unexpectedly", qp.key)
+                self.queue.requeue_error(qp)
 
     async def wait_binds(self) -> None:
         while self._bind_tasks:
