@@ -9,7 +9,6 @@ import ipaddress
 import logging
 import os
 import secrets
-import signal
 import ssl
 import sys
 import tempfile
@@ -21,6 +20,7 @@ import yaml
 from kubedra.api.features import FeatureGateError, parse_feature_gates
 from kubedra.apiserver.app import ApiServer, Options
 from kubedra.apiserver.auth import AuthFileError, load_token_file
+from kubedra.cli.runtime import STOP_SIGNALS
 from kubedra.storage.sqlite import SQLiteStore
 
 log = logging.getLogger("kubedra.apiserver")
@@ -113,7 +113,7 @@ async def serve(
         print(f"kubedra apiserver listening on {url}", file=sys.stderr, flush=True)
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
-        for sig in (signal.SIGTERM, signal.SIGINT):
+        for sig in STOP_SIGNALS:
             loop.add_signal_handler(sig, stop.set)
         await stop.wait()
         log.info("shutting down")

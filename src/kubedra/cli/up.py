@@ -2,8 +2,9 @@
 
 Starts the API server on the embedded SQLite store, the scheduler and the controller manager
 as separate processes (so both cores are used), writes a kubeconfig, optionally creates fake
-Nodes with ResourceSlices, and stops everything cleanly on Ctrl-C. A component that exits is
-restarted; one that keeps exiting stops the cluster.
+Nodes with ResourceSlices, and stops everything cleanly on Ctrl-C, SIGTERM or SIGHUP. A
+component that exits is restarted; one that keeps exiting stops the cluster. A second ``up``
+on the same data dir or port fails at once, without touching the running cluster.
 """
 
 from __future__ import annotations
@@ -48,6 +49,10 @@ def up(data_dir: str, port: int, fake_nodes: int, instances: int, driver: str,
     async def main(stop: asyncio.Event) -> None:
         try:
             await cluster.start()
+        except ClusterError as e:  # nothing is running: one line says why
+            await cluster.stop()
+            raise click.ClickException(str(e)) from e
+        try:
             if fake_nodes:
                 async with Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
                     await create_fake_nodes(client, fake_nodes, instances, driver,
@@ -59,8 +64,6 @@ def up(data_dir: str, port: int, fake_nodes: int, instances: int, driver: str,
                 f"  kubectl apply -f examples/\n"
                 f"logs: {cluster.data_dir / 'logs'}. Press Ctrl-C to stop.")
             await supervise(stop, cluster)
-        except ClusterError as e:
-            raise click.ClickException(str(e)) from e
         finally:
             await cluster.stop()
             click.echo("kubedra stopped.")
