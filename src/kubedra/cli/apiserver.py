@@ -20,7 +20,7 @@ import yaml
 from kubedra.api.features import FeatureGateError, parse_feature_gates
 from kubedra.apiserver.app import ApiServer, Options
 from kubedra.apiserver.auth import AuthFileError, load_token_file
-from kubedra.cli.runtime import STOP_SIGNALS
+from kubedra.cli.runtime import STOP_SIGNALS, setup_logging
 from kubedra.storage.sqlite import SQLiteStore
 
 log = logging.getLogger("kubedra.apiserver")
@@ -151,8 +151,7 @@ def apiserver(
     compaction_interval: float, compaction_retain: int, verbose: bool,
 ) -> None:
     """Serve the Kubernetes API (v1.30 REST semantics) on the embedded store."""
-    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
-                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    setup_logging(1 if verbose else 0)
     try:
         gates = parse_feature_gates(feature_gates)
     except FeatureGateError as err:

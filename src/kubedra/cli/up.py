@@ -38,13 +38,17 @@ RESTART_LIMIT = 5
               help="driver name of the fake ResourceSlices")
 @click.option("--feature-gates", default="JobManagedBy=true", show_default=True,
               help="passed to the API server (upstream 1.30 defaults apply to the rest)")
+@click.option("--scheduler-metrics-port", type=int, default=None,
+              help="the scheduler serves Prometheus metrics on 127.0.0.1:PORT/metrics")
 @click.option("-v", "--verbose", count=True)
 def up(data_dir: str, port: int, fake_nodes: int, instances: int, driver: str,
-       feature_gates: str, verbose: int) -> None:
+       feature_gates: str, scheduler_metrics_port: int | None, verbose: int) -> None:
     """Run a local cluster until Ctrl-C."""
     setup_logging(verbose)
+    scheduler_args = ([] if scheduler_metrics_port is None
+                      else ["--metrics-port", str(scheduler_metrics_port)])
     cluster = LocalCluster(Path(data_dir).resolve(), port=port, verbose=verbose,
-                           feature_gates=feature_gates)
+                           feature_gates=feature_gates, scheduler_args=scheduler_args)
 
     async def main(stop: asyncio.Event) -> None:
         try:

@@ -141,6 +141,8 @@ class ResourceClaimController:
     # --- running --------------------------------------------------------------------------
 
     async def run(self) -> None:
+        log.info("Starting controller", {"controller": "resourceclaim-controller",
+                                          "workers": self.workers})
         await run_informed(self.informers,
                            lambda: self.queue.run_workers(self.sync, self.workers))
 
@@ -258,6 +260,7 @@ class ResourceClaimController:
                 valid.append(ref)
         has_finalizer = resource.FINALIZER in (claim.metadata.finalizers or ())
         deleting = claim.metadata.deletion_timestamp is not None
+        had_allocation = claim.status.allocation is not None
         if len(valid) < len(reserved):
             status = msgspec.structs.replace(claim.status, reserved_for=valid or None)
             if not valid and has_finalizer and (
@@ -265,12 +268,15 @@ class ResourceClaimController:
                 status = msgspec.structs.replace(status, allocation=None)
             claim = await self.client.update_status(
                 msgspec.structs.replace(claim, status=status))
+            if had_allocation and claim.status.allocation is None:
+                log.info("Deallocated claim", {"claim": object_key(claim)})
             if has_finalizer and claim.status.allocation is None:
                 await self._drop_finalizer(claim)
         elif has_finalizer and deleting and not valid:
             if claim.status.allocation is not None:
                 claim = await self.client.update_status(msgspec.structs.replace(
                     claim, status=msgspec.structs.replace(claim.status, allocation=None)))
+                log.info("Deallocated claim", {"claim": object_key(claim)})
             await self._drop_finalizer(claim)
         if not valid:
             await self._delete_if_unneeded(claim)
