@@ -22,6 +22,7 @@ _CORE: dict[str, type[core.RulesStrategy]] = {
     "Node": core.NodeStrategy,
     "Pod": core.PodStrategy,
     "Event": core.EventStrategy,
+    "Service": core.ServiceStrategy,
     "Lease": core.LeaseStrategy,
 }
 

@@ -75,6 +75,9 @@ RULES: dict[tuple[str, str], Rules] = {
     ("", "Event"): Rules(
         _no_gates(corekinds.validate_event), _no_gates(corekinds.validate_event_update)
     ),
+    ("", "Service"): Rules(
+        _no_gates(corekinds.validate_service), _no_gates(corekinds.validate_service_update)
+    ),
     ("coordination.k8s.io", "Lease"): Rules(
         _no_gates(corekinds.validate_lease), _no_gates(corekinds.validate_lease_update)
     ),

@@ -280,5 +280,10 @@ class EventStrategy(RulesStrategy):
         return _field_label_not_supported(label)
 
 
+class ServiceStrategy(RulesStrategy):
+    """Services are served read-only (get, list, watch); the API server writes the
+    ``kubernetes`` Service itself at start."""
+
+
 class LeaseStrategy(RulesStrategy):
     """Leases have no status and no registry rules beyond validation."""
