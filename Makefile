@@ -1,35 +1,46 @@
 # Two commands do everything on a fresh machine with python3:
-#   make up     set up, then run a local cluster on the embedded store
-#   make test   set up, then run every check (pytest, ruff, mypy --strict, import-linter)
+#   make up     set up the runtime, then run a local cluster on the embedded store
+#               (flags for `kubedra up` go in ARGS, e.g. make up ARGS="--fake-nodes 5 -v")
+#   make test   set up the runtime and the test tools, then run every check
+#               (pytest, ruff, mypy --strict, import-linter, a benchmark smoke run)
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
-STAMP := $(VENV)/.installed-stamp
+PIP := $(BIN)/python -m pip install -q
+# `make up` needs only the runtime; the test tools come with the first `make test`.
+RUNTIME_STAMP := $(VENV)/.runtime-stamp
+TEST_STAMP := $(VENV)/.test-stamp
+ARGS ?=
 
 .PHONY: up test lint typecheck layers pytest bench-smoke clean
 
-$(STAMP): pyproject.toml
+$(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q -e '.[test]'
-	touch $(STAMP)
 
-up: $(STAMP)
-	$(BIN)/kubedra up --fake-nodes 3
+$(RUNTIME_STAMP): pyproject.toml | $(BIN)/python
+	$(PIP) -e .
+	touch $@
 
-lint: $(STAMP)
+$(TEST_STAMP): $(RUNTIME_STAMP)
+	$(PIP) -e '.[test]'
+	touch $@
+
+up: $(RUNTIME_STAMP)
+	$(BIN)/kubedra up --fake-nodes 3 $(ARGS)
+
+lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench
 
-typecheck: $(STAMP)
+typecheck: $(TEST_STAMP)
 	$(BIN)/mypy --strict src/
 
-layers: $(STAMP)
+layers: $(TEST_STAMP)
 	$(BIN)/lint-imports
 
-pytest: $(STAMP)
+pytest: $(TEST_STAMP)
 	$(BIN)/pytest
 
-bench-smoke: $(STAMP)
+bench-smoke: $(TEST_STAMP)
 	$(BIN)/python -m bench.smoke
 
 test: lint typecheck layers bench-smoke pytest

@@ -50,10 +50,12 @@ class RecordingClient:
         self.status_writes.append(codec.decode(codec.encode(job), Job))
         return job
 
-    async def create(self, pod: Pod) -> Pod:
-        self.created.append(pod)
-        pod.metadata.name = f"{pod.metadata.generate_name}{len(self.created)}"
-        return pod
+    async def create(self, obj: Any) -> Any:
+        if not isinstance(obj, Pod):  # the Events the recorder writes
+            return obj
+        self.created.append(obj)
+        obj.metadata.name = f"{obj.metadata.generate_name}{len(self.created)}"
+        return obj
 
     async def create_raw(self, *_: Any, **__: Any) -> dict[str, Any]:
         return {}

@@ -104,8 +104,17 @@ def test_explain_pod_table_and_json() -> None:
 def test_explain_claim_and_errors() -> None:
     out = run("explain", "-f", str(SNAP / "gpu-cluster.yaml"), "-f", str(SNAP / "pending.yaml"),
               "claim/shared-gpu").stdout
-    assert "fits on worker-1, worker-2" in out
+    assert out.splitlines()[0] == "claim default/shared-gpu: fits on worker-1, worker-2"
     missing = run("explain", "-f", str(SNAP / "gpu-cluster.yaml"), "pod/nope", ok=False)
     assert missing.returncode != 0 and 'pod "default/nope" not found' in missing.stderr
     bad = run("simulate", "-f", str(SNAP / "does-not-exist.yaml"), ok=False)
     assert bad.returncode != 0 and "cannot read" in bad.stderr
+
+
+def test_simulate_says_what_it_does_not_model() -> None:
+    out = run("simulate", "-f", str(SNAP / "gpu-cluster.yaml")).stdout
+    assert out.splitlines()[-1].startswith(
+        "not modelled (checked by the scheduler, ignored here): CPU, memory and pod-count "
+        "requests, taints and tolerations")
+    data = json.loads(run("simulate", "-f", str(SNAP / "gpu-cluster.yaml"), "-o", "json").stdout)
+    assert "taints and tolerations" in data["not_modelled"]

@@ -1,11 +1,15 @@
 """``kubedra up --fake-nodes`` as a user runs it: a pod with a claim template gets its claim
-allocated and is bound; Ctrl-C (SIGINT) stops every component cleanly. Once on the embedded
-store, once on a local etcd with two API server replicas (each sees the other's writes)."""
+allocated and is bound, once on the embedded store, once on a local etcd with two API server
+replicas (each sees the other's writes); Ctrl-C (SIGINT), SIGTERM and SIGHUP stop every
+component cleanly; a second ``up`` on the same data dir or port fails at once with one line and
+leaves the running cluster alone; after a SIGKILL of ``up`` its components exit by themselves."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
+import socket
 import sys
 import time
 from pathlib import Path
@@ -21,6 +25,8 @@ from tests.e2e.dra_workload import kind, pod_body
 from tests.etcd_processes import require_etcd
 
 DRIVER = "gpu.example.com"
+BANNER_END = "Press Ctrl-C to stop."
+UP = [sys.executable, "-c", "from kubedra.cli.main import main; main()", "up"]
 
 
 async def read_until(stream: asyncio.StreamReader, marker: str, timeout: float) -> str:
@@ -46,6 +52,60 @@ async def create_workload(client: Client) -> None:
         **pod_body("app"), "metadata": {"name": "app", "namespace": "default"}}, "default")
 
 
+async def start_up(data: Path, *args: str) -> asyncio.subprocess.Process:
+    return await asyncio.create_subprocess_exec(
+        *UP, "--data-dir", str(data), *args, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT)
+
+
+def pids_using(data: Path) -> set[int]:
+    """Processes whose command line names ``data`` (the supervisor and its components)."""
+    found: set[int] = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                if str(data).encode() in (entry / "cmdline").read_bytes():
+                    found.add(int(entry.name))
+    return found
+
+
+async def running_up(data: Path) -> tuple[asyncio.subprocess.Process, set[int]]:
+    """A started ``up`` (banner printed) and its three components' pids."""
+    proc = await start_up(data, "--port", "0")
+    assert proc.stdout is not None
+    await read_until(proc.stdout, BANNER_END, 60)
+    components = pids_using(data) - {proc.pid}
+    assert len(components) == 3
+    return proc, components
+
+
+async def refused_up(data: Path, port: int) -> list[str]:
+    """What an ``up`` that must refuse to start prints (on stderr; stdout stays empty)."""
+    proc = await asyncio.create_subprocess_exec(
+        *UP, "--data-dir", str(data), "--port", str(port), stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(proc.communicate(), 20)
+    assert proc.returncode == 1 and out == b""
+    return err.decode().splitlines()
+
+
+async def wait_gone(pids: set[int], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while alive := {p for p in pids if _running(p)}:
+        assert time.monotonic() < deadline, f"still running: {alive}"
+        await asyncio.sleep(0.1)
+
+
+def _running(pid: int) -> bool:
+    """Alive and not a zombie (an exited child its new parent has not reaped yet)."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    state = next(line for line in status.splitlines() if line.startswith("State:"))
+    return state.split()[1] not in ("Z", "X")
+
+
 @pytest.mark.timeout(120)
 @pytest.mark.parametrize("store_args", [[], ["--etcd", "--apiservers", "2"]],
                          ids=["sqlite", "etcd-2-apiservers"])
@@ -53,14 +113,11 @@ async def test_up_with_fake_nodes(tmp_path: Path, store_args: list[str]) -> None
     if store_args:
         require_etcd()
     data = tmp_path / "data"
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-c", "from kubedra.cli.main import main; main()", "up",
-        "--data-dir", str(data), "--port", "0", "--fake-nodes", "2", "--instances", "2",
-        "--driver", DRIVER, *store_args,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    proc = await start_up(data, "--port", "0", "--fake-nodes", "2", "--instances", "2",
+                          "--driver", DRIVER, *store_args)
     assert proc.stdout is not None
     try:
-        banner = await read_until(proc.stdout, "Press Ctrl-C to stop.", 60)
+        banner = await read_until(proc.stdout, BANNER_END, 60)
         assert f"export KUBECONFIG={data / 'kubeconfig'}" in banner
         config = kubeconfig.load(data / "kubeconfig")
         async with Client(config) as client:
@@ -95,3 +152,58 @@ async def test_up_with_fake_nodes(tmp_path: Path, store_args: list[str]) -> None
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGHUP])
+async def test_up_stops_on_signal(tmp_path: Path, sig: signal.Signals) -> None:
+    proc, components = await running_up(tmp_path / "data")
+    assert proc.stdout is not None
+    try:
+        proc.send_signal(sig)
+        rest = await read_until(proc.stdout, "kubedra stopped.", 30)
+        assert await asyncio.wait_for(proc.wait(), 30) == 0, rest
+        await wait_gone(components, 5)
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
+
+
+@pytest.mark.timeout(120)
+async def test_second_up_fails_fast_and_leaves_the_first_alone(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    first, _ = await running_up(data)
+    try:
+        kubeconfig_before = (data / "kubeconfig").read_bytes()
+        assert await refused_up(data, 0) == [
+            f"Error: data dir {data} is in use by pid {first.pid}"]
+        assert (data / "kubeconfig").read_bytes() == kubeconfig_before
+        config = kubeconfig.load(data / "kubeconfig")
+        async with aiohttp.ClientSession() as session:
+            async with session.get(config.server + "/readyz") as resp:
+                assert resp.status == 200
+
+            with socket.socket() as taken:  # a port some other program listens on
+                taken.bind(("127.0.0.1", 0))
+                taken.listen()
+                port = taken.getsockname()[1]
+                other = tmp_path / "other"
+                assert await refused_up(other, port) == [f"Error: port {port} is in use"]
+            assert not (other / "logs").exists() and not (other / "kubeconfig").exists()
+    finally:
+        first.send_signal(signal.SIGINT)
+        await asyncio.wait_for(first.wait(), 30)
+
+
+@pytest.mark.timeout(120)
+async def test_components_exit_when_up_is_killed(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    proc, components = await running_up(data)
+    server = kubeconfig.load(data / "kubeconfig").server
+    proc.kill()
+    await proc.wait()
+    await wait_gone(components, 20)
+    async with aiohttp.ClientSession() as session:
+        with pytest.raises(aiohttp.ClientConnectionError):
+            await session.get(server + "/readyz")

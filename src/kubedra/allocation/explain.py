@@ -54,6 +54,8 @@ class PodExplanation:
     claims: list[str]
     nodes: list[NodeExplanation]
     result: str
+    subject: str = "pod"
+    """What ``pod`` names: a pod, or a claim explained on its own."""
 
 
 def _word(v: Verdict) -> str:
@@ -134,7 +136,7 @@ def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
 
 def render(explanation: PodExplanation) -> str:
     """Human-readable: one block per node, one row per (request, instance)."""
-    lines = [f"pod {explanation.pod}: {explanation.result}"]
+    lines = [f"{explanation.subject} {explanation.pod}: {explanation.result}"]
     if explanation.claims:
         lines.append("claims: " + ", ".join(explanation.claims))
     for n in explanation.nodes:

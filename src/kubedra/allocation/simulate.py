@@ -2,7 +2,7 @@
 
 The pipeline mirrors the scheduler's DynamicResources checks (claim lookup, reservation rules,
 ``availableOnNodes``, class ``suitableNodes``, joint structured allocation) plus the pod's
-``nodeSelector``; other scheduler plugins (CPU/memory, taints, affinity) are not modelled.
+``nodeSelector``; what other scheduler plugins check is not modelled (:data:`NOT_MODELLED`).
 Among suitable nodes the one left with the fewest free instances wins (bin packing), ties by
 name, so results are deterministic. Placed pods' allocations count for the next pods.
 """
@@ -20,7 +20,7 @@ from kubedra.allocation.index import AllocationIndex, claim_key
 from kubedra.allocation.nodeselector import matches
 from kubedra.allocation.parameters import ParameterError, ParameterStore, kobj
 from kubedra.allocation.selectors import Selectors
-from kubedra.api.core import Node, Pod
+from kubedra.api.core import ClaimSource, Node, Pod, PodResourceClaim, PodSpec
 from kubedra.api.meta import ObjectMeta, OwnerReference
 from kubedra.api.resource import (
     ResourceClaim,
@@ -33,6 +33,10 @@ from kubedra.api.resource import (
 )
 
 POD_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
+NOT_MODELLED = ("CPU, memory and pod-count requests", "taints and tolerations",
+                "node affinity", "inter-pod affinity and topology spread",
+                "unschedulable nodes")
+"""What the scheduler checks that placement here ignores (a pod placed may still not fit)."""
 
 
 @dataclass
@@ -306,6 +310,16 @@ class Simulator:
 
     def run(self, pods: Iterable[Pod]) -> list[Placement]:
         return [self.place(p) for p in pods]
+
+    def explain_claim(self, namespace: str, claim: str) -> PodExplanation:
+        """As :meth:`explain`, for a stand-in pod that uses just ``claim``."""
+        pod = Pod(api_version="v1", kind="Pod",
+                  metadata=ObjectMeta(name=f"claim:{claim}", namespace=namespace),
+                  spec=PodSpec(resource_claims=[PodResourceClaim(
+                      name="claim", source=ClaimSource(resource_claim_name=claim))]))
+        explanation = self.explain(pod)
+        explanation.subject, explanation.pod = "claim", kobj(namespace, claim)
+        return explanation
 
     def explain(self, pod: Pod) -> PodExplanation:
         """Per node: why the pod's claims fit or not (nothing is committed)."""

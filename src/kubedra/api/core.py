@@ -426,3 +426,45 @@ class EventList(Model):
     kind: str = ""
     metadata: ListMeta = msgspec.field(default_factory=ListMeta)
     items: list[Event] = required_list()
+
+
+# --- Service ----------------------------------------------------------------------------------
+
+
+class ServicePort(Model):
+    name: str | None = None
+    protocol: str | None = None
+    app_protocol: str | None = None
+    port: int = always(0)
+    target_port: int | str | None = None
+    node_port: int | None = None
+
+
+class ServiceSpec(Model):
+    ports: list[ServicePort] | None = None
+    selector: dict[str, str] | None = None
+    cluster_ip: str | None = msgspec.field(default=None, name="clusterIP")
+    cluster_ips: list[str] | None = msgspec.field(default=None, name="clusterIPs")
+    type: str | None = None
+    external_ips: list[str] | None = msgspec.field(default=None, name="externalIPs")
+    session_affinity: str | None = None
+    external_name: str | None = None
+    ip_families: list[str] | None = None
+    ip_family_policy: str | None = None
+    internal_traffic_policy: str | None = None
+
+
+class ServiceStatus(Model):
+    load_balancer: RawObject = msgspec.field(default_factory=_empty_object)
+
+
+class Service(TypedObject):
+    spec: ServiceSpec = msgspec.field(default_factory=ServiceSpec)
+    status: ServiceStatus = msgspec.field(default_factory=ServiceStatus)
+
+
+class ServiceList(Model):
+    api_version: str = ""
+    kind: str = ""
+    metadata: ListMeta = msgspec.field(default_factory=ListMeta)
+    items: list[Service] = required_list()

@@ -54,6 +54,9 @@ KINDS: tuple[Kind, ...] = (
     Kind("", "v1", "Pod", "pods", "pod", True, core.Pod, core.PodList, ("po",),
          ("status", "binding"), ("all",)),
     Kind("", "v1", "Event", "events", "event", True, core.Event, core.EventList, ("ev",)),
+    # Read-only: the API server keeps the ``kubernetes`` Service itself (see deviations).
+    Kind("", "v1", "Service", "services", "service", True, core.Service, core.ServiceList,
+         ("svc",), (), ("all",), verbs=("get", "list", "watch")),
     Kind("batch", "v1", "Job", "jobs", "job", True, batch.Job, batch.JobList, (),
          ("status",), ("all",)),
     Kind("coordination.k8s.io", "v1", "Lease", "leases", "lease", True, coordination.Lease,

@@ -23,6 +23,7 @@ from kubedra.apiserver.auth import ADMIN, USER, Authenticator, NodeAuthorizer, U
 from kubedra.apiserver.gc import GarbageCollector
 from kubedra.apiserver.handlers import ResourceHandlers, resolve
 from kubedra.apiserver.hub import WatchHub
+from kubedra.apiserver.kubernetes_service import ensure_kubernetes_service
 from kubedra.apiserver.metrics import GROUP, RESOURCE, VERB, Metrics
 from kubedra.apiserver.registry import Registry
 from kubedra.apiserver.rest import Rest
@@ -112,6 +113,7 @@ class ApiServer:
         sockets = getattr(listener, "sockets", None) or []
         bound = int(sockets[0].getsockname()[1]) if sockets else port
         self.address = f"{host}:{bound}"
+        await ensure_kubernetes_service(self.registry, self.rest, self.store, bound)
         return bound
 
     async def stop(self) -> None:

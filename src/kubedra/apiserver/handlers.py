@@ -100,6 +100,8 @@ class ResourceHandlers:
         if self.authz is not None:
             self.authz.authorize(_user(request), verb, t.res, t.namespace, t.name,
                                  t.subresource)
+        if verb not in t.res.kind.verbs:
+            raise errors.method_not_allowed(method)
         if t.subresource == "binding":
             if method != "POST":
                 raise errors.method_not_allowed(method)
@@ -134,9 +136,9 @@ class ResourceHandlers:
             return await self._list(request, t)
         if t.res.kind.namespaced and not t.namespace:  # all namespaces: list and watch only
             raise errors.method_not_allowed(method)
-        if method == "POST" and "create" in t.res.kind.verbs:
+        if method == "POST":
             return await self._create(request, t)
-        if method == "DELETE" and "deletecollection" in t.res.kind.verbs:
+        if method == "DELETE":
             return await self._delete_collection(request, t)
         raise errors.method_not_allowed(method)
 

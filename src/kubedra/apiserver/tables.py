@@ -189,6 +189,19 @@ def _generated_from(obj: Obj) -> str:
     return "<none>"
 
 
+def _service_row(svc: Obj) -> list[Cell]:
+    """printService: ports as ``443/TCP`` (``80:30080/TCP`` with a node port)."""
+    spec = svc.get("spec") or {}
+    ports = []
+    for port in spec.get("ports") or ():
+        node = f":{port['nodePort']}" if port.get("nodePort") else ""
+        ports.append(f"{port.get('port')}{node}/{port.get('protocol') or 'TCP'}")
+    selector = ",".join(f"{k}={v}" for k, v in sorted((spec.get("selector") or {}).items()))
+    external = ",".join(spec.get("externalIPs") or ()) or "<none>"
+    return [_name(svc), _text(spec.get("type")), _text(spec.get("clusterIP")) or "<none>",
+            external, ",".join(ports) or "<none>", _age(svc), selector or "<none>"]
+
+
 _S = "string"
 _PRINTERS: dict[str, tuple[tuple[Column, ...], Printer]] = {
     "Pod": ((("Name", _S, "name", 0), ("Ready", _S, "", 0), ("Status", _S, "", 0),
@@ -208,6 +221,9 @@ _PRINTERS: dict[str, tuple[tuple[Column, ...], Printer]] = {
                ("Object", _S, "", 0), ("Message", _S, "", 0), ("Subobject", _S, "", 1),
                ("Source", _S, "", 1), ("First Seen", _S, "", 1), ("Count", "integer", "", 1),
                ("Name", _S, "", 1)), _event_row),
+    "Service": ((("Name", _S, "name", 0), ("Type", _S, "", 0), ("Cluster-IP", _S, "", 0),
+                 ("External-IP", _S, "", 0), ("Port(s)", _S, "", 0), ("Age", _S, "", 0),
+                 ("Selector", _S, "", 1)), _service_row),
     "Lease": ((("Name", _S, "name", 0), ("Holder", _S, "", 0), ("Age", _S, "", 0)),
               lambda o: [_name(o), _text(dig(o, "spec", "holderIdentity")), _age(o)]),
     "ResourceClass": ((("Name", _S, "name", 0), ("DriverName", _S, "", 0), ("Age", _S, "", 0)),

@@ -2,13 +2,25 @@
 controller manager. Used by ``kubedra up``, the end-to-end tests and the benchmarks.
 
 On etcd (an external cluster, or local members it runs itself) it can run several API server
-replicas: the scheduler talks to the first, the controller manager to the second."""
+replicas: the scheduler talks to the first, the controller manager to the second.
+
+Before anything is touched the cluster takes its data dir (an exclusive lock on
+``<data dir>/lock`` that names the holder's pid) and, for a fixed port, checks that the port
+is free, so a second cluster fails with one clear line instead of breaking the first. Every
+component follows its supervisor: if the supervisor dies, even by SIGKILL, the component is
+sent SIGTERM (see :func:`kubedra.cli.runtime.follow_supervisor`) and stops, so no orphan
+keeps the port or the store.
+"""
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import errno
+import fcntl
+import os
 import signal
+import socket
 import sys
 import time
 from collections.abc import AsyncIterator, Sequence
@@ -20,11 +32,44 @@ import aiohttp
 from kubedra.client import kubeconfig
 from kubedra.storage.etcd.server import LoopbackCluster
 
-_ENTRY = "from kubedra.cli.main import main; main()"
+# Every component, etcd too, arms the parent-death signal first (it survives execv).
+_ENTRY = "from kubedra.cli.runtime import follow_supervisor; follow_supervisor({pid}); {run}"
+_KUBEDRA = "from kubedra.cli.main import main; main()"
+_EXEC = "import os, sys; os.execv(sys.argv[1], sys.argv[1:])"
 
 
 class ClusterError(Exception):
     pass
+
+
+def lock_data_dir(data_dir: Path) -> int:
+    """Hold ``<data dir>/lock`` (released when this process exits, however it exits) and
+    write our pid in it; the returned descriptor must stay open."""
+    data_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(data_dir / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        holder = os.read(fd, 32).decode(errors="replace").strip() or "unknown"
+        os.close(fd)
+        raise ClusterError(f"data dir {data_dir} is in use by pid {holder}") from None
+    os.ftruncate(fd, 0)
+    os.write(fd, f"{os.getpid()}\n".encode())
+    return fd
+
+
+def check_port_free(port: int) -> None:
+    """Fail if 127.0.0.1:``port`` cannot be bound (port 0 always can)."""
+    if port == 0:
+        return
+    with socket.socket() as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server binds
+        try:
+            probe.bind(("127.0.0.1", port))
+        except OSError as err:
+            if err.errno == errno.EADDRINUSE:
+                raise ClusterError(f"port {port} is in use") from None
+            raise ClusterError(f"port {port} cannot be used: {err.strerror}") from None
 
 
 @dataclass
@@ -35,16 +80,22 @@ class Component:
     process: asyncio.subprocess.Process | None = None
     restarts: int = 0
     started_at: float = field(default=0.0)
-    program: tuple[str, ...] = (sys.executable, "-c", _ENTRY)
-    """What runs ``args``: a kubedra command by default, else another binary (etcd)."""
+    binary: str | None = None
+    """What runs ``args``: a kubedra command by default, else this binary (etcd)."""
 
     async def start(self) -> None:
         with self.log_path.open("ab") as log:
             self.process = await asyncio.create_subprocess_exec(
-                *self.program, *self.args,
+                *self.argv(),
                 stdout=log, stderr=log, stdin=asyncio.subprocess.DEVNULL,
                 start_new_session=True)
         self.started_at = time.monotonic()
+
+    def argv(self) -> list[str]:
+        run = _KUBEDRA if self.binary is None else _EXEC
+        program = [] if self.binary is None else [self.binary]
+        return [sys.executable, "-c", _ENTRY.format(pid=os.getpid(), run=run), *program,
+                *self.args]
 
     @property
     def running(self) -> bool:
@@ -74,7 +125,7 @@ def etcd_components(plan: LoopbackCluster, logs: Path) -> list[Component]:
     for member in plan.members:
         binary, *args = plan.argv(member)
         components.append(Component(member.name, args, logs / f"{member.name}.log",
-                                    program=(binary,)))
+                                    binary=binary))
     return components
 
 
@@ -103,6 +154,8 @@ class LocalCluster:
                  controller_manager_args: Sequence[str] = (), etcd_servers: str | None = None,
                  etcd_members: int = 0, apiservers: int = 1) -> None:
         self.data_dir = data_dir
+        self.port = port
+        self._lock: int | None = None
         self.kubeconfig_path = data_dir / "kubeconfig"
         logs = data_dir / "logs"
         vflag = ["-" + "v" * verbose] if verbose else []
@@ -157,6 +210,14 @@ class LocalCluster:
         return [*self.etcd, *self.apiservers, *self.others]
 
     async def start(self, timeout: float = 60.0) -> None:
+        """Raises :class:`ClusterError` (having changed nothing) if the data dir or the port
+        is taken."""
+        self._lock = lock_data_dir(self.data_dir)
+        try:
+            check_port_free(self.port)
+        except ClusterError:
+            self._release()
+            raise
         (self.data_dir / "logs").mkdir(parents=True, exist_ok=True)
         for c in self.etcd:
             await c.start()
@@ -190,6 +251,12 @@ class LocalCluster:
     async def stop(self) -> None:
         for c in reversed(self.components):
             await c.stop()
+        self._release()
+
+    def _release(self) -> None:
+        if self._lock is not None:
+            os.close(self._lock)
+            self._lock = None
 
     async def __aenter__(self) -> LocalCluster:
         await self.start()

@@ -4,16 +4,21 @@ election (the default) several replicas can run; only the Lease holder schedules
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import socket
 
 import click
 
+from kubedra.cli.metrics import bound_port, serve_metrics
 from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.client import kubeconfig
 from kubedra.client.leaderelection import LeaderElectionConfig, LeaderElector
 from kubedra.client.rest import Client
+from kubedra.scheduler.scheduler import Scheduler
 from kubedra.scheduler.setup import build_scheduler
+
+log = logging.getLogger("kubedra.scheduler")
 
 
 @click.command("scheduler")
@@ -29,39 +34,53 @@ from kubedra.scheduler.setup import build_scheduler
               show_default=True, help="seconds the leader keeps trying to renew before it stops")
 @click.option("--leader-elect-retry-period", "retry_period", default=2.0, show_default=True,
               help="seconds between acquire/renew attempts")
+@click.option("--metrics-port", type=int, default=None,
+              help="serve Prometheus metrics on 127.0.0.1:PORT/metrics (0 picks a free port)")
 @click.option("-v", "--verbose", count=True)
 def scheduler(kubeconfig_path: str | None, scheduler_name: str, leader_elect: bool,
               lease_name: str, identity: str, lease_duration: float, renew_deadline: float,
-              retry_period: float, verbose: int) -> None:
+              retry_period: float, metrics_port: int | None, verbose: int) -> None:
     """Run the scheduler until SIGINT/SIGTERM."""
     setup_logging(verbose)
     config = kubeconfig.load(kubeconfig_path)
     identity = identity or f"{socket.gethostname()}_{os.getpid()}"
 
     async def main(stop: asyncio.Event) -> None:
+        log.info("Starting Kubernetes Scheduler", {"schedulerName": scheduler_name})
         async with Client(config, user_agent="kubedra-scheduler") as client:
-            elector = None
-            if leader_elect:
-                elector = LeaderElector(client, LeaderElectionConfig(
-                    name=lease_name, identity=identity, lease_duration=lease_duration,
-                    renew_deadline=renew_deadline, retry_period=retry_period))
-                acquired = asyncio.ensure_future(elector.acquire())
-                await until_stopped(stop, acquired)
-                if stop.is_set():
-                    return
             sched = build_scheduler(client, scheduler_name=scheduler_name)
-            work = [sched.run()]
-            if elector is not None:
-                work.append(elector.keep_renewing())
+            metrics = None
+            if metrics_port is not None:
+                metrics = await serve_metrics(metrics_port, sched.metrics.registry)
+                log.info("Serving metrics", {"address": f"127.0.0.1:{bound_port(metrics)}"})
             try:
-                await until_stopped(stop, *work)
+                await lead_and_schedule(stop, client, sched)
             finally:
-                await sched.informers.stop()
-                if elector is not None and stop.is_set():
-                    await elector.release()
-            if not stop.is_set():
-                # As upstream: a replica that lost the Lease exits (to be restarted) rather
-                # than keep scheduling next to the new leader.
-                raise click.ClickException("leader election lost")
+                if metrics is not None:
+                    await metrics.cleanup()
+
+    async def lead_and_schedule(stop: asyncio.Event, client: Client, sched: Scheduler) -> None:
+        elector = None
+        if leader_elect:
+            elector = LeaderElector(client, LeaderElectionConfig(
+                name=lease_name, identity=identity, lease_duration=lease_duration,
+                renew_deadline=renew_deadline, retry_period=retry_period))
+            acquired = asyncio.ensure_future(elector.acquire())
+            await until_stopped(stop, acquired)
+            if stop.is_set():
+                return
+        work = [sched.run()]
+        if elector is not None:
+            work.append(elector.keep_renewing())
+        try:
+            await until_stopped(stop, *work)
+        finally:
+            await sched.informers.stop()
+            if elector is not None and stop.is_set():
+                await elector.release()
+        if not stop.is_set():
+            # As upstream: a replica that lost the Lease exits (to be restarted) rather
+            # than keep scheduling next to the new leader.
+            raise click.ClickException("leader election lost")
 
     run_until_signalled(main)

@@ -20,10 +20,16 @@ import yaml
 
 from kubedra.allocation.autoscale import Autoscale, extra_nodes_needed
 from kubedra.allocation.explain import render, to_data
-from kubedra.allocation.simulate import Placement, Simulator, Snapshot, pending_pods
+from kubedra.allocation.simulate import (
+    NOT_MODELLED,
+    Placement,
+    Simulator,
+    Snapshot,
+    pending_pods,
+)
 from kubedra.api import codec
-from kubedra.api.core import ClaimSource, Node, Pod, PodResourceClaim, PodSpec
-from kubedra.api.meta import ObjectMeta, TypedObject
+from kubedra.api.core import Node
+from kubedra.api.meta import TypedObject
 from kubedra.api.resource import ResourceSlice
 
 OUTPUTS = click.Choice(["table", "json", "yaml"])
@@ -126,8 +132,11 @@ def simulate(files: tuple[str, ...], node_template: str | None, output: str) -> 
             if autoscale.extra_nodes:
                 click.echo(_table(_placement_rows(autoscale.placements),
                                   ["POD", "NODE", "CLAIMS / REASONS"]))
+        click.echo(f"\nnot modelled (checked by the scheduler, ignored here): "
+                   f"{', '.join(NOT_MODELLED)}")
         return
-    data: dict[str, Any] = {"placements": [asdict(p) for p in placements]}
+    data: dict[str, Any] = {"placements": [asdict(p) for p in placements],
+                            "not_modelled": list(NOT_MODELLED)}
     if autoscale is not None:
         data["autoscale"] = {
             "template": node.metadata.name,
@@ -137,16 +146,6 @@ def simulate(files: tuple[str, ...], node_template: str | None, output: str) -> 
             "placements": [asdict(p) for p in autoscale.placements],
         }
     _emit(data, output)
-
-
-def _claim_pod(namespace: str, claim: str) -> Pod:
-    """A stand-in pod that uses just ``claim`` (for ``explain claim/NAME``)."""
-    return Pod(
-        api_version="v1", kind="Pod",
-        metadata=ObjectMeta(name=f"claim:{claim}", namespace=namespace),
-        spec=PodSpec(resource_claims=[PodResourceClaim(
-            name="claim", source=ClaimSource(resource_claim_name=claim))]),
-    )
 
 
 @click.command()
@@ -166,9 +165,9 @@ def explain(files: tuple[str, ...], namespace: str, output: str, target: str) ->
                     if p.metadata.name == name and p.metadata.namespace == namespace), None)
         if pod is None:
             raise click.ClickException(f'pod "{namespace}/{name}" not found in the snapshot')
+        result = Simulator(snapshot).explain(pod)
     else:
-        pod = _claim_pod(namespace, name)
-    result = Simulator(snapshot).explain(pod)
+        result = Simulator(snapshot).explain_claim(namespace, name)
     if output == "table":
         click.echo(render(result), nl=False)
     else:

@@ -4,8 +4,9 @@ Starts the API server on the embedded SQLite store (or on etcd: ``--etcd-servers
 ``--etcd`` for a local etcd with its data in the data dir; ``--apiservers N`` replicas over it),
 the scheduler and the controller manager as separate processes (so both cores are used),
 writes a kubeconfig, optionally creates fake Nodes with ResourceSlices, and stops everything
-cleanly on Ctrl-C. A component that exits is restarted; one that keeps exiting stops the
-cluster.
+cleanly on Ctrl-C, SIGTERM or SIGHUP. A component that exits is restarted; one that keeps
+exiting stops the cluster. A second ``up`` on the same data dir or port fails at once, without
+touching the running cluster.
 """
 
 from __future__ import annotations
@@ -49,17 +50,22 @@ RESTART_LIMIT = 5
 @click.option("--apiservers", default=1, show_default=True, type=click.IntRange(1),
               help="API server replicas (more than one needs etcd); the scheduler uses the "
                    "first, the controller manager the second")
+@click.option("--scheduler-metrics-port", type=int, default=None,
+              help="the scheduler serves Prometheus metrics on 127.0.0.1:PORT/metrics")
 @click.option("-v", "--verbose", count=True)
 def up(data_dir: str, port: int, fake_nodes: int, instances: int, driver: str,
        feature_gates: str, etcd_servers: str | None, local_etcd: bool, apiservers: int,
-       verbose: int) -> None:
+       scheduler_metrics_port: int | None, verbose: int) -> None:
     """Run a local cluster until Ctrl-C."""
     setup_logging(verbose)
     if local_etcd and etcd_servers:
         raise click.UsageError("--etcd and --etcd-servers exclude each other")
+    scheduler_args = ([] if scheduler_metrics_port is None
+                      else ["--metrics-port", str(scheduler_metrics_port)])
     try:
         cluster = LocalCluster(Path(data_dir).resolve(), port=port, verbose=verbose,
-                               feature_gates=feature_gates, etcd_servers=etcd_servers,
+                               feature_gates=feature_gates, scheduler_args=scheduler_args,
+                               etcd_servers=etcd_servers,
                                etcd_members=1 if local_etcd else 0, apiservers=apiservers)
     except (ClusterError, EtcdNotFoundError) as e:
         raise click.UsageError(str(e)) from e
@@ -67,6 +73,10 @@ def up(data_dir: str, port: int, fake_nodes: int, instances: int, driver: str,
     async def main(stop: asyncio.Event) -> None:
         try:
             await cluster.start()
+        except ClusterError as e:  # nothing is running: one line says why
+            await cluster.stop()
+            raise click.ClickException(str(e)) from e
+        try:
             if fake_nodes:
                 async with Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
                     await create_fake_nodes(client, fake_nodes, instances, driver,
@@ -79,8 +89,6 @@ def up(data_dir: str, port: int, fake_nodes: int, instances: int, driver: str,
                 f"  kubectl apply -f examples/\n"
                 f"logs: {cluster.data_dir / 'logs'}. Press Ctrl-C to stop.")
             await supervise(stop, cluster)
-        except ClusterError as e:
-            raise click.ClickException(str(e)) from e
         finally:
             await cluster.stop()
             click.echo("kubedra stopped.")

@@ -4,6 +4,12 @@ The informer lists (page by page, at one resourceVersion), then watches from tha
 When a watch ends it resumes from the last version seen (bookmarks advance it too); when the
 server answers 410 Gone it lists again and reports the differences as events, so handlers
 always see a consistent sequence of adds, updates and deletes.
+
+As client-go's reflector, connection problems and API errors are retried with backoff for as
+long as it takes. Anything else (a bug, an event that cannot be decoded) is logged with its
+traceback and answered by a fresh list; an informer failing that way again and again raises
+:class:`InformerFailed` out of :func:`run_informed`, so that its process exits non-zero and
+its supervisor restarts it instead of it staying up with a dead cache.
 """
 
 from __future__ import annotations
@@ -12,8 +18,8 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections.abc import Callable
-from typing import Generic, TypeVar
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any, Generic, TypeVar
 
 import aiohttp
 
@@ -28,6 +34,13 @@ AddHandler = Callable[[T], None]
 UpdateHandler = Callable[[T, T], None]
 DeleteHandler = Callable[[T], None]
 
+MAX_UNEXPECTED_FAILURES = 8
+"""Unexpected failures in a row (with backoff up to 5 s: about 20 s) before giving up."""
+
+
+class InformerFailed(Exception):
+    """An informer kept failing in ways a relist did not cure."""
+
 
 def object_key(obj: TypedObject) -> str:
     """``namespace/name`` for namespaced objects, ``name`` otherwise (client-go's key)."""
@@ -38,7 +51,8 @@ def object_key(obj: TypedObject) -> str:
 class Informer(Generic[T]):
     def __init__(self, client: Client, model: type[T], *, namespace: str | None = None,
                  label_selector: str | None = None, field_selector: str | None = None,
-                 page_size: int = 500, watch_timeout: tuple[int, int] = (300, 600)) -> None:
+                 page_size: int = 500, watch_timeout: tuple[int, int] = (300, 600),
+                 max_failures: int = MAX_UNEXPECTED_FAILURES) -> None:
         self.client = client
         self.model = model
         self.namespace = namespace
@@ -46,6 +60,7 @@ class Informer(Generic[T]):
         self.field_selector = field_selector
         self.page_size = page_size
         self.watch_timeout = watch_timeout
+        self.max_failures = max_failures
         self.store: dict[str, T] = {}
         self.resource_version = ""
         self._adds: list[AddHandler[T]] = []
@@ -86,13 +101,18 @@ class Informer(Generic[T]):
     async def stop(self) -> None:
         if self._task is not None:
             self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
+            # a failure was reported where the task was awaited (see run_informed)
+            with contextlib.suppress(asyncio.CancelledError, InformerFailed):
                 await self._task
             self._task = None
 
     async def run(self) -> None:
+        """List and watch until cancelled; raises :class:`InformerFailed` when it cannot
+        recover."""
+        name = self.model.__name__
         backoff = 0.2
         need_list = True
+        failures = 0
         while True:
             try:
                 if need_list:
@@ -101,17 +121,24 @@ class Informer(Generic[T]):
                     need_list = False
                 await self._watch_once()
                 backoff = 0.2
+                failures = 0
+                continue
             except ApiError as e:
                 if is_gone(e):
                     need_list = True
                     continue
-                log.warning("%s informer: %s", self.model.__name__, e)
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, 5.0)
-            except (aiohttp.ClientError, ConnectionError, TimeoutError, ValueError) as e:
-                log.info("%s informer reconnecting: %s", self.model.__name__, e)
-                await asyncio.sleep(backoff)
-                backoff = min(backoff * 2, 5.0)
+                log.warning("%s informer: %s", name, e)
+            except (aiohttp.ClientError, ConnectionError, TimeoutError) as e:
+                log.info("%s informer reconnecting: %s", name, e)
+            except Exception as e:
+                failures += 1
+                if failures >= self.max_failures:
+                    log.error("%s informer failed %d times in a row; giving up", name, failures)
+                    raise InformerFailed(f"{name} informer: {e!r}") from e
+                log.exception("%s informer failed unexpectedly; listing again", name)
+                need_list = True
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 5.0)
 
     async def _relist(self) -> None:
         page = await self.client.list_all(
@@ -166,6 +193,30 @@ class Informer(Generic[T]):
     def _emit_delete(self, obj: T) -> None:
         for h in self._deletes:
             _safely(h, obj)
+
+
+async def run_informed(informers: Sequence[Informer[Any]],
+                       work: Callable[[], Awaitable[None]]) -> None:
+    """Start ``informers``, wait until all have synced, then run ``work()`` until it ends or
+    an informer gives up (its :class:`InformerFailed` is raised here, ending ``work``)."""
+    watched = [informer.start() for informer in informers]
+
+    async def synced_then_work() -> None:
+        await asyncio.gather(*(informer.wait_synced() for informer in informers))
+        await work()
+
+    main = asyncio.ensure_future(synced_then_work())
+    try:
+        done, _ = await asyncio.wait([main, *watched], return_when=asyncio.FIRST_COMPLETED)
+        for task in done:
+            if task is not main and task.cancelled():
+                raise InformerFailed(f"{task.get_name()} was stopped")
+            task.result()
+    finally:
+        if not main.done():
+            main.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await main
 
 
 def _safely(handler: Callable[..., None], *args: object) -> None:

@@ -89,10 +89,12 @@ class LeaderElector:
 
     async def acquire(self) -> None:
         """Return once this candidate holds the Lease."""
+        lease = f"{self.config.namespace}/{self.config.name}"
+        log.info("attempting to acquire leader lease %s...", lease)
         while not await self._attempt():
             await asyncio.sleep(self.config.retry_period)
         self.leading.set()
-        log.info("%s became leader of lease %s", self.config.identity, self.config.name)
+        log.info("successfully acquired lease %s", lease)
 
     async def keep_renewing(self) -> None:
         """Renew until that fails for ``renew_deadline``; then return (leadership lost)."""

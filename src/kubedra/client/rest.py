@@ -248,7 +248,7 @@ class Client:
         async with self._watch_session.get(path, params=params) as resp:
             if resp.status >= 400:
                 raise _api_error(resp.status, await resp.read())
-            async for line in resp.content:
+            async for line in _lines(resp.content):
                 if not line.strip():
                     continue
                 event = _event_decoder.decode(line)
@@ -259,6 +259,25 @@ class Client:
                     yield WatchEvent(event.type, _bookmark(event.object, model))
                     continue
                 yield WatchEvent(event.type, codec.decode(bytes(event.object), model))
+
+
+async def _lines(stream: aiohttp.StreamReader) -> AsyncIterator[bytes]:
+    """The stream's newline-terminated lines, however long: aiohttp's own line reader stops
+    at its buffer limit (512 KiB), far below the largest object the API server accepts. Like
+    client-go's JSON framer it sets no limit of its own; a stream cut inside a line raises
+    ``ClientPayloadError`` (a connection problem: the informer resumes)."""
+    buffer = bytearray()
+    searched = 0
+    async for chunk in stream.iter_any():
+        buffer += chunk
+        start = 0
+        while (end := buffer.find(b"\n", max(start, searched))) != -1:
+            yield bytes(buffer[start:end])
+            start = end + 1
+        del buffer[:start]
+        searched = len(buffer)
+    if buffer.strip():
+        raise aiohttp.ClientPayloadError("watch stream ended inside an event")
 
 
 def _bookmark(raw: msgspec.Raw, model: type[T]) -> T:

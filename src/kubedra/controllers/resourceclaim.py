@@ -11,9 +11,9 @@
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections import OrderedDict
+from typing import Any
 
 import msgspec
 
@@ -27,7 +27,7 @@ from kubedra.api.resource import (
 )
 from kubedra.client.errors import ApiError, is_not_found
 from kubedra.client.events import EventRecorder
-from kubedra.client.informer import Informer, object_key
+from kubedra.client.informer import Informer, object_key, run_informed
 from kubedra.client.rest import Client
 from kubedra.controllers.metrics import ControllerMetrics
 from kubedra.controllers.workqueue import WorkQueue
@@ -77,6 +77,7 @@ class ResourceClaimController:
         self.pods = Informer(client, Pod)
         self.claims = Informer(client, ResourceClaim)
         self.templates = Informer(client, ResourceClaimTemplate)
+        self.informers: tuple[Informer[Any], ...] = (self.pods, self.claims, self.templates)
         self.queue = WorkQueue("resource_claim", metrics=metrics)
         self.events = EventRecorder(client, "resource_claim")
         self._deleted_pods: OrderedDict[str, None] = OrderedDict()
@@ -142,14 +143,13 @@ class ResourceClaimController:
     # --- running --------------------------------------------------------------------------
 
     async def run(self) -> None:
-        for informer in (self.pods, self.claims, self.templates):
-            informer.start()
-        await asyncio.gather(self.pods.wait_synced(), self.claims.wait_synced(),
-                             self.templates.wait_synced())
-        await self.queue.run_workers(self.sync, self.workers)
+        log.info("Starting controller", {"controller": "resourceclaim-controller",
+                                          "workers": self.workers})
+        await run_informed(self.informers,
+                           lambda: self.queue.run_workers(self.sync, self.workers))
 
     async def stop(self) -> None:
-        for informer in (self.pods, self.claims, self.templates):
+        for informer in self.informers:
             await informer.stop()
 
     async def sync(self, key: str) -> None:
@@ -262,6 +262,7 @@ class ResourceClaimController:
                 valid.append(ref)
         has_finalizer = resource.FINALIZER in (claim.metadata.finalizers or ())
         deleting = claim.metadata.deletion_timestamp is not None
+        had_allocation = claim.status.allocation is not None
         if len(valid) < len(reserved):
             status = msgspec.structs.replace(claim.status, reserved_for=valid or None)
             if not valid and has_finalizer and (
@@ -269,12 +270,15 @@ class ResourceClaimController:
                 status = msgspec.structs.replace(status, allocation=None)
             claim = await self.client.update_status(
                 msgspec.structs.replace(claim, status=status))
+            if had_allocation and claim.status.allocation is None:
+                log.info("Deallocated claim", {"claim": object_key(claim)})
             if has_finalizer and claim.status.allocation is None:
                 await self._drop_finalizer(claim)
         elif has_finalizer and deleting and not valid:
             if claim.status.allocation is not None:
                 claim = await self.client.update_status(msgspec.structs.replace(
                     claim, status=msgspec.structs.replace(claim.status, allocation=None)))
+                log.info("Deallocated claim", {"claim": object_key(claim)})
             await self._drop_finalizer(claim)
         if not valid:
             await self._delete_if_unneeded(claim)

@@ -18,6 +18,7 @@ def strategies(gates: FeatureGates) -> dict[str, AnyStrategy]:
         "Node": core.NodeStrategy(),
         "Pod": core.PodStrategy(),
         "Event": core.EventStrategy(),
+        "Service": core.ServiceStrategy(),
         "Lease": core.LeaseStrategy(),
         "Job": job.JobStrategy(gates),
         "ResourceClass": resource.resource_class(),

@@ -4,6 +4,7 @@ that is re-read and retried on conflict, and never applied to a re-created claim
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Awaitable, Callable
 from typing import TypeVar
 
@@ -13,11 +14,13 @@ from kubedra.allocation.engine import ClaimAllocation
 from kubedra.api.core import Pod
 from kubedra.api.resource import FINALIZER, ResourceClaim
 from kubedra.client.errors import ApiError, is_conflict
+from kubedra.client.informer import object_key
 from kubedra.client.rest import Client
 from kubedra.scheduler.plugins.dynamicresources import consumer
 
 ATTEMPTS = 8
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 
 class ClaimWriteError(Exception):
@@ -80,7 +83,11 @@ class ClientClaimWriter:
             if not status.allocation.shareable and reserved:
                 raise ClaimWriteError("resourceclaim in use")
         status = msgspec.structs.replace(status, reserved_for=[*reserved, consumer(pod)])
-        return await self.client.update_status(msgspec.structs.replace(current, status=status))
+        written = await self.client.update_status(msgspec.structs.replace(current, status=status))
+        if allocation is not None:
+            log.info("Allocated claim", {"claim": object_key(written), "pod": object_key(pod),
+                                         "driver": allocation.driver_name})
+        return written
 
     async def unreserve_claim(self, claim: ResourceClaim, pod: Pod) -> None:
         async def write(current: ResourceClaim) -> None:
@@ -105,5 +112,7 @@ class ClientClaimWriter:
             status = msgspec.structs.replace(current.status, reserved_for=None,
                                              allocation=None, driver_name="")
             await self.client.update_status(msgspec.structs.replace(current, status=status))
+            log.info("Deallocated claim", {"claim": object_key(current),
+                                           "pod": object_key(pod)})
 
         await self._retrying(claim, write)

@@ -44,6 +44,8 @@ class QueuedPod:
     last_attempt: float = 0.0
     rejectors: frozenset[str] = field(default_factory=frozenset)
     unschedulable_since: float = 0.0
+    gated: bool = False
+    """Parked by a PreEnqueue plugin (never attempted since)."""
 
 
 def _queue(hint: Hint, pod: Pod, old: object, new: object) -> bool:
@@ -125,8 +127,9 @@ class SchedulingQueue:
         return len(self._info)
 
     def pending_counts(self) -> dict[str, int]:
+        gated = sum(1 for qp in self.unschedulable.values() if qp.gated)
         return {"active": len(self._in_active), "backoff": len(self._in_backoff),
-                "unschedulable": len(self.unschedulable)}
+                "unschedulable": len(self.unschedulable) - gated, "gated": gated}
 
     # --- the scheduling loop's side ------------------------------------------------------------
 
@@ -220,6 +223,7 @@ class SchedulingQueue:
 
     def _push_active(self, qp: QueuedPod) -> None:
         gated = self.pre_enqueue(qp.pod) if self.pre_enqueue is not None else None
+        qp.gated = bool(gated)
         if gated:
             qp.rejectors = frozenset(gated)
             self._park(qp)

@@ -14,11 +14,12 @@ import asyncio
 import datetime
 import itertools
 import logging
+import time
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from kubedra.api.core import Node, Pod
-from kubedra.client.informer import Informer
+from kubedra.client.informer import Informer, run_informed
 from kubedra.client.rest import Client
 from kubedra.scheduler.cache import SchedulerCache
 from kubedra.scheduler.framework import (
@@ -31,6 +32,7 @@ from kubedra.scheduler.framework import (
     feasible_nodes_to_find,
     fit_error_message,
 )
+from kubedra.scheduler.metrics import ERROR, SCHEDULED, UNSCHEDULABLE, SchedulerMetrics
 from kubedra.scheduler.queue import ClusterEvent, QueuedPod, SchedulingQueue, pod_key
 
 log = logging.getLogger(__name__)
@@ -55,10 +57,18 @@ class Informers:
             informer = self._by_model[model] = Informer(self.client, model)
         return informer
 
+    def all(self) -> list[Informer[Any]]:
+        return list(self._by_model.values())
+
     async def start(self) -> None:
+        """Start every informer and wait until all have synced."""
         for informer in self._by_model.values():
             informer.start()
         await asyncio.gather(*(i.wait_synced() for i in self._by_model.values()))
+
+    async def run(self, work: Callable[[], Awaitable[None]]) -> None:
+        """Run ``work`` once every informer has synced (see :func:`run_informed`)."""
+        await run_informed(self.all(), work)
 
     async def stop(self) -> None:
         for informer in self._by_model.values():
@@ -70,13 +80,14 @@ class Scheduler:
                  scheduler_name: str = DEFAULT_SCHEDULER_NAME, parallel_binds: int = 32,
                  queue: SchedulingQueue | None = None,
                  record_event: Callable[[Pod, str, str, str], Awaitable[None]] | None = None,
-                 ) -> None:
+                 metrics: SchedulerMetrics | None = None) -> None:
         self.client = client
         self.informers = informers
         self.plugins = list(plugins)
         self.scheduler_name = scheduler_name
         self.queue = queue if queue is not None else SchedulingQueue()
         self.queue.pre_enqueue = self._pre_enqueue
+        self.metrics = metrics if metrics is not None else SchedulerMetrics(self.queue)
         self.cache = SchedulerCache()
         self._binds = asyncio.Semaphore(parallel_binds)
         self._bind_tasks: set[asyncio.Task[None]] = set()
@@ -142,18 +153,21 @@ class Scheduler:
     # --- the loop ---------------------------------------------------------------------------
 
     async def run(self) -> None:
-        await self.informers.start()
         try:
-            while True:
-                qp = await self.queue.pop()
-                try:
-                    await self.schedule_one(qp)
-                except Exception:
-                    log.exception("scheduling %s failed unexpectedly", qp.key)
-                    self.queue.requeue_error(qp)
+            await self.informers.run(self._schedule_forever)
         finally:
             for task in list(self._bind_tasks):
                 task.cancel()
+
+    async def _schedule_forever(self) -> None:
+        while True:
+            qp = await self.queue.pop()
+            try:
+                await self.schedule_one(qp)
+            except Exception:
+                log.exception("scheduling %s failed unexpectedly", qp.key)
+                self.metrics.attempt(ERROR, self.scheduler_name, None)
+                self.queue.requeue_error(qp)
 
     async def wait_binds(self) -> None:
         while self._bind_tasks:
@@ -165,6 +179,8 @@ class Scheduler:
             self.queue.forget(qp.key)
             return
         state = CycleState()
+        state.started = time.monotonic()
+        self.metrics.sample(state)
         diagnosis = Diagnosis()
         rejectors: set[str] = set()
         skipped: set[str] = set()
@@ -232,7 +248,8 @@ class Scheduler:
     async def _fail(self, qp: QueuedPod, pod: Pod, state: CycleState, diagnosis: Diagnosis,
                     rejectors: set[str], status: Status | None) -> None:
         if status is not None and status.code is Code.ERROR:
-            log.info("pod %s: %s", qp.key, status.message)
+            self._attempted(state, ERROR)
+            log.info("Error scheduling pod; retrying", {"pod": qp.key, "err": status.message})
             self.queue.requeue_error(qp)
             return
         if status is None:
@@ -243,6 +260,8 @@ class Scheduler:
                 if result.ok:
                     break
         message = fit_error_message(len(self.cache.nodes), diagnosis)
+        self._attempted(state, UNSCHEDULABLE)
+        log.info("Unable to schedule pod; no fit; waiting", {"pod": qp.key, "err": message})
         self.queue.requeue_unschedulable(qp, rejectors)
         await self._report_unschedulable(pod, message)
 
@@ -273,13 +292,18 @@ class Scheduler:
             if not status.ok:
                 self._unreserve(reserved, state, pod, node.name)
                 self.cache.forget(pod)
-                log.info("reserve of %s on %s failed: %s", qp.key, node.name, status.message)
+                self._attempted(state, ERROR)
+                log.info("Error scheduling pod; retrying",
+                         {"pod": qp.key, "node": node.name, "err": status.message})
                 self.queue.requeue_error(qp)
                 return
         await self._binds.acquire()
         task = asyncio.create_task(self._bind(qp, pod, state, node.name))
         self._bind_tasks.add(task)
         task.add_done_callback(self._bind_tasks.discard)
+
+    def _attempted(self, state: CycleState, result: str) -> None:
+        self.metrics.attempt(result, self.scheduler_name, time.monotonic() - state.started)
 
     def _unreserve(self, plugins: list[Any], state: CycleState, pod: Pod, node: str) -> None:
         for plugin in reversed(plugins):
@@ -295,7 +319,8 @@ class Scheduler:
             await self.client.bind(pod.metadata.namespace or "", pod.metadata.name or "", node,
                                    pod.metadata.uid)
         except Exception as e:
-            log.info("binding %s to %s failed: %s", qp.key, node, e)
+            self._attempted(state, ERROR)
+            log.info("Failed to bind pod", {"pod": qp.key, "node": node, "err": str(e)})
             self._unreserve(self._stage["reserve"], state, pod, node)
             for plugin in self._stage["reserve"]:
                 if hasattr(plugin, "after_unreserve"):
@@ -306,6 +331,8 @@ class Scheduler:
         finally:
             self._binds.release()
         self.queue.forget(qp.key)
+        self._attempted(state, SCHEDULED)
+        log.info("Successfully bound pod to node", {"pod": qp.key, "node": node})
         for plugin in self._stage["post_bind"]:
             plugin.post_bind(state, pod, node)
         if self._record_event is not None:

@@ -15,6 +15,7 @@ from kubedra.api.resource import (
 from kubedra.client.events import EventRecorder
 from kubedra.client.rest import Client
 from kubedra.scheduler.claimwriter import ClientClaimWriter
+from kubedra.scheduler.metrics import SchedulerMetrics, TimedPlugin
 from kubedra.scheduler.plugins.dynamicresources import (
     DRAState,
     DynamicResources,
@@ -32,7 +33,7 @@ from kubedra.scheduler.queue import ClusterEvent, SchedulingQueue, pod_key
 from kubedra.scheduler.scheduler import DEFAULT_SCHEDULER_NAME, Informers, Scheduler
 
 
-def default_plugins(dra: DynamicResources) -> list[Any]:
+def default_plugins(dra: DynamicResources | TimedPlugin) -> list[Any]:
     """The default profile, in upstream's filter order (cheap checks first)."""
     return [NodeUnschedulable(), NodeName(), TaintToleration(), NodeAffinity(),
             NodeResourcesFit(), dra]
@@ -116,6 +117,7 @@ def build_scheduler(client: Client, *, scheduler_name: str = DEFAULT_SCHEDULER_N
                     record_events: bool = True) -> Scheduler:
     informers = Informers(client)
     queue = SchedulingQueue()
+    metrics = SchedulerMetrics(queue)
     state = DRAState()
     wire_dra(informers, state, queue)
     dra = DynamicResources(state, ClientClaimWriter(client))
@@ -124,5 +126,6 @@ def build_scheduler(client: Client, *, scheduler_name: str = DEFAULT_SCHEDULER_N
     async def record(pod: Pod, event_type: str, reason: str, message: str) -> None:
         await recorder.record(pod, event_type, reason, message)
 
-    return Scheduler(client, informers, default_plugins(dra), scheduler_name=scheduler_name,
-                     queue=queue, record_event=record if record_events else None)
+    return Scheduler(client, informers, default_plugins(TimedPlugin(dra, metrics)),
+                     scheduler_name=scheduler_name, queue=queue,
+                     record_event=record if record_events else None, metrics=metrics)

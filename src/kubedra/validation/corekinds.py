@@ -10,7 +10,7 @@ Status updates check metadata only (upstream's status checks cover fields kubedr
 from __future__ import annotations
 
 from kubedra.api.coordination import Lease
-from kubedra.api.core import TAINT_EFFECTS, Event, Namespace, Node, Taint
+from kubedra.api.core import TAINT_EFFECTS, Event, Namespace, Node, Service, Taint
 from kubedra.api.meta import ObjectMeta
 from kubedra.validation.field import (
     ErrorList,
@@ -180,6 +180,31 @@ def validate_event(event: Event) -> ErrorList:
 
 def validate_event_update(new: Event, old: Event) -> ErrorList:
     return validate_object_meta_update(new.metadata, old.metadata, METADATA) + validate_event(new)
+
+
+# --- Service ----------------------------------------------------------------------------------
+
+SERVICE_PROTOCOLS = ("SCTP", "TCP", "UDP")
+
+
+def validate_service(svc: Service) -> ErrorList:
+    """The metadata and port checks of ``ValidateService`` (Services are read-only through
+    the API, so only the API server's own ``kubernetes`` Service gets here)."""
+    errs = validate_object_meta(svc.metadata, True, name_is_dns_label, METADATA)
+    for i, port in enumerate(svc.spec.ports or ()):
+        path = Path("spec").child("ports").index(i)
+        if not 1 <= port.port <= 65535:
+            errs.append(invalid(path.child("port"), port.port,
+                                "must be between 1 and 65535, inclusive"))
+        if port.protocol not in SERVICE_PROTOCOLS:
+            errs.append(not_supported(path.child("protocol"), port.protocol or "",
+                                      SERVICE_PROTOCOLS))
+    return errs
+
+
+def validate_service_update(new: Service, old: Service) -> ErrorList:
+    return validate_object_meta_update(new.metadata, old.metadata, METADATA) + validate_service(
+        new)
 
 
 # --- Lease ------------------------------------------------------------------------------------

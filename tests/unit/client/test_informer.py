@@ -4,13 +4,16 @@ it), relist on 410 Gone reporting the differences as adds, updates and deletes."
 from __future__ import annotations
 
 import asyncio
+import logging
 from collections.abc import AsyncIterator
 from typing import Any
+
+import pytest
 
 from kubedra.api.core import Namespace
 from kubedra.api.meta import ObjectMeta, Status
 from kubedra.client.errors import ApiError
-from kubedra.client.informer import Informer
+from kubedra.client.informer import Informer, InformerFailed, run_informed
 from kubedra.client.rest import Page, WatchEvent
 
 
@@ -39,7 +42,7 @@ class FakeClient:
         script = self.watches.pop(0) if self.watches else None
         if script is None:
             await asyncio.Event().wait()  # a quiet watch
-        if isinstance(script, ApiError):
+        if isinstance(script, Exception):
             raise script
         for event in script or ():
             yield event
@@ -71,3 +74,38 @@ async def test_list_watch_resume_and_relist_on_gone() -> None:
     assert client.watched_from == ["2", "4", "6"]
     assert seen == ["add a@1", "add b@2", "update a@3", "update a@5", "add c@6", "delete b"]
     assert sorted(informer.store) == ["a", "c"] and informer.resource_version == "6"
+
+
+async def test_unexpected_error_is_logged_and_answered_by_a_relist(
+        caplog: pytest.LogCaptureFixture) -> None:
+    client = FakeClient(
+        lists=[([ns("a", "1")], "1"), ([ns("a", "1"), ns("b", "3")], "3")],
+        watches=[RuntimeError("boom")])
+    informer: Informer[Namespace] = Informer(client, Namespace)  # type: ignore[arg-type]
+    informer.start()
+    for _ in range(200):
+        if len(client.watched_from) >= 2:
+            break
+        await asyncio.sleep(0.01)
+    await informer.stop()
+    assert client.watched_from == ["1", "3"]
+    assert sorted(informer.store) == ["a", "b"]
+    failed = [r for r in caplog.records if r.levelno == logging.ERROR]
+    assert failed and "listing again" in failed[0].getMessage() and failed[0].exc_info
+
+
+async def test_an_informer_that_keeps_failing_ends_the_component() -> None:
+    client = FakeClient(lists=[([], str(i)) for i in range(10)],
+                        watches=[RuntimeError("boom")] * 10)
+    informer: Informer[Namespace] = Informer(  # type: ignore[arg-type]
+        client, Namespace, max_failures=3)
+    work_started = asyncio.Event()
+
+    async def work() -> None:
+        work_started.set()
+        await asyncio.Event().wait()
+
+    with pytest.raises(InformerFailed, match="boom"):
+        await asyncio.wait_for(run_informed([informer], work), 10)
+    assert work_started.is_set() and len(client.watched_from) == 3
+    await informer.stop()

@@ -42,7 +42,7 @@ async def test_unschedulable_pod_moves_only_on_registered_event_with_positive_hi
     q.add(pod("a"))
     qp = await q.pop()
     q.requeue_unschedulable(qp, {"Q"})
-    assert q.pending_counts() == {"active": 0, "backoff": 0, "unschedulable": 1}
+    assert q.pending_counts() == {"active": 0, "backoff": 0, "unschedulable": 1, "gated": 0}
     q.on_event(ClusterEvent("Node", "Add"))  # P did not reject it
     q.on_event(ClusterEvent("ResourceClaim", "Update"), None, "no")  # hint says no
     assert "default/a" in q.unschedulable
@@ -104,7 +104,7 @@ async def test_pre_enqueue_gates_without_an_attempt() -> None:
     q.register("Gate", ClusterEvent("Claim", "Add"))
     q.add(pod("a"))
     q.add(pod("b"))
-    assert q.pending_counts() == {"active": 1, "backoff": 0, "unschedulable": 1}
+    assert q.pending_counts() == {"active": 1, "backoff": 0, "unschedulable": 0, "gated": 1}
     assert (await q.pop()).key == "default/b"
     gated.clear()
     q.update(pod("a"))  # e.g. its claim name was recorded in the status

@@ -110,6 +110,8 @@ NODE = struct(
 NAMESPACE = struct(metadata=OBJECT_META, status=struct(conditions=CONDITIONS))
 EVENT = struct(metadata=OBJECT_META)
 LEASE = struct(metadata=OBJECT_META)
+SERVICE = struct(metadata=OBJECT_META,
+                 spec=struct(ports=merge_list("port", ssa_keys=("port", "protocol"))))
 JOB = struct(
     metadata=OBJECT_META,
     spec=struct(template=POD_TEMPLATE, selector=LABEL_SELECTOR),
@@ -146,6 +148,7 @@ SCHEMAS: Mapping[tuple[str, str], Meta] = MappingProxyType({
     ("", "Node"): NODE,
     ("", "Pod"): POD,
     ("", "Event"): EVENT,
+    ("", "Service"): SERVICE,
     ("batch", "Job"): JOB,
     ("coordination.k8s.io", "Lease"): LEASE,
     (_RESOURCE, "ResourceClass"): RESOURCE_CLASS,

@@ -12,7 +12,16 @@ from typing import Any
 
 from kubedra.api.base import Obj, dig
 from kubedra.api.coordination import Lease
-from kubedra.api.core import Event, Namespace, NamespaceStatus, Node, Pod, PodCondition, PodStatus
+from kubedra.api.core import (
+    Event,
+    Namespace,
+    NamespaceStatus,
+    Node,
+    Pod,
+    PodCondition,
+    PodStatus,
+    Service,
+)
 from kubedra.registry.strategies.base import Strategy, keep_all_but_status, keep_meta, sub_dict
 from kubedra.validation import corekinds, field
 from kubedra.validation import pod as pod_validation
@@ -262,6 +271,17 @@ class EventStrategy(Strategy[Event]):
 
     def field_label_error(self, label: str) -> str:
         return _field_label_not_supported(label)
+
+
+class ServiceStrategy(Strategy[Service]):
+    """Services are served read-only (get, list, watch); the API server writes the
+    ``kubernetes`` Service itself at start."""
+
+    def validate(self, obj: Service) -> list[FieldError]:
+        return corekinds.validate_service(obj)
+
+    def validate_update(self, new: Service, old: Service) -> list[FieldError]:
+        return corekinds.validate_service_update(new, old)
 
 
 class LeaseStrategy(Strategy[Lease]):

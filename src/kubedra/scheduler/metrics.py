@@ -1,0 +1,128 @@
+"""The scheduler's Prometheus metrics, named, labelled and bucketed as kube-scheduler's
+(``pkg/scheduler/metrics/metrics.go``), on a registry of the scheduler's own.
+
+Plugin execution time is observed, as upstream, only in a sample of scheduling cycles
+(:data:`PLUGIN_METRICS_SAMPLE_PERCENT`; every tenth cycle, starting with the first, where
+upstream draws at random), so timing never weighs on the filter hot path of the others.
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import itertools
+import time
+import types
+from collections.abc import Callable
+from typing import Any
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+
+from kubedra.scheduler.framework import CycleState, Status
+from kubedra.scheduler.queue import SchedulingQueue
+
+PLUGIN_METRICS_SAMPLE_PERCENT = 10
+PENDING_QUEUES = ("active", "backoff", "unschedulable", "gated")
+SCHEDULED, UNSCHEDULABLE, ERROR = "scheduled", "unschedulable", "error"
+
+# method name -> upstream extension point name
+EXTENSION_POINTS = {
+    "pre_enqueue": "PreEnqueue", "pre_filter": "PreFilter", "filter": "Filter",
+    "post_filter": "PostFilter", "score": "Score", "reserve": "Reserve",
+    "unreserve": "Unreserve", "pre_bind": "PreBind", "post_bind": "PostBind",
+}
+
+
+def _exponential(start: float, factor: float, count: int) -> tuple[float, ...]:
+    return tuple(start * factor**i for i in range(count))
+
+
+class SchedulerMetrics:
+    def __init__(self, queue: SchedulingQueue, registry: CollectorRegistry | None = None,
+                 ) -> None:
+        self.registry = registry if registry is not None else CollectorRegistry()
+        self._cycles = itertools.count()
+        self.attempts = Counter(
+            "scheduler_schedule_attempts_total",
+            "Number of attempts to schedule pods, by the result. 'unschedulable' means a pod "
+            "could not be scheduled, while 'error' means an internal scheduler problem.",
+            ["result", "profile"], registry=self.registry)
+        self.attempt_duration = Histogram(
+            "scheduler_scheduling_attempt_duration_seconds",
+            "Scheduling attempt latency in seconds (scheduling algorithm + binding)",
+            ["result", "profile"], buckets=_exponential(0.001, 2, 15), registry=self.registry)
+        self.plugin_duration = Histogram(
+            "scheduler_plugin_execution_duration_seconds",
+            "Duration for running a plugin at a specific extension point.",
+            ["plugin", "extension_point", "status"], buckets=_exponential(0.00001, 1.5, 20),
+            registry=self.registry)
+        pending = Gauge(
+            "scheduler_pending_pods",
+            "Number of pending pods, by the queue type. 'active' means number of pods in "
+            "activeQ; 'backoff' means number of pods in backoffQ; 'unschedulable' means "
+            "number of pods in unschedulablePods that the scheduler attempted to schedule "
+            "and failed; 'gated' is the number of unschedulable pods that the scheduler "
+            "never attempted to schedule because they are gated.",
+            ["queue"], registry=self.registry)
+        for name in PENDING_QUEUES:
+            pending.labels(name).set_function(
+                functools.partial(lambda n: queue.pending_counts()[n], name))
+
+    def attempt(self, result: str, profile: str, seconds: float | None) -> None:
+        """An attempt ended; ``seconds`` since its cycle started (``None``: unknown)."""
+        self.attempts.labels(result, profile).inc()
+        if seconds is not None:
+            self.attempt_duration.labels(result, profile).observe(seconds)
+
+    def sample(self, state: CycleState) -> None:
+        """Decide whether this cycle's plugin calls are timed."""
+        state.record_plugin_metrics = next(self._cycles) % (
+            100 // PLUGIN_METRICS_SAMPLE_PERCENT) == 0
+
+
+class TimedPlugin:
+    """A plugin whose extension-point calls in sampled cycles are observed in
+    ``scheduler_plugin_execution_duration_seconds``; everything else is the plugin's own."""
+
+    def __init__(self, plugin: Any, metrics: SchedulerMetrics) -> None:
+        self._plugin = plugin
+        self._histogram = metrics.plugin_duration
+        self.name: str = plugin.name
+
+    def __getattr__(self, attr: str) -> Any:
+        value = getattr(self._plugin, attr)
+        point = EXTENSION_POINTS.get(attr)
+        if point is None:
+            return value
+        return types.MethodType(self._timed(value, point), self)
+
+    def _timed(self, call: Callable[..., Any], point: str) -> Callable[..., Any]:
+        observe = self._histogram.labels
+
+        def status_of(result: object) -> str:
+            return result.code.value if isinstance(result, Status) else "Success"
+
+        def sampled(args: tuple[Any, ...]) -> bool:
+            return bool(args) and getattr(args[0], "record_plugin_metrics", False)
+
+        if inspect.iscoroutinefunction(call):
+            async def timed_async(_self: TimedPlugin, *args: Any) -> Any:
+                if not sampled(args):
+                    return await call(*args)
+                start = time.perf_counter()
+                result = await call(*args)
+                observe(self.name, point, status_of(result)).observe(
+                    time.perf_counter() - start)
+                return result
+
+            return timed_async
+
+        def timed(_self: TimedPlugin, *args: Any) -> Any:
+            if not sampled(args):
+                return call(*args)
+            start = time.perf_counter()
+            result = call(*args)
+            observe(self.name, point, status_of(result)).observe(time.perf_counter() - start)
+            return result
+
+        return timed

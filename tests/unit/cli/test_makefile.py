@@ -1,0 +1,34 @@
+"""``make up`` installs only the runtime (the test tools come with ``make test``) and passes
+``ARGS`` to ``kubedra up``: checked on make's dry run, so nothing is installed here."""
+
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[3]
+
+
+def dry_run(target: str, tmp_path: Path, *extra: str) -> list[str]:
+    if shutil.which("make") is None:
+        pytest.skip("make is not installed")
+    proc = subprocess.run(
+        ["make", "-n", "--no-print-directory", "-C", str(REPO), target,
+         f"VENV={tmp_path}/venv", *extra],
+        capture_output=True, text=True, timeout=30, check=True)
+    return proc.stdout.splitlines()
+
+
+def test_make_up_installs_the_runtime_only(tmp_path: Path) -> None:
+    commands = dry_run("up", tmp_path, "ARGS=--port 7000 -v")
+    installs = [c for c in commands if "pip install" in c]
+    assert installs and all("[test]" not in c for c in installs), commands
+    assert commands[-1].endswith("kubedra up --fake-nodes 3 --port 7000 -v")
+
+
+def test_make_test_installs_the_test_tools(tmp_path: Path) -> None:
+    commands = dry_run("test", tmp_path)
+    assert any("pip install" in c and "'.[test]'" in c for c in commands), commands
