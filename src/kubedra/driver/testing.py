@@ -15,6 +15,7 @@ published resources and send prepare/unprepare for claims given as ordinary Reso
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
@@ -104,10 +105,12 @@ class FakeKubelet:
         problem = _registration_problem(info, self._registration_socket)
         if problem or not self._accept:
             error = problem or "rejected by the test"
-            await registration.NotifyRegistrationStatus(
-                reg_pb2.RegistrationStatus(plugin_registered=False, error=error),
-                timeout=NOTIFY_TIMEOUT,
-            )
+            with contextlib.suppress(grpc.aio.AioRpcError):  # the plugin answers with an error
+                await registration.NotifyRegistrationStatus(
+                    reg_pb2.RegistrationStatus(plugin_registered=False, error=error),
+                    timeout=NOTIFY_TIMEOUT,
+                )
+            await self.close()
             raise RegistrationRejected(error)
         endpoint = info.endpoint or str(self._registration_socket)
         self._dra_channel = grpc.aio.insecure_channel(f"unix:{endpoint}")
