@@ -30,48 +30,45 @@ class ConversionError(ValueError):
 
 def _value_to_proto(attr: api.NamedResourcesAttribute, out: Any) -> None:
     """Fill ``NamedResourcesAttributeValue`` ``out``; exactly one member must be set."""
-    members = [
-        attr.quantity is not None,
-        attr.bool_ is not None,
-        attr.int_ is not None,
-        attr.int_slice is not None,
-        attr.string is not None,
-        attr.string_slice is not None,
-        attr.version is not None,
-    ]
-    if sum(members) != 1:
+    count = (
+        (attr.quantity is not None)
+        + (attr.bool_ is not None)
+        + (attr.int_ is not None)
+        + (attr.int_slice is not None)
+        + (attr.string is not None)
+        + (attr.string_slice is not None)
+        + (attr.version is not None)
+    )
+    if count != 1:
         raise ConversionError(f"attribute {attr.name!r}: exactly one value must be set")
-    if attr.quantity is not None:
-        out.quantity.string = attr.quantity.canonical()
-    elif attr.bool_ is not None:
-        out.bool = attr.bool_
+    if attr.string is not None:
+        out.string = attr.string
     elif attr.int_ is not None:
         out.int = attr.int_
+    elif attr.bool_ is not None:
+        out.bool = attr.bool_
+    elif attr.quantity is not None:
+        out.quantity.string = attr.quantity.canonical()
+    elif attr.version is not None:
+        out.version = attr.version
     elif attr.int_slice is not None:
         out.intSlice.SetInParent()
         out.intSlice.ints.extend(attr.int_slice.ints)
-    elif attr.string is not None:
-        out.string = attr.string
     elif attr.string_slice is not None:
         out.stringSlice.SetInParent()
         out.stringSlice.strings.extend(attr.string_slice.strings)
-    else:
-        out.version = attr.version
 
 
-def instances_to_model(instances: Sequence[api.NamedResourcesInstance]) -> Any:
-    """Our instances -> one ``ResourceModel`` (``namedResources`` present even when empty)."""
-    model = resource_pb2.ResourceModel()
-    named = model.namedResources
-    named.SetInParent()
+def instances_to_model(instances: Sequence[api.NamedResourcesInstance], out: Any = None) -> Any:
+    """Our instances -> a ``ResourceModel`` (``namedResources`` present even when empty),
+    filled into ``out`` when given (saves a copy of a large message)."""
+    model = resource_pb2.ResourceModel() if out is None else out
+    model.namedResources.SetInParent()
+    add_instance = model.namedResources.instances.add
     for inst in instances:
-        out = named.instances.add()
-        out.name = inst.name
+        add_attribute = add_instance(name=inst.name).attributes.add
         for attr in inst.attributes or ():
-            pb_attr = out.attributes.add()
-            pb_attr.name = attr.name
-            pb_attr.attributeValue.SetInParent()
-            _value_to_proto(attr, pb_attr.attributeValue)
+            _value_to_proto(attr, add_attribute(name=attr.name).attributeValue)
     return model
 
 
