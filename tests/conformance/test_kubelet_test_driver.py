@@ -80,7 +80,7 @@ async def test_cdi_output_for_a_classic_claim(case: dict[str, Any], running: Run
     want = _subst(case, "uid-1")
     handle = '{"EnvVars":{"key":"value"},"NodeName":""}'
     claim = dra_pb2.Claim(namespace="default", uid="uid-1", name="c", resource_handle=handle)
-    response = await running.kubelet._node.NodePrepareResources(
+    response = await running.kubelet.node.NodePrepareResources(
         dra_pb2.NodePrepareResourcesRequest(claims=[claim])
     )
     assert list(response.claims["uid-1"].cdi_devices) == [want["qualifiedDevice"]]
@@ -94,7 +94,7 @@ async def test_cdi_output_for_a_classic_claim(case: dict[str, Any], running: Run
     ]
     # env omitted when empty
     empty = dra_pb2.Claim(uid="uid-2", resource_handle='{"EnvVars":{}}')
-    await running.kubelet._node.NodePrepareResources(
+    await running.kubelet.node.NodePrepareResources(
         dra_pb2.NodePrepareResourcesRequest(claims=[empty])
     )
     spec = json.loads((running.cdi_dir / f"{NAME}-uid-2.json").read_text())
@@ -168,7 +168,7 @@ def _error_inputs() -> dict[str, tuple[str, str]]:
 @vector_cases(FILE, [{"name": e} for e in VECTORS["parameters"]["errors"]])
 async def test_error_texts(case: dict[str, Any], running: Running) -> None:
     given, want = _error_inputs()[case["name"]]
-    node = running.kubelet._node
+    node = running.kubelet.node
     if given.startswith("classic:"):
         claims = [dra_pb2.Claim(uid="e", resource_handle=given.removeprefix("classic:"))]
     elif given == "empty-handle":

@@ -75,7 +75,8 @@ class FakeKubelet:
         self._accept = accept
         self._reg_channel: grpc.aio.Channel | None = None
         self._dra_channel: grpc.aio.Channel | None = None
-        self._node: Any = None
+        self.node: Any = None
+        """The raw ``v1alpha3.Node`` stub, for requests the helpers below do not build."""
         self._stream: Any = None
         self._messages: asyncio.Queue[list[api.NamedResourcesInstance] | BaseException] = (
             asyncio.Queue()
@@ -114,7 +115,7 @@ class FakeKubelet:
             raise RegistrationRejected(error)
         endpoint = info.endpoint or str(self._registration_socket)
         self._dra_channel = grpc.aio.insecure_channel(f"unix:{endpoint}")
-        self._node = dra_grpc.NodeStub(self._dra_channel)
+        self.node = dra_grpc.NodeStub(self._dra_channel)
         await registration.NotifyRegistrationStatus(
             reg_pb2.RegistrationStatus(plugin_registered=True), timeout=NOTIFY_TIMEOUT
         )
@@ -143,7 +144,7 @@ class FakeKubelet:
         return item
 
     async def _read_stream(self) -> None:
-        stream = self._node.NodeListAndWatchResources(dra_pb2.NodeListAndWatchResourcesRequest())
+        stream = self.node.NodeListAndWatchResources(dra_pb2.NodeListAndWatchResourcesRequest())
         try:
             async for message in stream:
                 instances: list[api.NamedResourcesInstance] = []
@@ -173,7 +174,7 @@ class FakeKubelet:
     async def prepare(self, *claims: ClaimInput) -> dict[str, PrepareResult]:
         """``NodePrepareResources`` for the claims; claim UID -> result."""
         request = dra_pb2.NodePrepareResourcesRequest(claims=self.claims_request(claims))
-        response = await self._node.NodePrepareResources(request, timeout=PREPARE_TIMEOUT)
+        response = await self.node.NodePrepareResources(request, timeout=PREPARE_TIMEOUT)
         return {
             uid: PrepareResult(list(r.cdi_devices), r.error) for uid, r in response.claims.items()
         }
@@ -181,7 +182,7 @@ class FakeKubelet:
     async def unprepare(self, *claims: ClaimInput) -> dict[str, str]:
         """``NodeUnprepareResources`` for the claims; claim UID -> error (``""`` = success)."""
         request = dra_pb2.NodeUnprepareResourcesRequest(claims=self.claims_request(claims))
-        response = await self._node.NodeUnprepareResources(request, timeout=PREPARE_TIMEOUT)
+        response = await self.node.NodeUnprepareResources(request, timeout=PREPARE_TIMEOUT)
         return {uid: r.error for uid, r in response.claims.items()}
 
 

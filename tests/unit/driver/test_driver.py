@@ -14,6 +14,7 @@ import pytest
 from kubedra.api import resource as api
 from kubedra.driver import Claim, ClaimError, Driver, RegistrationStatus
 from kubedra.driver.testing import FakeKubelet, RegistrationRejected
+from kubedra.proto.generated import dra_v1alpha3_pb2 as dra_pb2
 from kubedra.proto.generated import pluginregistration_v1_pb2 as reg_pb2
 from kubedra.proto.generated import pluginregistration_v1_pb2_grpc as reg_grpc
 from tests.unit.driver.helpers import DRIVER, claim_yaml
@@ -194,10 +195,8 @@ async def test_abandoned_call_keeps_the_work(short_dir: Path) -> None:
     driver = make_driver(short_dir, rec)
     async with driver, FakeKubelet(driver.registration_socket) as kubelet:
         request = kubelet.claims_request([claim_yaml("slow", ["gpu-0"])])
-        from kubedra.proto.generated import dra_v1alpha3_pb2 as dra_pb2
-
         with pytest.raises(grpc.aio.AioRpcError) as err:
-            await kubelet._node.NodePrepareResources(
+            await kubelet.node.NodePrepareResources(
                 dra_pb2.NodePrepareResourcesRequest(claims=request), timeout=0.1
             )
         assert err.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
@@ -213,16 +212,14 @@ async def test_too_many_structured_handles_is_a_claim_error(short_dir: Path) -> 
         [claim] = kubelet.claims_request([claim_yaml("two", ["gpu-0"])])
         claim.structured_resource_handle.append(claim.structured_resource_handle[0])
         claim.structured_resource_handle[0].vendorClassParameters.raw = b"{not json"
-        from kubedra.proto.generated import dra_v1alpha3_pb2 as dra_pb2
-
-        response = await kubelet._node.NodePrepareResources(
+        response = await kubelet.node.NodePrepareResources(
             dra_pb2.NodePrepareResourcesRequest(claims=[claim])
         )
         assert response.claims["two"].error == (
             "invalid length of NodePrepareResourceRequest.StructuredResourceHandle: 2"
         )
         del claim.structured_resource_handle[1]
-        response = await kubelet._node.NodePrepareResources(
+        response = await kubelet.node.NodePrepareResources(
             dra_pb2.NodePrepareResourcesRequest(claims=[claim])
         )
         assert response.claims["two"].error.startswith(
