@@ -140,8 +140,5 @@ def test_kubelet_claims_are_written_as_go_writes_them(case: dict[str, Any]) -> N
             )
         ),
     )
-    [resource_handle] = convert.handles_for_driver(claim, "d")
-    out = dra_v1alpha3_pb2.NodePrepareResourcesRequest(
-        claims=[convert.claim_to_proto(claim, resource_handle)]
-    )
+    out = dra_v1alpha3_pb2.NodePrepareResourcesRequest(claims=convert.claim_batches(claim)["d"])
     assert out.SerializeToString(deterministic=True).hex() == case["goHex"]

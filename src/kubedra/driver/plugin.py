@@ -156,9 +156,11 @@ class Driver:
 
     @staticmethod
     async def _stop_server(server: grpc.aio.Server | None, path: Path, grace: float) -> None:
+        """Stop ``server`` and remove its socket; without a server of ours, leave ``path``."""
+        if server is None:
+            return
         try:
-            if server is not None:
-                await server.stop(grace)
+            await server.stop(grace)
         finally:
             sockets.release_socket_path(path)
 

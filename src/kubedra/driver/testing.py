@@ -163,12 +163,12 @@ class FakeKubelet:
         assert self.info is not None, "register() first"
         out = []
         for claim in _parse_claims(claims):
-            handles = convert.handles_for_driver(claim, self.info.name)
-            if not handles:
+            batch = convert.claim_batches(claim).get(self.info.name)
+            if not batch:
                 raise ValueError(
                     f"claim {claim.metadata.name!r} has no allocation for driver {self.info.name}"
                 )
-            out += [convert.claim_to_proto(claim, h) for h in handles]
+            out += batch
         return out
 
     async def prepare(self, *claims: ClaimInput) -> dict[str, PrepareResult]:

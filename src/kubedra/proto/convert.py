@@ -175,20 +175,30 @@ def handle_from_proto(pb: Any) -> api.StructuredResourceHandle:
 
 def claim_to_proto(claim: api.ResourceClaim, handle: api.ResourceHandle) -> Any:
     """The ``v1alpha3.Claim`` the kubelet sends for one resource handle of an allocated claim:
-    the structured handle when there is one (then ``resource_handle`` stays empty), else the
-    opaque data."""
+    the opaque data, plus the structured handle as the single entry of its repeated field."""
     meta = claim.metadata
-    out = dra_pb2.Claim(namespace=meta.namespace or "", uid=meta.uid or "", name=meta.name or "")
+    out = dra_pb2.Claim(
+        namespace=meta.namespace or "",
+        uid=meta.uid or "",
+        name=meta.name or "",
+        resource_handle=handle.data,
+    )
     if handle.structured_data is not None:
         out.structured_resource_handle.append(handle_to_proto(handle.structured_data))
-    else:
-        out.resource_handle = handle.data
     return out
 
 
-def handles_for_driver(claim: api.ResourceClaim, driver_name: str) -> list[api.ResourceHandle]:
-    """The resource handles of an allocated claim that belong to ``driver_name``."""
-    allocation = claim.status.allocation
-    if allocation is None:
-        return []
-    return [h for h in allocation.resource_handles or () if h.driver_name == driver_name]
+def claim_batches(claim: api.ResourceClaim) -> dict[str, list[Any]]:
+    """Driver name -> the ``v1alpha3.Claim`` messages the kubelet sends it for ``claim``, as
+    the v1.30 DRA manager builds them (pkg/kubelet/cm/dra/manager.go): one per resource handle,
+    to the handle's driver or else the claim's ``status.driverName``; an allocation without
+    handles still sends one empty handle to ``status.driverName``."""
+    status = claim.status
+    handles = (status.allocation.resource_handles if status.allocation else None) or [
+        api.ResourceHandle()
+    ]
+    batches: dict[str, list[Any]] = {}
+    for handle in handles:
+        driver = handle.driver_name or status.driver_name
+        batches.setdefault(driver, []).append(claim_to_proto(claim, handle))
+    return batches
