@@ -2,7 +2,9 @@
 
 The client modules are compiled by the test itself with grpcio-tools into a temp directory and
 imported from there (top-level ``dra_v1alpha3_pb2`` etc.), so the bytes a driver process sees
-come from protoc output for the .proto files, not from the SDK's classes.
+come from protoc output for the .proto files, not from the SDK's classes. (Within one process
+protobuf keeps one class per message, so when the SDK's modules are loaded as well, both names
+lead to the same descriptors; the driver under test always runs in its own process.)
 """
 
 from __future__ import annotations

@@ -29,8 +29,8 @@ log = logging.getLogger("kubedra.example-driver")
 @click.option("--cdi-dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path("/var/run/cdi"), show_default=True, help="where CDI specs are written")
 @click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path),
-              help="YAML file with the instances to publish (namedResources shape); "
-                   "reloaded on SIGHUP")
+              help="YAML file with the instances to publish instead of --instances "
+                   "(namedResources shape); reloaded on SIGHUP")
 @click.option("--node-name", default=None,
               help="this node's name (default: $NODE_NAME, else the host name)")
 @click.option("-v", "--verbose", count=True)

@@ -104,7 +104,8 @@ class Driver:
         return self._node.prepared
 
     def publish(self, instances: Sequence[api.NamedResourcesInstance]) -> None:
-        """Replace the published instances; every open stream gets the new list at once."""
+        """Replace the published instances; every open stream gets the new list at once.
+        Call it from the event loop's thread (``loop.call_soon_threadsafe`` from others)."""
         if self._publisher is None:
             raise RuntimeError(f"driver {self.name} was started with publish_resources=False")
         self._publisher.publish(instances)
