@@ -25,6 +25,23 @@ def arg_parser(
     return parser
 
 
+BACKENDS = ("sqlite", "etcd")
+
+
+def backends_option(parser: argparse.ArgumentParser) -> None:
+    """``--backend sqlite,etcd``: the stores to measure, reported side by side."""
+
+    def backends(value: str) -> list[str]:
+        names = [n.strip() for n in value.split(",") if n.strip()]
+        unknown = sorted(set(names) - set(BACKENDS))
+        if unknown or not names:
+            raise argparse.ArgumentTypeError(f"backends are {', '.join(BACKENDS)}: {value!r}")
+        return names
+
+    parser.add_argument("--backend", type=backends, default=["sqlite"],
+                        help="store backends, comma-separated: sqlite (default), etcd")
+
+
 def median_us(seconds: Iterable[float]) -> float:
     """The median of durations given in seconds, in microseconds."""
     return statistics.median(seconds) * 1e6

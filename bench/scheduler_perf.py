@@ -5,9 +5,11 @@ Nodes ``scheduler-perf-dra-*`` each get a ResourceSlice of ``instances`` instanc
 ``test-driver.cdi.k8s.io``; a structured ResourceClass, claim parameters (one request, selector
 ``true``) and a claim template; then ``init`` pods are created and scheduled, then ``measure``
 pods, whose throughput (pods bound per second, from the first create to the last bind) is the
-result. Each run uses a fresh cluster; the summary reports the median of the runs.
+result. Each run uses a fresh cluster; the summary reports the median of the runs, per store
+backend: ``--backend sqlite,etcd`` runs the API server on its SQLite file and then on a local
+single-member etcd, and prints both side by side.
 
-    python -m bench.scheduler_perf --workload 5000pods_500nodes --runs 3
+    python -m bench.scheduler_perf --workload 5000pods_500nodes --runs 3 [--backend sqlite,etcd]
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from bench._common import backends_option
 from kubedra.api import kinds
 from kubedra.api.core import Pod
 from kubedra.cli.localcluster import LocalCluster
@@ -86,9 +89,10 @@ async def create_pods(client: Client, namespace: str, count: int,
     await asyncio.gather(*(one(i) for i in range(count)))
 
 
-async def run_once(workload: str, workdir: Path, timeout: float) -> dict[str, Any]:
+async def run_once(workload: str, workdir: Path, timeout: float,
+                   backend: str = "sqlite") -> dict[str, Any]:
     w = WORKLOADS[workload]
-    cluster = LocalCluster(workdir)
+    cluster = LocalCluster(workdir, etcd_members=1 if backend == "etcd" else 0)
     async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
         await create_fake_nodes(client, w["nodes"], w["instances"], DRIVER,
                                 prefix="scheduler-perf-dra-")
@@ -139,17 +143,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--smoke", action="store_true", help="the 'fast' workload, one run")
     parser.add_argument("--json", dest="json_path")
+    backends_option(parser)
     args = parser.parse_args(argv)
     workload, runs = ("fast", 1) if args.smoke else (args.workload, args.runs)
-    results = []
-    for _ in range(runs):
-        with tempfile.TemporaryDirectory(prefix="kubedra-perf-") as tmp:
-            results.append(asyncio.run(run_once(workload, Path(tmp), args.timeout)))
-    rates = [r["pods_per_second"] for r in results]
-    summary = {"workload": workload, "runs": results,
-               "median_pods_per_second": statistics.median(rates)}
-    print(f"scheduler_perf {workload}: median {summary['median_pods_per_second']:.1f} pods/s "
-          f"over {runs} run(s) ({', '.join(f'{r:.1f}' for r in rates)})")
+    summary: dict[str, Any] = {"workload": workload, "backends": {}}
+    for backend in args.backend:
+        results = []
+        for _ in range(runs):
+            with tempfile.TemporaryDirectory(prefix="kubedra-perf-") as tmp:
+                results.append(asyncio.run(run_once(workload, Path(tmp), args.timeout,
+                                                    backend)))
+        rates = [r["pods_per_second"] for r in results]
+        median = statistics.median(rates)
+        summary["backends"][backend] = {"runs": results, "median_pods_per_second": median}
+        print(f"scheduler_perf {workload} on {backend:>6}: median {median:.1f} pods/s "
+              f"over {runs} run(s) ({', '.join(f'{r:.1f}' for r in rates)})")
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(summary, indent=2))
     return 0

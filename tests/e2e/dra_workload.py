@@ -12,6 +12,7 @@ from kubedra.api import kinds
 from kubedra.api.core import Node, Pod
 from kubedra.api.resource import FINALIZER, ResourceClaim
 from kubedra.client.fake_nodes import fake_node
+from kubedra.client.informer import Informer
 from kubedra.client.rest import Client
 
 DRIVER = "gpu.e2e.kubedra.io"
@@ -95,6 +96,18 @@ async def create_claim_template(client: Client, namespace: str, parameters: str,
             "name": parameters}}}}, namespace)
 
 
+async def create_workload(client: Client, namespace: str, nodes: int, per_node: int) -> None:
+    """The namespace, ``nodes`` fake nodes and the class, parameters and claim template."""
+    await client.create_raw(kind("namespaces"), {
+        "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}})
+    await create_nodes(client, nodes, per_node)
+    await create_class_and_template(client, namespace)
+
+
+def bound_count(pods: Informer[Pod]) -> int:
+    return sum(1 for p in pods.store.values() if p.spec.node_name)
+
+
 def pod_body(name: str) -> dict[str, Any]:
     return {
         "apiVersion": "v1", "kind": "Pod", "metadata": {"name": name},
@@ -162,6 +175,17 @@ def check_bound_pod(pod: Pod, state: Allocations) -> None:
     assert data.results[0].named_resources.name.startswith("gpu-"), name
     reserved = [(r.resource, r.name, r.uid) for r in claim.status.reserved_for or ()]
     assert reserved == [("pods", name, pod.metadata.uid)], (name, reserved)
+
+
+def check_all_bound(pods: Informer[Pod], names: list[str], namespace: str,
+                    state: Allocations) -> None:
+    """Every pod of ``names`` passes :func:`check_bound_pod`; no instance is held twice."""
+    assert not state.doubles()
+    assert len(state.held) == len(names)
+    for name in names:
+        pod = pods.get(name, namespace)
+        assert pod is not None, name
+        check_bound_pod(pod, state)
 
 
 async def node_count(client: Client) -> int:

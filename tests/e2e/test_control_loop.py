@@ -26,11 +26,11 @@ from kubedra.client.informer import Informer
 from kubedra.client.rest import Client
 from tests.e2e.dra_workload import (
     allocations,
+    bound_count,
+    check_all_bound,
     check_bound_pod,
-    create_class_and_template,
-    create_nodes,
     create_pods,
-    kind,
+    create_workload,
 )
 
 NODES, PER_NODE, PODS = 100, 20, 2000
@@ -61,16 +61,13 @@ async def kill_leader(client: Client, cluster: LocalCluster) -> str:
 async def test_control_loop(tmp_path: Path) -> None:
     cluster = LocalCluster(tmp_path, schedulers=2, scheduler_args=LEADER_FLAGS)
     async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
-        await client.create_raw(kind("namespaces"), {
-            "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
-        await create_nodes(client, NODES, PER_NODE)
-        await create_class_and_template(client, NS)
+        await create_workload(client, NS, NODES, PER_NODE)
         pods = Informer(client, Pod, namespace=NS)
         pods.start()
         await pods.wait_synced()
 
         def bound() -> int:
-            return sum(1 for p in pods.store.values() if p.spec.node_name)
+            return bound_count(pods)
 
         try:
             names = [f"pod-{i:04d}" for i in range(PODS)]
@@ -83,13 +80,7 @@ async def test_control_loop(tmp_path: Path) -> None:
             lease = await client.get(Lease, "kube-scheduler", "kube-system")
             assert lease.spec.holder_identity not in (None, killed)
 
-            state = await allocations(client, NS)
-            assert not state.doubles()
-            assert len(state.held) == PODS
-            for name in names:
-                pod = pods.get(name, NS)
-                assert pod is not None
-                check_bound_pod(pod, state)
+            check_all_bound(pods, names, NS, await allocations(client, NS))
 
             await create_pods(client, NS, ["pending"])
 

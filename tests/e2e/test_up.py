@@ -1,5 +1,6 @@
 """``kubedra up --fake-nodes`` as a user runs it: a pod with a claim template gets its claim
-allocated and is bound; Ctrl-C (SIGINT) stops every component cleanly."""
+allocated and is bound; Ctrl-C (SIGINT) stops every component cleanly. Once on the embedded
+store, once on a local etcd with two API server replicas (each sees the other's writes)."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from kubedra.api.resource import FINALIZER, ResourceClaim
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
 from tests.e2e.dra_workload import kind, pod_body
+from tests.etcd_processes import require_etcd
 
 DRIVER = "gpu.example.com"
 
@@ -45,12 +47,17 @@ async def create_workload(client: Client) -> None:
 
 
 @pytest.mark.timeout(120)
-async def test_up_with_fake_nodes(tmp_path: Path) -> None:
+@pytest.mark.parametrize("store_args", [[], ["--etcd", "--apiservers", "2"]],
+                         ids=["sqlite", "etcd-2-apiservers"])
+async def test_up_with_fake_nodes(tmp_path: Path, store_args: list[str]) -> None:
+    if store_args:
+        require_etcd()
     data = tmp_path / "data"
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-c", "from kubedra.cli.main import main; main()", "up",
         "--data-dir", str(data), "--port", "0", "--fake-nodes", "2", "--instances", "2",
-        "--driver", DRIVER, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        "--driver", DRIVER, *store_args,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
     assert proc.stdout is not None
     try:
         banner = await read_until(proc.stdout, "Press Ctrl-C to stop.", 60)
@@ -68,6 +75,10 @@ async def test_up_with_fake_nodes(tmp_path: Path) -> None:
             assert claim.status.allocation is not None
             assert FINALIZER in (claim.metadata.finalizers or ())
             assert [r.uid for r in claim.status.reserved_for or ()] == [pod.metadata.uid]
+        if store_args:  # the second replica serves the same cluster
+            async with Client(kubeconfig.load(data / "kubeconfig-1")) as other:
+                seen = await other.get(Pod, "app", "default")
+                assert seen.spec.node_name == pod.spec.node_name
 
         proc.send_signal(signal.SIGINT)
         rest = await read_until(proc.stdout, "kubedra stopped.", 30)
@@ -76,8 +87,10 @@ async def test_up_with_fake_nodes(tmp_path: Path) -> None:
             with pytest.raises(aiohttp.ClientConnectionError):
                 await session.get(config.server + "/readyz")
         logs = data / "logs"
-        assert {p.name for p in logs.iterdir()} >= {
-            "apiserver.log", "scheduler-0.log", "controller-manager.log"}
+        expected = {"apiserver.log", "scheduler-0.log", "controller-manager.log"}
+        if store_args:
+            expected |= {"apiserver-1.log", "etcd-0.log"}
+        assert {p.name for p in logs.iterdir()} >= expected
     finally:
         if proc.returncode is None:
             proc.kill()

@@ -59,9 +59,9 @@ async def test_list_at_old_revision(store: Store) -> None:
 
 
 async def test_list_at_future_revision_fails(store: Store) -> None:
-    await store.create("/p/a", b"")
+    now = (await store.create("/p/a", b"")).mod_revision
     with pytest.raises(FutureRevisionError):
-        await store.list("/p/", revision=2)
+        await store.list("/p/", revision=now + 1)
 
 
 async def test_pagination_is_consistent_at_one_revision(store: Store) -> None:
@@ -107,17 +107,18 @@ async def test_start_after_outside_prefix(store: Store) -> None:
 
 
 async def test_list_during_concurrent_writes_sees_a_snapshot(store: Store) -> None:
+    base = await store.current_revision()
     await create_numbered(store, 200)
     writer = asyncio.create_task(update_numbered(store, 200))
     try:
         for _ in range(10):
             result = await store.list("/p/")
             assert len(result.items) == 200
-            # Key i was updated at revision 201 + i: the listing shows exactly those updates
-            # at or before its own revision.
+            # Key i was updated at revision base + 201 + i: the listing shows exactly those
+            # updates at or before its own revision.
             for i, kv in enumerate(result.items):
-                updated = 201 + i <= result.revision
+                updated = base + 201 + i <= result.revision
                 assert kv.value == (b"1" if updated else b"0")
-                assert kv.mod_revision == (201 + i if updated else i + 1)
+                assert kv.mod_revision == base + (201 + i if updated else i + 1)
     finally:
         await writer

@@ -53,6 +53,9 @@ class GarbageCollector:
     # --- lifecycle --------------------------------------------------------------------------
 
     async def start(self) -> None:
+        """Start (again, after :meth:`stop`: a replica that regains its Lease)."""
+        self.queue = asyncio.Queue()
+        self._pending.clear()
         sub = await self._sync()
         self._tasks = [
             asyncio.create_task(self._follow(sub), name="gc-follow"),
@@ -132,19 +135,22 @@ class GarbageCollector:
 
     async def _follow(self, sub: Subscription) -> None:
         """Apply the hub's changes; when the hub drops us (too slow, or reset), re-sync."""
-        while True:
-            try:
-                ch = await sub.next()
-            except Overflow:
-                ch = None
-            if ch is not None:
-                self._observe(ch)
-                continue
-            sub.close()
-            if self.hub.stopped:
-                return
-            log.warning("gc: lost the change stream; re-syncing")
-            sub = await self._sync()
+        try:
+            while True:
+                try:
+                    ch = await sub.next()
+                except Overflow:
+                    ch = None
+                if ch is not None:
+                    self._observe(ch)
+                    continue
+                sub.close()
+                if self.hub.stopped:
+                    return
+                log.warning("gc: lost the change stream; re-syncing")
+                sub = await self._sync()
+        finally:
+            sub.close()  # also when stopped: a stopped collector leaves no subscriber behind
 
     def _observe(self, ch: Change) -> None:
         old = self.by_key.get(ch.key)

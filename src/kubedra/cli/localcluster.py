@@ -1,5 +1,8 @@
 """A local cluster as separate processes: API server (embedded SQLite store), scheduler and
-controller manager. Used by ``kubedra up``, the end-to-end tests and the benchmarks."""
+controller manager. Used by ``kubedra up``, the end-to-end tests and the benchmarks.
+
+On etcd (an external cluster, or local members it runs itself) it can run several API server
+replicas: the scheduler talks to the first, the controller manager to the second."""
 
 from __future__ import annotations
 
@@ -8,13 +11,14 @@ import contextlib
 import signal
 import sys
 import time
-from collections.abc import Sequence
+from collections.abc import AsyncIterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import aiohttp
 
 from kubedra.client import kubeconfig
+from kubedra.storage.etcd.server import LoopbackCluster
 
 _ENTRY = "from kubedra.cli.main import main; main()"
 
@@ -31,11 +35,13 @@ class Component:
     process: asyncio.subprocess.Process | None = None
     restarts: int = 0
     started_at: float = field(default=0.0)
+    program: tuple[str, ...] = (sys.executable, "-c", _ENTRY)
+    """What runs ``args``: a kubedra command by default, else another binary (etcd)."""
 
     async def start(self) -> None:
         with self.log_path.open("ab") as log:
             self.process = await asyncio.create_subprocess_exec(
-                sys.executable, "-c", _ENTRY, *self.args,
+                *self.program, *self.args,
                 stdout=log, stderr=log, stdin=asyncio.subprocess.DEVNULL,
                 start_new_session=True)
         self.started_at = time.monotonic()
@@ -62,6 +68,31 @@ class Component:
             await proc.wait()
 
 
+def etcd_components(plan: LoopbackCluster, logs: Path) -> list[Component]:
+    """One component per member of ``plan``, logging to ``logs/<member>.log``."""
+    components = []
+    for member in plan.members:
+        binary, *args = plan.argv(member)
+        components.append(Component(member.name, args, logs / f"{member.name}.log",
+                                    program=(binary,)))
+    return components
+
+
+@contextlib.asynccontextmanager
+async def local_etcd(data_dir: Path, members: int = 1) -> AsyncIterator[str]:
+    """Run a loopback etcd under ``data_dir``; yields its ``--etcd-servers`` value."""
+    plan = LoopbackCluster.plan(data_dir, members)
+    components = etcd_components(plan, data_dir)
+    data_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        for c in components:
+            await c.start()
+        yield plan.client_urls
+    finally:
+        for c in components:
+            await c.stop()
+
+
 class LocalCluster:
     """Start with :meth:`start`, stop with :meth:`stop` (or use ``async with``)."""
 
@@ -69,16 +100,33 @@ class LocalCluster:
                  feature_gates: str = "", schedulers: int = 1,
                  controller_manager: bool = True,
                  scheduler_args: Sequence[str] = (),
-                 controller_manager_args: Sequence[str] = ()) -> None:
+                 controller_manager_args: Sequence[str] = (), etcd_servers: str | None = None,
+                 etcd_members: int = 0, apiservers: int = 1) -> None:
         self.data_dir = data_dir
         self.kubeconfig_path = data_dir / "kubeconfig"
         logs = data_dir / "logs"
         vflag = ["-" + "v" * verbose] if verbose else []
-        args = ["apiserver", "--data-dir", str(data_dir), "--port", str(port),
-                "--kubeconfig", str(self.kubeconfig_path), *vflag]
-        if feature_gates:
-            args += ["--feature-gates", feature_gates]
-        self.apiserver = Component("apiserver", args, logs / "apiserver.log")
+        self.etcd: list[Component] = []
+        if etcd_members:
+            plan = LoopbackCluster.plan(data_dir / "etcd", etcd_members)
+            etcd_servers = plan.client_urls
+            self.etcd = etcd_components(plan, logs)
+        if apiservers > 1 and etcd_servers is None:
+            raise ClusterError("several API servers need etcd (the SQLite file has one owner)")
+        self.kubeconfigs = [self.kubeconfig_path, *(data_dir / f"kubeconfig-{i}"
+                                                    for i in range(1, apiservers))]
+        self.apiservers: list[Component] = []
+        for i, kc in enumerate(self.kubeconfigs):
+            replica_dir = data_dir if i == 0 else data_dir / f"apiserver-{i}"
+            args = ["apiserver", "--data-dir", str(replica_dir),
+                    "--port", str(port if i == 0 else 0), "--kubeconfig", str(kc), *vflag]
+            if feature_gates:
+                args += ["--feature-gates", feature_gates]
+            if etcd_servers is not None:
+                args += ["--etcd-servers", etcd_servers]
+            name = "apiserver" if i == 0 else f"apiserver-{i}"
+            self.apiservers.append(Component(name, args, logs / f"{name}.log"))
+        self.apiserver = self.apiservers[0]
         client_args = ["--kubeconfig", str(self.kubeconfig_path), *vflag]
         self.schedulers = [
             Component(f"scheduler-{i}", ["scheduler", *client_args, "--identity",
@@ -88,43 +136,55 @@ class LocalCluster:
         self.others: list[Component] = list(self.schedulers)
         if controller_manager:
             gates = ["--feature-gates", feature_gates] if feature_gates else []
+            cm_kubeconfig = self.kubeconfigs[1 % len(self.kubeconfigs)]
             self.controller_manager: Component | None = Component(
                 "controller-manager",
-                ["controller-manager", *client_args, *gates, *controller_manager_args],
+                ["controller-manager", "--kubeconfig", str(cm_kubeconfig), *vflag, *gates,
+                 *controller_manager_args],
                 logs / "controller-manager.log")
             self.others.append(self.controller_manager)
         else:
             self.controller_manager = None
-        self.server = ""
+        self.servers: list[str] = []
+
+    @property
+    def server(self) -> str:
+        """The first API server's URL (once started)."""
+        return self.servers[0] if self.servers else ""
 
     @property
     def components(self) -> list[Component]:
-        return [self.apiserver, *self.others]
+        return [*self.etcd, *self.apiservers, *self.others]
 
     async def start(self, timeout: float = 60.0) -> None:
         (self.data_dir / "logs").mkdir(parents=True, exist_ok=True)
-        self.kubeconfig_path.unlink(missing_ok=True)
-        await self.apiserver.start()
-        await self._wait_ready(timeout)
+        for c in self.etcd:
+            await c.start()
+        for c, kc in zip(self.apiservers, self.kubeconfigs, strict=True):
+            kc.unlink(missing_ok=True)
+            await c.start()
+        self.servers = [await self._wait_ready(c, kc, timeout)
+                        for c, kc in zip(self.apiservers, self.kubeconfigs, strict=True)]
         for c in self.others:
             await c.start()
 
-    async def _wait_ready(self, timeout: float) -> None:
+    async def _wait_ready(self, apiserver: Component, kubeconfig_path: Path,
+                          timeout: float) -> str:
+        """The URL of ``apiserver`` once it answers ``/readyz``."""
         deadline = time.monotonic() + timeout
         async with aiohttp.ClientSession() as session:
             while True:
-                if not self.apiserver.running:
-                    raise ClusterError("the API server exited; see "
-                                       f"{self.apiserver.log_path}")
-                if self.kubeconfig_path.exists():
+                if not apiserver.running:
+                    raise ClusterError(f"{apiserver.name} exited; see {apiserver.log_path}")
+                if kubeconfig_path.exists():
                     with contextlib.suppress(kubeconfig.KubeconfigError, aiohttp.ClientError,
                                              OSError):
-                        self.server = kubeconfig.load(self.kubeconfig_path).server
-                        async with session.get(self.server + "/readyz") as resp:
+                        server = kubeconfig.load(kubeconfig_path).server
+                        async with session.get(server + "/readyz") as resp:
                             if resp.status == 200:
-                                return
+                                return server
                 if time.monotonic() > deadline:
-                    raise ClusterError("the API server did not become ready")
+                    raise ClusterError(f"{apiserver.name} did not become ready")
                 await asyncio.sleep(0.05)
 
     async def stop(self) -> None:

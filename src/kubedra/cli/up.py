@@ -1,9 +1,11 @@
 """``kubedra up``: a whole local cluster in one command.
 
-Starts the API server on the embedded SQLite store, the scheduler and the controller manager
-as separate processes (so both cores are used), writes a kubeconfig, optionally creates fake
-Nodes with ResourceSlices, and stops everything cleanly on Ctrl-C. A component that exits is
-restarted; one that keeps exiting stops the cluster.
+Starts the API server on the embedded SQLite store (or on etcd: ``--etcd-servers``, or
+``--etcd`` for a local etcd with its data in the data dir; ``--apiservers N`` replicas over it),
+the scheduler and the controller manager as separate processes (so both cores are used),
+writes a kubeconfig, optionally creates fake Nodes with ResourceSlices, and stops everything
+cleanly on Ctrl-C. A component that exits is restarted; one that keeps exiting stops the
+cluster.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from kubedra.cli.runtime import run_until_signalled, setup_logging
 from kubedra.client import kubeconfig
 from kubedra.client.fake_nodes import create_fake_nodes
 from kubedra.client.rest import Client
+from kubedra.storage.etcd.server import EtcdNotFoundError
 
 RESTART_LIMIT = 5
 
@@ -37,13 +40,29 @@ RESTART_LIMIT = 5
               help="driver name of the fake ResourceSlices")
 @click.option("--feature-gates", default="JobManagedBy=true", show_default=True,
               help="passed to the API server (upstream 1.30 defaults apply to the rest)")
+@click.option("--etcd-servers", default=None,
+              help="store objects in this etcd cluster (http://host:port[,...]) instead of "
+                   "the SQLite file")
+@click.option("--etcd", "local_etcd", is_flag=True,
+              help="run a local etcd (the bundled binary; data in the data dir) and store "
+                   "objects there")
+@click.option("--apiservers", default=1, show_default=True, type=click.IntRange(1),
+              help="API server replicas (more than one needs etcd); the scheduler uses the "
+                   "first, the controller manager the second")
 @click.option("-v", "--verbose", count=True)
 def up(data_dir: str, port: int, fake_nodes: int, instances: int, driver: str,
-       feature_gates: str, verbose: int) -> None:
+       feature_gates: str, etcd_servers: str | None, local_etcd: bool, apiservers: int,
+       verbose: int) -> None:
     """Run a local cluster until Ctrl-C."""
     setup_logging(verbose)
-    cluster = LocalCluster(Path(data_dir).resolve(), port=port, verbose=verbose,
-                           feature_gates=feature_gates)
+    if local_etcd and etcd_servers:
+        raise click.UsageError("--etcd and --etcd-servers exclude each other")
+    try:
+        cluster = LocalCluster(Path(data_dir).resolve(), port=port, verbose=verbose,
+                               feature_gates=feature_gates, etcd_servers=etcd_servers,
+                               etcd_members=1 if local_etcd else 0, apiservers=apiservers)
+    except (ClusterError, EtcdNotFoundError) as e:
+        raise click.UsageError(str(e)) from e
 
     async def main(stop: asyncio.Event) -> None:
         try:
@@ -53,7 +72,8 @@ def up(data_dir: str, port: int, fake_nodes: int, instances: int, driver: str,
                     await create_fake_nodes(client, fake_nodes, instances, driver,
                                             attributes=True)
             click.echo(
-                f"kubedra is up: API server {cluster.server}, data in {cluster.data_dir}\n"
+                f"kubedra is up: API server {', '.join(cluster.servers)}, "
+                f"data in {cluster.data_dir}\n"
                 f"  export KUBECONFIG={cluster.kubeconfig_path}\n"
                 f"  kubectl get nodes,resourceslices\n"
                 f"  kubectl apply -f examples/\n"

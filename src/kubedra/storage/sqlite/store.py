@@ -11,7 +11,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import fcntl
-import logging
 import os
 import sqlite3
 import threading
@@ -20,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from typing import IO, Any, TypeVar
 
 from kubedra.storage.broadcast import Broadcaster, HistoryPage
+from kubedra.storage.compactor import compact_periodically
 from kubedra.storage.contract import (
     CompactedError,
     FutureRevisionError,
@@ -33,8 +33,6 @@ from kubedra.storage.contract import (
 from kubedra.storage.sqlite import reads, schema
 from kubedra.storage.sqlite.state import State
 from kubedra.storage.sqlite.writer import Compact, Outcome, Request, Stop, Write, Writer
-
-log = logging.getLogger(__name__)
 
 T = TypeVar("T")
 
@@ -168,7 +166,9 @@ class SQLiteStore(Store):
             writer_conn=conn,
         )
         if compact_interval > 0:
-            store._compactor = asyncio.create_task(store._auto_compact(compact_interval, retain))
+            store._compactor = asyncio.create_task(
+                compact_periodically(store, compact_interval, retain)
+            )
         return store
 
     # -- plumbing --------------------------------------------------------------------------
@@ -278,19 +278,6 @@ class SQLiteStore(Store):
         if revision <= state.compacted:
             return
         await self._submit(lambda f: Compact(revision, f))
-
-    async def _auto_compact(self, interval: float, retain: int) -> None:
-        while True:
-            await asyncio.sleep(interval)
-            target = self._state.revision - retain
-            if target <= self._state.compacted:
-                continue
-            try:
-                await self.compact(target)
-            except StoreClosedError:
-                return
-            except StoreError:
-                log.exception("periodic compaction to %d failed", target)
 
     # -- watch -----------------------------------------------------------------------------
 
