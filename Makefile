@@ -3,6 +3,7 @@
 #               (flags for `kubedra up` go in ARGS, e.g. make up ARGS="--fake-nodes 5 -v")
 #   make test   set up the runtime and the test tools, then run every check
 #               (pytest, ruff, mypy --strict, import-linter, a benchmark smoke run)
+#   make protos regenerate src/kubedra/proto/generated/ from the .proto files
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -12,7 +13,7 @@ RUNTIME_STAMP := $(VENV)/.runtime-stamp
 TEST_STAMP := $(VENV)/.test-stamp
 ARGS ?=
 
-.PHONY: up test lint typecheck layers pytest bench-smoke clean
+.PHONY: up test lint typecheck layers pytest bench-smoke protos clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +40,10 @@ layers: $(TEST_STAMP)
 
 pytest: $(TEST_STAMP)
 	$(BIN)/pytest
+
+# Regenerate the committed gRPC/protobuf modules from src/kubedra/proto/*.proto.
+protos: $(TEST_STAMP)
+	$(BIN)/python -m kubedra.proto.compile
 
 bench-smoke: $(TEST_STAMP)
 	$(BIN)/python -m bench.smoke
