@@ -11,8 +11,10 @@ Pure and synchronous (no I/O). Modules, one job each:
   compiled once.
 * :mod:`.engine` — :class:`~.engine.PodAllocator`: per pod ``filter(node)``, ``allocate``,
   ``reserve``/``unreserve``; all the pod's claims are matched together.
+* :mod:`.podclaims` — a pod's claims: names, ownership, reservations, claims from templates,
+  the per-pod checks (``prepare``) and per-node reason shared by the scheduler, the simulator,
+  the ResourceClaim controller and the node agent.
 * :mod:`.matching` (first-fit, then complete matching), :mod:`.pool`, :mod:`.selectors`
-  (verdict cache), :mod:`.celadapter`, :mod:`.result` (the AllocationResult),
-  :mod:`.nodeselector`.
+  (verdict cache), :mod:`.celadapter`, :mod:`.result` (the AllocationResult).
 * :mod:`.explain`, :mod:`.simulate`, :mod:`.autoscale` — offline answers for the CLI.
 """
