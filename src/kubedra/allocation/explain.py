@@ -11,8 +11,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kubedra.allocation.engine import NodeVerdict, PodAllocator
-from kubedra.allocation.parameters import kobj
-from kubedra.allocation.selectors import Selector, Verdict
+from kubedra.allocation.instance import Verdict
+from kubedra.allocation.selectors import Selector
+from kubedra.api.meta import kobj
 from kubedra.api.resource import ResourceClaim
 
 

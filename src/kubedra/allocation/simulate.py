@@ -17,9 +17,10 @@ from dataclasses import dataclass, field
 
 import msgspec
 
+from kubedra.allocation.celadapter import cel_selectors
 from kubedra.allocation.explain import NodeExplanation, PodExplanation, explain_node
 from kubedra.allocation.index import AllocationIndex, claim_key
-from kubedra.allocation.parameters import ParameterStore, kobj
+from kubedra.allocation.parameters import ParameterStore
 from kubedra.allocation.podclaims import (
     PodPlan,
     Unschedulable,
@@ -32,6 +33,7 @@ from kubedra.allocation.podclaims import (
 )
 from kubedra.allocation.selectors import Selectors
 from kubedra.api.core import Node, Pod, PodResourceClaimStatus
+from kubedra.api.meta import kobj
 from kubedra.api.nodeaffinity import MISMATCH, pod_matches_node
 from kubedra.api.resource import (
     ResourceClaim,
@@ -112,7 +114,7 @@ class Simulator:
 
     def __init__(self, snapshot: Snapshot, selectors: Selectors | None = None,
                  added_nodes: Iterable[str] = ()) -> None:
-        self.selectors = selectors or Selectors()
+        self.selectors = selectors or cel_selectors()
         self.added = set(added_nodes)  # used only when no existing node fits (autoscaler)
         self.index = AllocationIndex()
         self.params = ParameterStore()

@@ -12,7 +12,7 @@ from kubedra.allocation.engine import (
 )
 from kubedra.allocation.explain import PodExplanation, explain_node, render, to_data
 from kubedra.allocation.index import AllocationIndex
-from kubedra.allocation.pool import Instance
+from kubedra.allocation.instance import Instance
 from kubedra.allocation.selectors import Evaluator, Selectors
 from tests.unit.allocation.helpers import make_claim, make_plan, make_slice, predicate
 

@@ -24,6 +24,7 @@ from typing import Any, Protocol
 
 import msgspec
 
+from kubedra.allocation.celadapter import cel_selectors
 from kubedra.allocation.engine import ClaimAllocation, NodeVerdict
 from kubedra.allocation.index import AllocationIndex, claim_key
 from kubedra.allocation.parameters import ParameterStore
@@ -38,6 +39,7 @@ from kubedra.allocation.podclaims import (
     structured_allocation,
 )
 from kubedra.allocation.selectors import Selectors
+from kubedra.allocation.verdicts import NodeVerdicts
 from kubedra.api.core import Pod
 from kubedra.api.resource import (
     ALLOCATION_MODE_IMMEDIATE,
@@ -58,7 +60,6 @@ from kubedra.scheduler.framework import (
     unresolvable,
     unschedulable,
 )
-from kubedra.scheduler.plugins.verdicts import NodeVerdicts
 from kubedra.scheduler.queue import ClusterEvent, Hint
 
 log = logging.getLogger(__name__)
@@ -87,7 +88,7 @@ class DRAState:
 
     index: AllocationIndex = field(default_factory=AllocationIndex)
     parameters: ParameterStore = field(default_factory=ParameterStore)
-    selectors: Selectors = field(default_factory=Selectors)
+    selectors: Selectors = field(default_factory=cel_selectors)
     claims: dict[str, ResourceClaim] = field(default_factory=dict)  # "ns/name" -> claim
     classes: dict[str, ResourceClass] = field(default_factory=dict)
 
