@@ -7,10 +7,10 @@ from kubedra.api.codec import decode
 from kubedra.api.core import Pod
 from kubedra.api.resource import ResourceClaim, ResourceClass, ResourceSlice
 from kubedra.client.fake_nodes import fake_node
+from kubedra.client.informer import Informers
 from kubedra.scheduler.cache import SchedulerCache
 from kubedra.scheduler.framework import CycleState, NodeInfo
 from kubedra.scheduler.plugins.dynamicresources import DRAState, DynamicResources, feed
-from kubedra.scheduler.scheduler import Informers
 from kubedra.scheduler.setup import ClaimUsers
 
 

@@ -20,7 +20,7 @@ import functools
 import logging
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
@@ -52,9 +52,18 @@ from kubedra.api.resource import (
 from kubedra.scheduler.framework import (
     SKIP,
     SUCCESS,
+    AfterUnreservePlugin,
     CycleState,
     Diagnosis,
+    EnqueueExtensions,
+    FilterPlugin,
     NodeInfo,
+    PostFilterPlugin,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterPlugin,
+    ReservePlugin,
+    ScorePlugin,
     Status,
     error,
     unresolvable,
@@ -329,7 +338,7 @@ class DynamicResources:
         cycle: _Cycle | None = state.get(NAME)
         if cycle is None:
             return
-        cycle.plan.allocator.unreserve()
+        cycle.plan.allocator.release()
         cycle.allocations = []
 
     async def after_unreserve(self, state: CycleState, pod: Pod) -> None:
@@ -354,6 +363,7 @@ class DynamicResources:
         if cycle is None:
             return SUCCESS
         by_uid = {a.claim.metadata.uid: a for a in cycle.allocations}
+        allocator = cycle.plan.allocator
         try:
             for check in cycle.plan.checks:
                 claim = check.claim
@@ -364,17 +374,13 @@ class DynamicResources:
                     raise RuntimeError("no claim writer configured")
                 stored = await self.writer.bind_claim(claim, pod, allocation)
                 check.claim = stored  # Unreserve must see the reservation
-                try:
-                    # Also for a reservation only: the next pod must see "in use" at once.
-                    self.state.index.assume(stored)
-                except ValueError as e:
-                    log.info("assume %s: %s", claim.metadata.name, e)
-                self.state.index.clear_in_flight(claim_key(claim))
+                # Also for a reservation only: the next pod must see "in use" at once.
+                if not allocator.commit(stored):
+                    log.info("assume %s: the informer has a newer copy", claim.metadata.name)
         except Exception as e:
             return error(str(e))
         finally:
-            for a in cycle.allocations:
-                self.state.index.clear_in_flight(claim_key(a.claim))
+            allocator.release()
         return SUCCESS
 
 
@@ -397,3 +403,16 @@ def feed(state: DRAState, objects: Sequence[Any]) -> None:
             state.parameters.upsert_claim_parameters(obj)
         elif isinstance(obj, ResourceClassParameters):
             state.parameters.upsert_class_parameters(obj)
+
+
+if TYPE_CHECKING:  # the stages DynamicResources implements (upstream: var _ framework.X = ...)
+    _plugin = DynamicResources(DRAState())
+    _pre_enqueue: PreEnqueuePlugin = _plugin
+    _enqueue: EnqueueExtensions = _plugin
+    _pre_filter: PreFilterPlugin = _plugin
+    _filter: FilterPlugin = _plugin
+    _post_filter: PostFilterPlugin = _plugin
+    _score: ScorePlugin = _plugin
+    _reserve: ReservePlugin = _plugin
+    _after_unreserve: AfterUnreservePlugin = _plugin
+    _pre_bind: PreBindPlugin = _plugin

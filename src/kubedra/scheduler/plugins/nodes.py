@@ -4,13 +4,17 @@ NodeResourcesFit (cpu, memory, pods)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from kubedra.api.core import Pod, Taint, Toleration
 from kubedra.api.nodeaffinity import MISMATCH, pod_matches_node, required_node_selector
 from kubedra.scheduler.framework import (
     SKIP,
     SUCCESS,
     CycleState,
+    FilterPlugin,
     NodeInfo,
+    PreFilterPlugin,
     Status,
     pod_requests,
     unresolvable,
@@ -105,3 +109,9 @@ class NodeResourcesFit:
         if reasons:
             return unschedulable("\n".join(reasons))
         return SUCCESS
+
+
+if TYPE_CHECKING:  # the stages each plugin implements (upstream: var _ framework.X = ...)
+    _filters: tuple[FilterPlugin, ...] = (NodeName(), NodeUnschedulable(), TaintToleration(),
+                                          NodeAffinity(), NodeResourcesFit())
+    _pre_filters: tuple[PreFilterPlugin, ...] = (NodeName(), NodeAffinity(), NodeResourcesFit())
