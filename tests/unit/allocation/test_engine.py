@@ -10,10 +10,11 @@ from kubedra.allocation.engine import (
     AllocationError,
     PodAllocator,
 )
-from kubedra.allocation.explain import PodExplanation, explain_node, render, to_data
+from kubedra.allocation.explain import PodExplanation, explain_node, to_data
 from kubedra.allocation.index import AllocationIndex
 from kubedra.allocation.instance import Instance
 from kubedra.allocation.selectors import Evaluator, Selectors
+from kubedra.cli.simulate import render
 from tests.unit.allocation.helpers import make_claim, make_plan, make_slice, predicate
 
 

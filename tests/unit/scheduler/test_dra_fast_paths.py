@@ -6,12 +6,12 @@ from __future__ import annotations
 from kubedra.api.codec import decode
 from kubedra.api.core import Pod
 from kubedra.api.resource import ResourceClaim, ResourceClass, ResourceSlice
-from kubedra.client.fake_nodes import fake_node
 from kubedra.client.informer import Informers
 from kubedra.scheduler.cache import SchedulerCache
 from kubedra.scheduler.framework import CycleState, NodeInfo
 from kubedra.scheduler.plugins.dynamicresources import DRAState, DynamicResources, feed
 from kubedra.scheduler.setup import ClaimUsers
+from kubedra.testing import fake_node
 
 
 def cluster(nodes: int, instances: int) -> DRAState:
