@@ -3,8 +3,8 @@ node agent share, written once (upstream: ``dynamic-resource-allocation/resource
 the claim checks of the scheduler's DynamicResources PreFilter and Filter).
 
 * naming: :func:`claim_name` (direct name, or the generated one recorded in
-  ``pod.status.resourceClaimStatuses``), :func:`is_for_pod`, :func:`owning_pod`,
-  :func:`generate_name`, :func:`claim_from_template`;
+  ``pod.status.resourceClaimStatuses``), :func:`claim_names`, :func:`is_for_pod`,
+  :func:`owning_pod`, :func:`generate_name`, :func:`claim_from_template`;
 * using: :func:`is_reserved_for_pod`, :func:`can_be_reserved`, :func:`consumer_ref`,
   :func:`structured_allocation`;
 * scheduling one pod: :func:`pod_claims` (resolve every entry), :func:`prepare` (check each
@@ -81,6 +81,16 @@ def claim_name(pod: Pod, pod_claim: PodResourceClaim) -> tuple[str | None, bool]
         raise Unschedulable(f'pod "{_pod_ref(pod)}": ResourceClaim not created yet')
     raise Unschedulable(f'pod "{_pod_ref(pod)}", spec.resourceClaim "{pod_claim.name}": '
                         "none of the supported fields are set")
+
+
+def claim_names(pod: Pod) -> set[str]:
+    """Names of the claims the pod uses, as far as known (spec references, and generated
+    claims recorded in the status): a claim event can only help pods that name it."""
+    names = {pc.source.resource_claim_name for pc in pod.spec.resource_claims or ()
+             if pc.source.resource_claim_name}
+    names.update(s.resource_claim_name for s in pod.status.resource_claim_statuses or ()
+                 if s.resource_claim_name)
+    return names
 
 
 def owning_pod(claim: ResourceClaim) -> tuple[str, str] | None:

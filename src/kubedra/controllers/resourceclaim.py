@@ -21,6 +21,7 @@ from kubedra.allocation.podclaims import (
     POD_CLAIM_NAME_ANNOTATION,
     can_be_reserved,
     claim_from_template,
+    claim_names,
     consumer_ref,
     is_for_pod,
     is_reserved_for_pod,
@@ -89,12 +90,8 @@ class ResourceClaimController:
 
     def _enqueue_claims_of(self, pod: Pod) -> None:
         ns = pod.metadata.namespace
-        for status in pod.status.resource_claim_statuses or ():
-            if status.resource_claim_name:
-                self.queue.add(f"claim:{ns}/{status.resource_claim_name}")
-        for pc in pod.spec.resource_claims or ():
-            if pc.source.resource_claim_name:
-                self.queue.add(f"claim:{ns}/{pc.source.resource_claim_name}")
+        for name in sorted(claim_names(pod)):
+            self.queue.add(f"claim:{ns}/{name}")
 
     def _claim_deleted(self, claim: ResourceClaim) -> None:
         key = _owner_key(claim)

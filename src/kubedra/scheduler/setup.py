@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubedra.allocation.podclaims import claim_names
 from kubedra.api.core import Pod
 from kubedra.api.resource import (
     ResourceClaim,
@@ -17,12 +18,7 @@ from kubedra.client.informer import Informers
 from kubedra.client.rest import Client
 from kubedra.scheduler.claimwriter import ClientClaimWriter
 from kubedra.scheduler.framework import Profile
-from kubedra.scheduler.plugins.dynamicresources import (
-    DRAState,
-    DynamicResources,
-    claim_names,
-    frees_instances,
-)
+from kubedra.scheduler.plugins.dynamicresources import DRAState, DynamicResources, frees_instances
 from kubedra.scheduler.plugins.nodes import (
     NodeAffinity,
     NodeName,

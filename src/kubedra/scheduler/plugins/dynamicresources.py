@@ -129,16 +129,6 @@ def frees_instances(old: ResourceClaim, new: ResourceClaim) -> bool:
     return structured_allocation(old) and new.status.allocation is None
 
 
-def claim_names(pod: Pod) -> set[str]:
-    """Names of the claims the pod uses, as far as known (spec references, and generated
-    claims recorded in the status): a claim event can only help pods that name it."""
-    names = {pc.source.resource_claim_name for pc in pod.spec.resource_claims or ()
-             if pc.source.resource_claim_name}
-    names.update(s.resource_claim_name for s in pod.status.resource_claim_statuses or ()
-                 if s.resource_claim_name)
-    return names
-
-
 @dataclass
 class _Cycle:
     plan: PodPlan
