@@ -188,7 +188,7 @@ def pod_claims(pod: Pod, lookup: ClaimLookup) -> list[ResourceClaim]:
     out: list[ResourceClaim] = []
     for pc in pod.spec.resource_claims or ():
         name, generated = claim_name(pod, pc)
-        if name is None:
+        if not name:
             continue
         claim = lookup(ns, name)
         if claim is None:

@@ -157,7 +157,7 @@ class Simulator:
                 continue
             name = recorded.get(pc.name, f"{pod.metadata.name}-{pc.name}")
             statuses.append(PodResourceClaimStatus(name=pc.name, resource_claim_name=name))
-            if name is None or (ns, name) in self.claims:
+            if not name or (ns, name) in self.claims:
                 continue
             tmpl = self.templates.get((ns, template))
             if tmpl is None:

@@ -63,6 +63,9 @@ def test_claim_name_direct_template_and_errors() -> None:
 
 def test_pod_claims_checks_owner_deletion_and_existence() -> None:
     pod = make_pod(templated("b"), statuses=[{"name": "b", "resourceClaimName": "gen"}])
+    not_needed = make_pod(templated("b"), templated("c"), statuses=[
+        {"name": "b"}, {"name": "c", "resourceClaimName": ""}])
+    assert podclaims.pod_claims(not_needed, lambda ns, n: None) == []
     mine, theirs = owned_claim("gen", "uid-p"), owned_claim("gen", "uid-other")
     assert podclaims.is_for_pod(pod, mine) and not podclaims.is_for_pod(pod, theirs)
     assert podclaims.pod_claims(pod, lambda ns, n: mine) == [mine]
