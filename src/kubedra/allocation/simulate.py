@@ -181,22 +181,22 @@ class Simulator:
             return MISMATCH
         return node_reason(plan, obj, plan.allocator.filter)
 
-    def _score(self, prep: PodPlan, node: str) -> tuple[bool, int, str]:
+    def _score(self, plan: PodPlan, node: str) -> tuple[bool, int, str]:
         free = sum(self.index.free_count(node, d) - len(r)
-                   for d, r in prep.allocator.requests.items())
+                   for d, r in plan.allocator.requests.items())
         return (node in self.added, free, node)
 
     def place(self, pod: Pod) -> Placement:
         """Place one pod (committing its allocations) or say why it does not fit anywhere."""
         placement = Placement(pod_name(pod), None)
         try:
-            prep = self._prepare(pod)
+            plan = self._prepare(pod)
         except Unschedulable as err:
             placement.message = err.message
             return placement
         feasible: list[str] = []
         for node in sorted(self.nodes):
-            reason = self._node_reason(prep, node)
+            reason = self._node_reason(plan, node)
             if reason is None:
                 feasible.append(node)
             else:
@@ -206,18 +206,18 @@ class Simulator:
                 f"0/{len(self.nodes)} nodes are available" if self.nodes else "no nodes"
             )
             return placement
-        node = min(feasible, key=lambda n: self._score(prep, n))
+        node = min(feasible, key=lambda n: self._score(plan, n))
         placement.node = node
         placement.reasons.clear()
-        placement.claims = self._commit(prep, node)
+        placement.claims = self._commit(plan, node)
         placement.message = "scheduled"
         return placement
 
-    def _commit(self, prep: PodPlan, node: str) -> list[ClaimOutcome]:
-        ref = consumer_ref(prep.pod)
-        new = {claim_key(a.plan.claim): a for a in prep.allocator.allocate(node)}
+    def _commit(self, plan: PodPlan, node: str) -> list[ClaimOutcome]:
+        ref = consumer_ref(plan.pod)
+        new = {claim_key(a.plan.claim): a for a in plan.allocator.allocate(node)}
         outcomes: list[ClaimOutcome] = []
-        for claim in prep.claims:
+        for claim in plan.claims:
             a = new.get(claim_key(claim))
             updated = copy.deepcopy(a.claim if a is not None else claim)
             if ref.uid not in [r.uid for r in updated.status.reserved_for or ()]:
@@ -233,21 +233,21 @@ class Simulator:
         """Per node: why the pod's claims fit or not (nothing is committed)."""
         name = pod_name(pod)
         try:
-            prep = self._prepare(pod)
+            plan = self._prepare(pod)
         except Unschedulable as err:
             return PodExplanation(name, [], [], err.message)
         nodes: list[NodeExplanation] = []
         for node in sorted(self.nodes):
-            reason = self._node_reason(prep, node)
-            verdict = prep.allocator.filter(node)
-            ex = explain_node(prep.allocator, verdict)
+            reason = self._node_reason(plan, node)
+            verdict = plan.allocator.filter(node)
+            ex = explain_node(plan.allocator, verdict)
             ex.suitable, ex.reason = reason is None, reason or ""
             nodes.append(ex)
         ok = [n.node for n in nodes if n.suitable]
         result = f"fits on {', '.join(ok)}" if ok else "fits on no node"
         claims = [kobj(c.metadata.namespace, c.metadata.name) +
                   (" (allocated)" if c.status.allocation is not None else "")
-                  for c in prep.claims]
+                  for c in plan.claims]
         return PodExplanation(name, claims, nodes, result)
 
 
