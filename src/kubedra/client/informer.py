@@ -184,8 +184,8 @@ class Informers:
         self.client = client
         self._by_model: dict[type[Any], Informer[Any]] = {}
 
-    def get(self, model: type[Any]) -> Informer[Any]:
-        informer = self._by_model.get(model)
+    def get(self, model: type[T]) -> Informer[T]:
+        informer: Informer[T] | None = self._by_model.get(model)
         if informer is None:
             informer = self._by_model[model] = Informer(self.client, model)
         return informer
