@@ -18,7 +18,7 @@ from aiohttp import web
 from kubedra.api.core import Namespace
 from kubedra.api.features import FeatureGates
 from kubedra.api.meta import ObjectMeta
-from kubedra.apiserver import discovery, errors, objects, openapi
+from kubedra.apiserver import discovery, errors, malloc, objects, openapi
 from kubedra.apiserver.auth import ADMIN, USER, Authenticator, NodeAuthorizer, User
 from kubedra.apiserver.gc import GarbageCollector
 from kubedra.apiserver.handlers import ResourceHandlers, resolve
@@ -45,6 +45,7 @@ class Options:
     token_users: dict[str, User] = field(default_factory=dict)
     gc: bool = True
     watch_window: int = 20_000
+    watch_window_bytes: int = 256 << 20
     # Tune the interpreter's cycle collector for a server process (see tune_cycle_collector);
     # off by default because it is process-wide (tests embed servers).
     tune_collector: bool = False
@@ -58,7 +59,8 @@ class ApiServer:
         self.store = store
         self.registry = Registry(self.options.gates)
         self.cache = objects.WireCache()
-        self.hub = WatchHub(store, self.cache, self.options.watch_window)
+        self.hub = WatchHub(store, self.cache, self.options.watch_window,
+                            self.options.watch_window_bytes)
         self.rest = Rest(self.registry, store, self.cache)
         self.resources = ResourceHandlers(
             self.hub, self.rest,
@@ -75,6 +77,8 @@ class ApiServer:
         self.authz = NodeAuthorizer(self.hub, store, slices)
         self.resources.authz = self.authz
         self.metrics = Metrics()
+        self.metrics.track_watch_cache(lambda: self.hub.window_bytes,
+                                       lambda: len(self.hub.window))
         self.inflight = 0
         self.address = ""
         self._runner: web.ServerRunner | None = None
@@ -95,6 +99,7 @@ class ApiServer:
         await self.prepare()
         if self.options.tune_collector:
             tune_cycle_collector()
+            malloc.tune_for_server()
         # The low-level server: no router or middleware chain, one handler does both.
         server = web.Server(self._handle, request_factory=self._make_request, access_log=None)
         self._runner = web.ServerRunner(server, handle_signals=False, shutdown_timeout=2.0)

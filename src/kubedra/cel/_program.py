@@ -5,8 +5,10 @@ from __future__ import annotations
 import functools
 import re
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
@@ -309,6 +311,28 @@ class _LRU:
 _CACHE: Final = _LRU(COMPILE_CACHE_SIZE)
 
 
+class _Budget(threading.local):
+    deadline: float | None = None  # thread CPU time after which compiles are refused
+
+
+_BUDGET: Final = _Budget()
+BUDGET_EXCEEDED: Final = (
+    "validation failed due to running out of cost budget, no further validation rules will "
+    "be run"
+)
+
+
+@contextmanager
+def compile_budget(cpu_seconds: float) -> Iterator[None]:
+    """Bound the CPU time this thread spends compiling (cache misses) inside the block;
+    past it every further compile fails with :data:`BUDGET_EXCEEDED`, which is not cached."""
+    _BUDGET.deadline = time.thread_time() + cpu_seconds
+    try:
+        yield
+    finally:
+        _BUDGET.deadline = None
+
+
 def compile_expression(
     expression: str, env_type: EnvType = EnvType.STORED_EXPRESSIONS, *, require_bool: bool = True
 ) -> Program:
@@ -321,6 +345,9 @@ def compile_expression(
     key = (expression, env_type, require_bool)
     hit = _CACHE.get(key)
     if hit is None:
+        deadline = _BUDGET.deadline
+        if deadline is not None and time.thread_time() > deadline:
+            raise CompileError(BUDGET_EXCEEDED)
         hit = _compile_uncached(expression, env_type, require_bool)
         _CACHE.put(key, hit)
     if hit.__class__ is Program:

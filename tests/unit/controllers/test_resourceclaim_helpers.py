@@ -34,7 +34,7 @@ def test_pod_done() -> None:
 
 
 async def test_workqueue_deduplicates_and_retries() -> None:
-    q = WorkQueue(base_delay=0.001)
+    q = WorkQueue("test", base_delay=0.001)
     seen: list[str] = []
     fail_once = {"b"}
 
@@ -57,7 +57,7 @@ async def test_workqueue_deduplicates_and_retries() -> None:
 
 
 async def test_workqueue_never_runs_one_key_twice_at_once() -> None:
-    q = WorkQueue()
+    q = WorkQueue("test")
     running: set[str] = set()
     overlaps = 0
     done = asyncio.Event()
