@@ -272,4 +272,5 @@ async def test_heavy_validation_leaves_the_server_responsive(
         "will be run")
     assert causes[-1]["field"] == "driverRequests[0].requests[299].namedResources.selector"
     assert len(latencies) >= 10
-    assert max(latencies) < 0.1, f"a GET waited {max(latencies):.3f}s"
+    # 45 ms measured on a loaded 2-core machine; the bound leaves room for a busier one
+    assert max(latencies) < 0.25, f"a GET waited {max(latencies):.3f}s"

@@ -23,9 +23,10 @@ static limit). cel-cpp offers no cost tracker, so we bound evaluations different
    enclosing comprehension, assuming 10,000 iterations for non-literal ranges);
 2. at run time: cel-cpp stops every evaluation after 10,000 comprehension iterations, and our
    Python library functions charge a per-evaluation meter (elements scanned, characters
-   produced) limited to 1,000,000 units. Both surface as
-   ``operation cancelled: actual cost limit exceeded``.
-
+   produced) limited to 1,000,000 units, including the string functions whose work grows with
+   their operands (``+``, ``contains``, ``matches``, ``size``, ...: run in Python and charged
+   as cel-go charges them, _metered.py); an evaluation still charging after 0.5 s of wall
+   clock is stopped too. All surface as ``operation cancelled: actual cost limit exceeded``;
 3. per request: the API server compiles a request's selectors under
    ``compile_budget(seconds)`` (thread CPU time); past it each further compile fails with
    upstream's CRD-validation text :data:`BUDGET_EXCEEDED`.
