@@ -26,9 +26,9 @@ from kubedra.cli.localcluster import Component, LocalCluster
 from kubedra.cli.singletons import GC_LEASE
 from kubedra.client import kubeconfig
 from kubedra.client.errors import ApiError
-from kubedra.client.fake_nodes import fake_node
 from kubedra.client.informer import Informer
 from kubedra.client.rest import Client
+from kubedra.testing import fake_node
 from tests.e2e.dra_workload import (
     allocations,
     bound_count,

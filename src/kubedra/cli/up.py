@@ -18,10 +18,10 @@ from pathlib import Path
 
 import click
 
+from kubedra.cli.fakenodes import create_fake_nodes
 from kubedra.cli.localcluster import ClusterError, LocalCluster
 from kubedra.cli.runtime import run_until_signalled, setup_logging
 from kubedra.client import kubeconfig
-from kubedra.client.fake_nodes import create_fake_nodes
 from kubedra.client.rest import Client
 from kubedra.storage.etcd.server import EtcdNotFoundError
 

@@ -225,3 +225,34 @@ def _safely(handler: Callable[..., None], *args: object) -> None:
         handler(*args)
     except Exception:
         log.exception("informer handler %r failed", handler)
+
+
+class Informers:
+    """One informer per kind, shared by the components of one process (upstream's
+    SharedInformerFactory)."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self._by_model: dict[type[Any], Informer[Any]] = {}
+
+    def get(self, model: type[T]) -> Informer[T]:
+        informer: Informer[T] | None = self._by_model.get(model)
+        if informer is None:
+            informer = self._by_model[model] = Informer(self.client, model)
+        return informer
+
+    def all(self) -> list[Informer[Any]]:
+        return list(self._by_model.values())
+
+    async def start(self) -> None:
+        for informer in self._by_model.values():
+            informer.start()
+        await asyncio.gather(*(i.wait_synced() for i in self._by_model.values()))
+
+    async def run(self, work: Callable[[], Awaitable[None]]) -> None:
+        """Run ``work`` once every informer has synced (see :func:`run_informed`)."""
+        await run_informed(self.all(), work)
+
+    async def stop(self) -> None:
+        for informer in self._by_model.values():
+            await informer.stop()

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, cast
 
+from kubedra.allocation.podclaims import claim_names
 from kubedra.api.core import Pod
 from kubedra.api.resource import (
     ResourceClaim,
@@ -13,15 +14,12 @@ from kubedra.api.resource import (
     ResourceSlice,
 )
 from kubedra.client.events import EventRecorder
+from kubedra.client.informer import Informers
 from kubedra.client.rest import Client
 from kubedra.scheduler.claimwriter import ClientClaimWriter
+from kubedra.scheduler.framework import Profile
 from kubedra.scheduler.metrics import SchedulerMetrics, TimedPlugin
-from kubedra.scheduler.plugins.dynamicresources import (
-    DRAState,
-    DynamicResources,
-    claim_names,
-    frees_instances,
-)
+from kubedra.scheduler.plugins.dynamicresources import DRAState, DynamicResources, frees_instances
 from kubedra.scheduler.plugins.nodes import (
     NodeAffinity,
     NodeName,
@@ -30,13 +28,23 @@ from kubedra.scheduler.plugins.nodes import (
     TaintToleration,
 )
 from kubedra.scheduler.queue import ClusterEvent, SchedulingQueue, pod_key
-from kubedra.scheduler.scheduler import DEFAULT_SCHEDULER_NAME, Informers, Scheduler
+from kubedra.scheduler.scheduler import DEFAULT_SCHEDULER_NAME, Scheduler
 
 
-def default_plugins(dra: DynamicResources | TimedPlugin) -> list[Any]:
+def default_profile(dra: DynamicResources) -> Profile:
     """The default profile, in upstream's filter order (cheap checks first)."""
-    return [NodeUnschedulable(), NodeName(), TaintToleration(), NodeAffinity(),
-            NodeResourcesFit(), dra]
+    node_name, affinity, fit = NodeName(), NodeAffinity(), NodeResourcesFit()
+    return Profile(
+        pre_enqueue=[dra],
+        enqueue=[dra],
+        pre_filter=[node_name, affinity, fit, dra],
+        filter=[NodeUnschedulable(), node_name, TaintToleration(), affinity, fit, dra],
+        post_filter=[dra],
+        score=[dra],
+        reserve=[dra],
+        after_unreserve=[dra],
+        pre_bind=[dra],
+    )
 
 
 def wire_dra(informers: Informers, state: DRAState, queue: SchedulingQueue) -> None:
@@ -126,6 +134,8 @@ def build_scheduler(client: Client, *, scheduler_name: str = DEFAULT_SCHEDULER_N
     async def record(pod: Pod, event_type: str, reason: str, message: str) -> None:
         await recorder.record(pod, event_type, reason, message)
 
-    return Scheduler(client, informers, default_plugins(TimedPlugin(dra, metrics)),
-                     scheduler_name=scheduler_name, queue=queue,
-                     record_event=record if record_events else None, metrics=metrics)
+    # the DRA plugin's calls are timed for scheduler_plugin_execution_duration_seconds
+    timed = cast(DynamicResources, TimedPlugin(dra, metrics))
+    return Scheduler(client, informers, default_profile(timed), scheduler_name=scheduler_name,
+                     queue=queue, record_event=record if record_events else None,
+                     metrics=metrics)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import asyncio
 
+from kubedra.allocation.podclaims import generate_name
 from kubedra.api import codec
 from kubedra.api.core import Pod
-from kubedra.controllers.resourceclaim import generate_name, is_pod_done
+from kubedra.controllers.resourceclaim import is_pod_done
 from kubedra.controllers.workqueue import WorkQueue
 
 
