@@ -1,12 +1,13 @@
 # Two commands do everything on a fresh machine with python3:
 #   make up     set up, then run a local cluster on the embedded store
 #   make test   set up, then run every check (pytest, ruff, mypy --strict, import-linter)
+#   make protos regenerate src/kubedra/proto/generated/ from the .proto files
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: up test lint typecheck layers pytest bench-smoke clean
+.PHONY: up test lint typecheck layers pytest bench-smoke protos clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -28,6 +29,10 @@ layers: $(STAMP)
 
 pytest: $(STAMP)
 	$(BIN)/pytest
+
+# Regenerate the committed gRPC/protobuf modules from src/kubedra/proto/*.proto.
+protos: $(STAMP)
+	$(BIN)/python -m kubedra.proto.compile
 
 bench-smoke: $(STAMP)
 	$(BIN)/python -m bench.smoke
