@@ -1,0 +1,59 @@
+"""The plugin registration service a driver serves on its socket in ``plugins_registry``.
+
+Mirrors kubeletplugin/noderegistrar.go and registrationserver.go@v0.30.0: ``GetInfo`` answers
+type ``DRAPlugin`` with the DRA endpoint and ``supported_versions: ["1.0.0"]``;
+``NotifyRegistrationStatus`` records the kubelet's verdict and answers a failure with the error
+``failed registration process: <error>`` (gRPC code UNKNOWN, as a plain Go error maps).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import logging
+from typing import Any
+
+import grpc
+
+from kubedra.proto.generated import pluginregistration_v1_pb2 as reg_pb2
+from kubedra.proto.generated import pluginregistration_v1_pb2_grpc as reg_grpc
+
+PLUGIN_TYPE = "DRAPlugin"
+SUPPORTED_VERSIONS = ("1.0.0",)
+
+log = logging.getLogger(__name__)
+
+
+@dataclasses.dataclass(frozen=True)
+class RegistrationStatus:
+    plugin_registered: bool
+    error: str = ""
+
+
+class Registrar(reg_grpc.RegistrationServicer):  # type: ignore[misc]
+    def __init__(self, driver_name: str, endpoint: str) -> None:
+        self._info = reg_pb2.PluginInfo(
+            type=PLUGIN_TYPE,
+            name=driver_name,
+            endpoint=endpoint,
+            supported_versions=list(SUPPORTED_VERSIONS),
+        )
+        self.status: RegistrationStatus | None = None
+        self.registered = asyncio.Event()
+
+    async def GetInfo(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
+        return self._info
+
+    async def NotifyRegistrationStatus(
+        self, request: Any, context: grpc.aio.ServicerContext
+    ) -> Any:
+        self.status = RegistrationStatus(request.plugin_registered, request.error)
+        if not request.plugin_registered:
+            self.registered.clear()
+            log.error("kubelet rejected the registration of %s: %s", self._info.name, request.error)
+            await context.abort(
+                grpc.StatusCode.UNKNOWN, f"failed registration process: {request.error}"
+            )
+        log.info("registered with the kubelet as %s", self._info.name)
+        self.registered.set()
+        return reg_pb2.RegistrationStatusResponse()
