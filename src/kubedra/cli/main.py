@@ -17,6 +17,7 @@ SUBCOMMANDS: dict[str, str] = {
     "up": "kubedra.cli.up:up",
     "simulate": "kubedra.cli.simulate:simulate",
     "explain": "kubedra.cli.simulate:explain",
+    "kubelet": "kubedra.cli.kubelet:kubelet",
     "example-driver": "kubedra.cli.example_driver:example_driver",
 }
 

@@ -17,7 +17,9 @@ from typing import Any, Protocol
 
 import msgspec
 
+from kubedra.api import codec
 from kubedra.api.core import Pod
+from kubedra.api.meta import ObjectMeta
 from kubedra.api.resource import ResourceClaim, ResourceHandle
 from kubedra.client.rest import Client
 from kubedra.kubelet import podclaims
@@ -31,7 +33,7 @@ from kubedra.kubelet.checkpoint import (
     StructuredHandleState,
     go_json,
 )
-from kubedra.kubelet.wire import claim_to_proto
+from kubedra.proto.convert import claim_to_proto
 
 log = logging.getLogger(__name__)
 
@@ -91,11 +93,14 @@ def _plugin(info: ClaimInfoState, h: ResourceHandleState) -> str:
 
 
 def batches(infos: Iterable[ClaimInfoState]) -> dict[str, list[Any]]:
-    """One ``Claim`` per handle, grouped by the driver that handles it."""
+    """One ``Claim`` per cached handle, grouped by the driver that handles it."""
     out: dict[str, list[Any]] = {}
     for info in infos:
+        claim = ResourceClaim(metadata=ObjectMeta(namespace=info.Namespace, name=info.ClaimName,
+                                                  uid=info.ClaimUID))
         for h in info.ResourceHandles or ():
-            out.setdefault(_plugin(info, h), []).append(claim_to_proto(info, h))
+            handle = codec.decode(msgspec.json.encode(h), ResourceHandle)
+            out.setdefault(_plugin(info, h), []).append(claim_to_proto(claim, handle))
     return out
 
 

@@ -101,7 +101,7 @@ class PluginStore:
     ``on_register``/``on_deregister`` feed the node resources controller."""
 
     def __init__(self, on_register: Callable[[Plugin], None] | None = None,
-                 on_deregister: Callable[[str], None] | None = None) -> None:
+                 on_deregister: Callable[[Plugin], None] | None = None) -> None:
         self._plugins: dict[str, Plugin] = {}
         self._on_register = on_register
         self._on_deregister = on_deregister
@@ -157,5 +157,5 @@ class PluginStore:
     def deregister_plugin(self, name: str) -> Plugin | None:
         plugin = self._plugins.pop(name, None)
         if plugin is not None and self._on_deregister:
-            self._on_deregister(name)
+            self._on_deregister(plugin)
         return plugin

@@ -16,7 +16,7 @@ import grpc
 from kubedra.kubelet.manager import ClaimResult
 from kubedra.kubelet.noderesources import ResourceModel, ResourcesUnsupported
 from kubedra.kubelet.plugins import PLUGIN_TYPE, Plugin, PluginError, PluginStore
-from kubedra.kubelet.wire import model_from_proto
+from kubedra.proto.convert import instances_from_model
 from kubedra.proto.generated import dra_v1alpha2_pb2 as v1alpha2
 from kubedra.proto.generated import dra_v1alpha2_pb2_grpc as v1alpha2_grpc
 from kubedra.proto.generated import dra_v1alpha3_pb2 as v1alpha3
@@ -105,7 +105,7 @@ class DraClient:
         call = self._v3.NodeListAndWatchResources(v1alpha3.NodeListAndWatchResourcesRequest())
         try:
             async for resp in call:
-                yield [model_from_proto(m) for m in resp.resources]
+                yield [instances_from_model(m) for m in resp.resources]
         except grpc.aio.AioRpcError as e:
             if e.code() == grpc.StatusCode.UNIMPLEMENTED:
                 raise ResourcesUnsupported(str(e.details())) from None
