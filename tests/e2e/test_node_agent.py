@@ -14,22 +14,33 @@ from __future__ import annotations
 
 import asyncio
 import json
-import time
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from kubedra.api.core import Event, Node, Pod
-from kubedra.api.resource import ResourceClaim, ResourceSlice
+from kubedra.api.core import Node, Pod
 from kubedra.cli.localcluster import Component, LocalCluster
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
-from tests.e2e.dra_workload import kind
+from tests.e2e.node_support import (
+    DRIVER,
+    NS,
+    allocated,
+    create_pod,
+    create_workload,
+    deallocated,
+    deleted,
+    eventually,
+    gone,
+    instance_names,
+    is_phase,
+    logged,
+    phase,
+    pod_claim,
+    prepared_events,
+    slices_of,
+)
 
-DRIVER = "gpu.example.com"
-NS = "node-e2e"
 CONFIG = """instances:
 {items}
 """
@@ -64,74 +75,6 @@ class NodeProcs:
         return self.cdi / f"{DRIVER}-{claim_uid}.json"
 
 
-async def eventually(what: str, check: Callable[[], Awaitable[Any]], timeout: float = 30.0,
-                     ) -> Any:
-    deadline = time.monotonic() + timeout
-    last: Any = None
-    while time.monotonic() < deadline:
-        try:
-            last = await check()
-            if last:
-                return last
-        except AssertionError as e:
-            last = e
-        await asyncio.sleep(0.2)
-    raise AssertionError(f"timed out waiting for {what}: last {last!r}")
-
-
-async def slices_of(client: Client, driver: str, node: str | None = None) -> list[ResourceSlice]:
-    selector = f"driverName={driver}" + (f",nodeName={node}" if node else "")
-    return (await client.list(ResourceSlice, field_selector=selector)).items
-
-
-def instance_names(s: ResourceSlice) -> list[str]:
-    return [i.name for i in (s.named_resources.instances if s.named_resources else [])]
-
-
-async def create_workload(client: Client) -> None:
-    await client.create_raw(kind("namespaces"), {"apiVersion": "v1", "kind": "Namespace",
-                                                 "metadata": {"name": NS}})
-    await client.create_raw(kind("resourceclasses"), {
-        "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClass",
-        "metadata": {"name": "node-e2e-gpu"}, "driverName": DRIVER,
-        "structuredParameters": True})
-    await client.create_raw(kind("resourceclaimparameters"), {
-        "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaimParameters",
-        "metadata": {"name": "one-gpu", "namespace": NS},
-        "driverRequests": [{"driverName": DRIVER, "vendorParameters": {"mode": "exclusive"},
-                            "requests": [{"namedResources": {"selector": "true"}}]}]}, NS)
-    await client.create_raw(kind("resourceclaimtemplates"), {
-        "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaimTemplate",
-        "metadata": {"name": "gpu", "namespace": NS},
-        "spec": {"spec": {"resourceClassName": "node-e2e-gpu", "parametersRef": {
-            "apiGroup": "resource.k8s.io", "kind": "ResourceClaimParameters",
-            "name": "one-gpu"}}}}, NS)
-
-
-async def create_pod(client: Client, name: str, node: str, policy: str,
-                     annotations: dict[str, str]) -> None:
-    await client.create_raw(kind("pods"), {
-        "apiVersion": "v1", "kind": "Pod",
-        "metadata": {"name": name, "namespace": NS, "annotations": annotations},
-        "spec": {"restartPolicy": policy, "terminationGracePeriodSeconds": 5,
-                 "nodeSelector": {"kubernetes.io/hostname": node},
-                 "containers": [{"name": "c", "image": "registry.k8s.io/pause:3.9",
-                                 "resources": {"claims": [{"name": "gpu"}]}}],
-                 "resourceClaims": [{"name": "gpu",
-                                     "source": {"resourceClaimTemplateName": "gpu"}}]}}, NS)
-
-
-async def pod_claim(client: Client, pod_name: str) -> ResourceClaim:
-    pod = await client.get(Pod, pod_name, NS)
-    statuses = pod.status.resource_claim_statuses or []
-    assert statuses and statuses[0].resource_claim_name, "claim not created yet"
-    return await client.get(ResourceClaim, statuses[0].resource_claim_name, NS)
-
-
-async def phase(client: Client, pod_name: str) -> str:
-    return (await client.get(Pod, pod_name, NS)).status.phase or ""
-
-
 @pytest.mark.timeout(300)
 async def test_node_agents_with_example_drivers(tmp_path: Path) -> None:
     cluster = LocalCluster(tmp_path)
@@ -164,29 +107,29 @@ async def test_node_agents_with_example_drivers(tmp_path: Path) -> None:
 
             # -- a pod with a template claim: prepared on its node, runs, succeeds, released
             await create_pod(client, "once", "node-a", "Never", {"kubedra.io/run-seconds": "2"})
-            claim = await eventually("claim allocated", lambda: _allocated(client, "once"))
+            claim = await eventually("claim allocated", lambda: allocated(client, "once"))
             uid = claim.metadata.uid or ""
             handle = claim.status.allocation.resource_handles[0]  # type: ignore[union-attr,index]
             assert handle.structured_data is not None
             assert handle.structured_data.node_name == "node-a"
             instance = handle.structured_data.results[0].named_resources.name  # type: ignore
-            await eventually("pod Running", lambda: _is(client, "once", "Running"))
+            await eventually("pod Running", lambda: is_phase(client, "once", "Running"))
             spec = json.loads(a.cdi_file(uid).read_text())
             assert [d["name"] for d in spec["devices"]] == [f"claim-{uid}-{instance}"]
             assert "user_mode=exclusive" in spec["devices"][0]["containerEdits"]["env"]
-            events = await eventually("prepared event", lambda: _events(client, "once"))
+            events = await eventually("prepared event", lambda: prepared_events(client, "once"))
             assert any(f"{DRIVER}/test=claim-{uid}-{instance}" in e for e in events)
             pod = await client.get(Pod, "once", NS)
             assert pod.status.host_ip and pod.status.pod_ip and pod.status.start_time
-            await eventually("pod Succeeded", lambda: _is(client, "once", "Succeeded"), 20)
+            await eventually("pod Succeeded", lambda: is_phase(client, "once", "Succeeded"), 20)
             pod = await client.get(Pod, "once", NS)
             cs = (pod.status.container_statuses or [])[0]
             assert cs.state["terminated"]["exitCode"] == 0
             assert cs.state["terminated"]["reason"] == "Completed"
             conditions = {c.type: c.status for c in pod.status.conditions or ()}
             assert conditions["Ready"] == "False" and conditions["PodScheduled"] == "True"
-            await eventually("CDI file removed", lambda: _gone(a.cdi_file(uid)))
-            await eventually("claim deallocated", lambda: _deallocated(client, claim))
+            await eventually("CDI file removed", lambda: gone(a.cdi_file(uid)))
+            await eventually("claim deallocated", lambda: deallocated(client, claim))
 
             # -- a driver reload with fewer instances updates its slice
             a.config.write_text(_instances_yaml(2))
@@ -203,7 +146,7 @@ async def test_node_agents_with_example_drivers(tmp_path: Path) -> None:
             extra.append(silent)
             await silent.start()
             await eventually("silent driver registered",
-                             lambda: _logged(b.kubelet.log_path, "driver silent.example.com "
+                             lambda: logged(b.kubelet.log_path, "driver silent.example.com "
                                                                  "registered"))
             await asyncio.sleep(2)
             assert await slices_of(client, "silent.example.com") == []
@@ -215,7 +158,7 @@ async def test_node_agents_with_example_drivers(tmp_path: Path) -> None:
             await create_pod(client, "released", "node-a", "Never",
                              {"kubedra.io/run-seconds": "600"})
             for name in ("forever", "released"):
-                await eventually(f"{name} Running", lambda n=name: _is(client, n, "Running"))
+                await eventually(f"{name} Running", lambda n=name: is_phase(client, n, "Running"))
             kept = (await pod_claim(client, "forever")).metadata.uid or ""
             released = (await pod_claim(client, "released")).metadata.uid or ""
             kept_mtime = a.cdi_file(kept).stat().st_mtime_ns
@@ -223,7 +166,7 @@ async def test_node_agents_with_example_drivers(tmp_path: Path) -> None:
             await a.kubelet.kill()
             await client.delete(Pod, "released", NS, grace_period_seconds=0)
             await a.kubelet.start()
-            await eventually("released claim unprepared", lambda: _gone(a.cdi_file(released)))
+            await eventually("released claim unprepared", lambda: gone(a.cdi_file(released)))
             await asyncio.sleep(1)
             assert a.cdi_file(kept).stat().st_mtime_ns == kept_mtime  # not prepared again
             assert await phase(client, "forever") == "Running"
@@ -237,52 +180,13 @@ async def test_node_agents_with_example_drivers(tmp_path: Path) -> None:
             async def consistent() -> bool:
                 found = await slices_of(client, DRIVER, "node-b")
                 return ([instance_names(s) for s in found] == [["instance-00", "instance-01"]]
-                        and _count(b.kubelet.log_path, f"driver {DRIVER} registered") >= 2)
+                        and count(b.kubelet.log_path, f"driver {DRIVER} registered") >= 2)
             await eventually("node-b slices after driver restart", consistent)
 
             # -- graceful deletion: stopped, unprepared, then deleted by the agent
             await client.delete(Pod, "forever", NS)
-            await eventually("forever deleted", lambda: _deleted(client, "forever"))
-            await eventually("kept claim unprepared", lambda: _gone(a.cdi_file(kept)))
+            await eventually("forever deleted", lambda: deleted(client, "forever"))
+            await eventually("kept claim unprepared", lambda: gone(a.cdi_file(kept)))
         finally:
             for c in reversed(procs + extra):
                 await c.stop()
-
-
-async def _allocated(client: Client, pod: str) -> ResourceClaim | None:
-    claim = await pod_claim(client, pod)
-    return claim if claim.status.allocation is not None else None
-
-
-async def _is(client: Client, pod: str, want: str) -> bool:
-    return await phase(client, pod) == want
-
-
-async def _events(client: Client, pod: str) -> list[str]:
-    items = (await client.list(Event, NS)).items
-    return [e.message or "" for e in items
-            if e.involved_object.name == pod and e.reason == "PreparedDynamicResources"]
-
-
-async def _gone(path: Path) -> bool:
-    return not path.exists()
-
-
-async def _deallocated(client: Client, claim: ResourceClaim) -> bool:
-    try:
-        fresh = await client.get(ResourceClaim, claim.metadata.name or "", NS)
-    except Exception:
-        return True
-    return fresh.status.allocation is None
-
-
-async def _deleted(client: Client, pod: str) -> bool:
-    return pod not in {p.metadata.name for p in (await client.list(Pod, NS)).items}
-
-
-async def _logged(path: Path, text: str) -> bool:
-    return path.exists() and text in path.read_text()
-
-
-def _count(path: Path, text: str) -> int:
-    return path.read_text().count(text) if path.exists() else 0
