@@ -124,5 +124,5 @@ async def logged(path: Path, text: str) -> bool:
     return path.exists() and text in path.read_text()
 
 
-def count(path: Path, text: str) -> int:
+def log_count(path: Path, text: str) -> int:
     return path.read_text().count(text) if path.exists() else 0

@@ -34,6 +34,7 @@ from tests.e2e.node_support import (
     gone,
     instance_names,
     is_phase,
+    log_count,
     logged,
     phase,
     pod_claim,
@@ -180,7 +181,7 @@ async def test_node_agents_with_example_drivers(tmp_path: Path) -> None:
             async def consistent() -> bool:
                 found = await slices_of(client, DRIVER, "node-b")
                 return ([instance_names(s) for s in found] == [["instance-00", "instance-01"]]
-                        and count(b.kubelet.log_path, f"driver {DRIVER} registered") >= 2)
+                        and log_count(b.kubelet.log_path, f"driver {DRIVER} registered") >= 2)
             await eventually("node-b slices after driver restart", consistent)
 
             # -- graceful deletion: stopped, unprepared, then deleted by the agent
