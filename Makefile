@@ -16,7 +16,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 up: $(STAMP)
-	$(BIN)/kubedra up --fake-nodes 3
+	$(BIN)/kubedra up --nodes 3
 
 lint: $(STAMP)
 	$(BIN)/ruff check src tests bench

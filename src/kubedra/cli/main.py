@@ -18,6 +18,7 @@ SUBCOMMANDS: dict[str, str] = {
     "simulate": "kubedra.cli.simulate:simulate",
     "explain": "kubedra.cli.simulate:explain",
     "kubelet": "kubedra.cli.kubelet:kubelet",
+    "node-pool": "kubedra.cli.nodepool:node_pool",
     "example-driver": "kubedra.cli.example_driver:example_driver",
 }
 
