@@ -25,13 +25,13 @@ class OldDriver(v1alpha2_grpc.NodeServicer):
     def __init__(self) -> None:
         self.seen: list[Any] = []
 
-    async def NodePrepareResource(self, request: Any, context: Any) -> Any:  # noqa: N802
+    async def NodePrepareResource(self, request: Any, context: Any) -> Any:
         self.seen.append(("prepare", request))
         if request.claim_uid == "bad":
             await context.abort(grpc.StatusCode.INTERNAL, "no such device")
         return v1alpha2.NodePrepareResourceResponse(cdi_devices=[f"v/c={request.claim_uid}"])
 
-    async def NodeUnprepareResource(self, request: Any, context: Any) -> Any:  # noqa: N802
+    async def NodeUnprepareResource(self, request: Any, context: Any) -> Any:
         self.seen.append(("unprepare", request))
         return v1alpha2.NodeUnprepareResourceResponse()
 
