@@ -1,27 +1,34 @@
 """The node agent end to end with real processes: API server, scheduler, controller manager,
 two ``kubedra kubelet`` processes, each with a ``kubedra example-driver``.
 
-Covered, in order: slices with the drivers' instances and Node owners; a pod with a claim from
+Covered, in order: Nodes Ready with their Leases; slices with the drivers' instances and Node
+owners; a pod with a claim from
 a template is scheduled, its claim prepared on its node with the allocated instance (CDI file,
 pod event), the pod runs and succeeds, the claim is unprepared and deallocated; a driver
 reload with fewer instances updates its slice; a driver answering UNIMPLEMENTED leaves no
 slices and no error loop; ``kill -9`` of an agent with prepared claims, then a restart: the
 checkpoint is read, the running pod is not prepared again, a claim released meanwhile is
-unprepared; a driver killed and restarted registers again and its slices stay consistent.
+unprepared, the slice of a driver that is gone is deleted; a driver killed and restarted
+registers again and its slices stay consistent; graceful deletion; exit codes (``Error``) and
+``OnFailure`` restarts.
 """
 
 from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable
 from pathlib import Path
 
 import pytest
 
+from kubedra.api.coordination import Lease
 from kubedra.api.core import Node, Pod
+from kubedra.api.resource import NamedResourcesInstance, NamedResourcesResources, ResourceSlice
 from kubedra.cli.localcluster import Component, LocalCluster
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
+from kubedra.kubelet.noderesources import new_slice
 from tests.e2e.node_support import (
     DRIVER,
     NS,
@@ -45,6 +52,15 @@ from tests.e2e.node_support import (
 CONFIG = """instances:
 {items}
 """
+
+
+def instance_models(count: int) -> NamedResourcesResources:
+    return NamedResourcesResources(instances=[NamedResourcesInstance(name=f"instance-{i:02d}")
+                                              for i in range(count)])
+
+
+async def _none(found: Awaitable[list[ResourceSlice]]) -> bool:
+    return not await found
 
 
 def _instances_yaml(count: int) -> str:
@@ -105,6 +121,17 @@ async def test_node_agents_with_example_drivers(tmp_path: Path) -> None:
                 ready = {c.type: c.status for c in owner.status.conditions or ()}
                 assert ready["Ready"] == "True"
                 assert (owner.metadata.labels or {})["kubernetes.io/hostname"] == node.name
+                lease = await client.get(Lease, node.name, "kube-node-lease")
+                assert lease.spec.holder_identity == node.name
+                assert lease.spec.lease_duration_seconds == 40 and lease.spec.renew_time
+                assert [o.uid for o in lease.metadata.owner_references or ()] == [
+                    owner.metadata.uid]
+
+            # pods whose exits are checked at the end: a failure, and restarts on failure
+            await create_pod(client, "fails", "node-b", "Never",
+                             {"kubedra.io/run-seconds": "0.5", "kubedra.io/exit-code": "3"})
+            await create_pod(client, "crashy", "node-b", "OnFailure",
+                             {"kubedra.io/run-seconds": "0.2", "kubedra.io/exit-code": "1"})
 
             # -- a pod with a template claim: prepared on its node, runs, succeeds, released
             await create_pod(client, "once", "node-a", "Never", {"kubedra.io/run-seconds": "2"})
@@ -166,7 +193,12 @@ async def test_node_agents_with_example_drivers(tmp_path: Path) -> None:
             assert a.cdi_file(released).exists()
             await a.kubelet.kill()
             await client.delete(Pod, "released", NS, grace_period_seconds=0)
+            node_a = await client.get(Node, "node-a")
+            stale = new_slice(node_a, "gone.example.com", instance_models(1))
+            await client.create(stale)  # a driver that will not come back
             await a.kubelet.start()
+            await eventually("stale slice removed",
+                             lambda: _none(slices_of(client, "gone.example.com")))
             await eventually("released claim unprepared", lambda: gone(a.cdi_file(released)))
             await asyncio.sleep(1)
             assert a.cdi_file(kept).stat().st_mtime_ns == kept_mtime  # not prepared again
@@ -188,6 +220,19 @@ async def test_node_agents_with_example_drivers(tmp_path: Path) -> None:
             await client.delete(Pod, "forever", NS)
             await eventually("forever deleted", lambda: deleted(client, "forever"))
             await eventually("kept claim unprepared", lambda: gone(a.cdi_file(kept)))
+
+            # -- the exits: Error with its code; OnFailure restarts with back-off
+            await eventually("fails Failed", lambda: is_phase(client, "fails", "Failed"))
+            failed = (await client.get(Pod, "fails", NS)).status.container_statuses or []
+            assert failed[0].state["terminated"]["exitCode"] == 3
+            assert failed[0].state["terminated"]["reason"] == "Error"
+
+            async def restarted() -> bool:
+                crashy = await client.get(Pod, "crashy", NS)
+                statuses = crashy.status.container_statuses or []
+                return (crashy.status.phase == "Running" and bool(statuses)
+                        and statuses[0].restart_count >= 1)
+            await eventually("crashy restarted", restarted, 40)
         finally:
             for c in reversed(procs + extra):
                 await c.stop()
