@@ -32,6 +32,7 @@ log = logging.getLogger(__name__)
 
 REGISTRY_DIR = "plugins_registry"
 REGISTER_RETRY = 1.0
+WORKER_RETRY = 1.0
 
 
 class NodeAgent:
@@ -97,13 +98,19 @@ class NodeAgent:
         return pod if pod is not None and pod.metadata.uid == uid else None
 
     async def _run_worker(self, worker: PodWorker, uid: str) -> None:
-        try:
-            await worker.run()
-        except asyncio.CancelledError:
-            raise
-        except Exception:
-            log.exception("pod worker for %s failed; claims are released when the pod goes",
-                          uid)
+        """A failing step (say, the API server away) is logged and the worker started again:
+        claims already prepared are not prepared twice and the run resumes from the status."""
+        while True:
+            try:
+                await worker.run()
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("pod worker for %s failed; restarting it", uid)
+            await asyncio.sleep(WORKER_RETRY)
+            if worker.current() is None:
+                return
 
     def _pod_deleted(self, pod: Pod) -> None:
         uid = pod.metadata.uid or ""
