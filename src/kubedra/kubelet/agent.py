@@ -84,7 +84,7 @@ class NodeAgent:
     def _pod_changed(self, pod: Pod) -> None:
         uid = pod.metadata.uid or ""
         entry = self._workers.get(uid)
-        if entry is not None:
+        if entry is not None and not (entry[1].done() and pod.metadata.deletion_timestamp):
             entry[0].notify()
             return
         key = object_key(pod)

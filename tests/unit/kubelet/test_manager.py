@@ -104,12 +104,12 @@ async def test_upstream_errors(tmp_path: Path) -> None:
                                            r"claim c\(uid-c\)$"):
         await m.prepare(pod("p1", "c"))
     driver.errors["uid-d"] = "device on fire"
-    with pytest.raises(PrepareError, match="^NodePrepareResources failed for claim ns/d: "
-                                           "device on fire$"):
+    with pytest.raises(PrepareError, match=r"^NodePrepareResources failed for claim ns/d: "
+                                           r"device on fire$"):
         await m.prepare(pod("p1", "d"))
     driver.errors.clear()
     driver.drop.add("uid-d")
-    with pytest.raises(PrepareError, match="^NodePrepareResources left out 1 claims$"):
+    with pytest.raises(PrepareError, match=r"^NodePrepareResources left out 1 claims$"):
         await m.prepare(pod("p1", "d"))
     driver.drop.clear()
     await m.prepare(pod("p1", "d"))  # retried: now prepared
