@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from kubedra.api.core import TAINT_EFFECTS, Taint
+from kubedra.api.quantity import Quantity, QuantityError
 from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
@@ -51,6 +52,11 @@ def node_options(f: click.decorators.FC) -> click.decorators.FC:
 
 def node_config(name: str, cpu: str, memory: str, pods: str, labels: tuple[str, ...],
                 taints: tuple[str, ...]) -> NodeConfig:
+    for flag, value in (("--cpu", cpu), ("--memory", memory), ("--pods", pods)):
+        try:
+            Quantity.parse(value)
+        except QuantityError as e:
+            raise click.BadParameter(f"{flag} {value!r}: {e}") from None
     return NodeConfig(name=name, cpu=cpu, memory=memory, pods=pods,
                       labels=dict(parse_label(label) for label in labels),
                       taints=[parse_taint(t) for t in taints])

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from kubedra.api.core import Pod
+from kubedra.client.errors import ApiError
 from kubedra.client.events import EventRecorder
 from kubedra.client.informer import Informer, object_key
 from kubedra.client.rest import Client
@@ -137,13 +138,17 @@ class NodeAgent:
     # -- the whole -------------------------------------------------------------------------
 
     async def _register_node(self) -> None:
+        """Retry until the API server takes the Node; a Node it refuses (bad labels, taints)
+        is an error the operator must fix, so it ends the agent."""
         while True:
             try:
                 await self.node.register()
                 return
             except Exception as e:
+                if isinstance(e, ApiError) and e.code in (400, 403, 422):
+                    raise
                 log.warning("registering node %s failed (retrying): %s", self.config.name, e)
-                await asyncio.sleep(REGISTER_RETRY)
+            await asyncio.sleep(REGISTER_RETRY)
 
     async def run(self) -> None:
         await self._register_node()
