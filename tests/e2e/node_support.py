@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import tempfile
 import time
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,14 @@ from tests.e2e.dra_workload import kind
 
 DRIVER = "gpu.example.com"
 NS = "node-e2e"
+
+
+@contextlib.contextmanager
+def socket_root() -> Iterator[Path]:
+    """A short directory for node roots: a Unix socket path has at most 107 bytes, and
+    ``<tmp_path>/<node>/plugins/<driver>/dra.sock`` under pytest's basetemp is longer."""
+    with tempfile.TemporaryDirectory(prefix="kd-") as d:
+        yield Path(d)
 
 
 async def eventually(what: str, check: Callable[[], Awaitable[Any]], timeout: float = 30.0,

@@ -22,6 +22,7 @@ from tests.e2e.node_support import (
     instance_names,
     is_phase,
     slices_of,
+    socket_root,
 )
 
 PROTO_DIR = Path(__file__).resolve().parents[2] / "src" / "kubedra" / "proto"
@@ -110,7 +111,12 @@ def read_calls(path: Path) -> list[dict[str, Any]]:
 
 @pytest.mark.timeout(180)
 async def test_driver_from_generated_stubs(tmp_path: Path) -> None:
-    stubs, root, calls = tmp_path / "stubs", tmp_path / NODE, tmp_path / "calls.jsonl"
+    with socket_root() as sockets:
+        await _interop(tmp_path, sockets / NODE)
+
+
+async def _interop(tmp_path: Path, root: Path) -> None:
+    stubs, calls = tmp_path / "stubs", tmp_path / "calls.jsonl"
     generate_stubs(stubs)
     script = tmp_path / "driver.py"
     script.write_text(DRIVER_SCRIPT)

@@ -16,12 +16,17 @@ from kubedra.api.core import Node, Pod
 from kubedra.api.resource import ResourceSlice
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
+from tests.e2e.node_support import socket_root
 from tests.e2e.test_up import DRIVER, create_workload, read_until
 
 
 @pytest.mark.timeout(150)
-async def test_up_with_simulated_nodes(tmp_path: Path) -> None:
-    data = tmp_path / "data"
+async def test_up_with_simulated_nodes() -> None:
+    with socket_root() as data:
+        await _up(data)
+
+
+async def _up(data: Path) -> None:
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-c", "from kubedra.cli.main import main; main()", "up",
         "--data-dir", str(data), "--port", "0", "--nodes", "3", "--nodes-per-process", "2",

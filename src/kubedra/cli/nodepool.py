@@ -6,6 +6,7 @@ root directory; only the process and the API connection pool are shared."""
 from __future__ import annotations
 
 import asyncio
+import os
 from pathlib import Path
 
 import click
@@ -17,9 +18,12 @@ from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stoppe
 from kubedra.client import kubeconfig
 from kubedra.client.fake_nodes import gpu_attributes
 from kubedra.client.rest import Client
-from kubedra.driver import Driver
+from kubedra.driver import Driver, dra_socket_path
 from kubedra.driver.example import ExampleDriver, instance_names
 from kubedra.kubelet.agent import NodeAgent
+
+MAX_SOCKET_PATH = 107
+"""Bytes of a Unix socket path (``sun_path`` less its terminating NUL)."""
 
 
 def pool_instances(count: int) -> list[NamedResourcesInstance]:
@@ -79,6 +83,10 @@ def pool_components(data_dir: Path, kubeconfig_path: Path, nodes: int, per_proce
                     instances: int, driver: str, verbose: int = 0) -> list[Component]:
     """The ``node-pool`` processes of ``kubedra up --nodes``: ``node-0`` ... in chunks of
     ``per_process`` nodes, state under ``DATA/nodes/``."""
+    longest = dra_socket_path(data_dir / "nodes" / f"node-{max(nodes - 1, 0)}", driver)
+    if nodes and len(os.fsencode(longest)) > MAX_SOCKET_PATH:
+        raise click.UsageError(f"--data-dir {data_dir} is too deep for the nodes' sockets "
+                               f"({longest} exceeds {MAX_SOCKET_PATH} bytes)")
     vflag = ["-" + "v" * verbose] if verbose else []
     out = []
     for first in range(0, nodes, max(per_process, 1)):
