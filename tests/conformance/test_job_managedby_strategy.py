@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubedra.api import codec
-from kubedra.apiserver.strategies.job import (
+from kubedra.registry.strategies.job import (
     prepare_for_create,
     prepare_for_status_update,
     prepare_for_update,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubedra.apiserver.strategies.job import prepare_for_status_update
+from kubedra.registry.strategies.job import prepare_for_status_update
 from kubedra.validation.job import (
     validate_job_status_update,
     validate_job_update_status_with_options,

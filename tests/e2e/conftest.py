@@ -70,6 +70,32 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait()
 
 
+@contextlib.contextmanager
+def plain_apiserver(data: Path, *args: str) -> Iterator[str]:
+    """A ``kubedra apiserver`` on 127.0.0.1 (port 0) storing in ``data``, with ``args``;
+    yields its base URL once its kubeconfig is written, and checks its log stays clean."""
+    kubeconfig = data / "kubeconfig"
+    log_path = data / "log"
+    with log_path.open("wb") as log:
+        proc = subprocess.Popen(
+            [*_kubedra_command(), "apiserver", "--data-dir", str(data), "--port", "0",
+             "--kubeconfig", str(kubeconfig), *args],
+            stdout=log, stderr=subprocess.STDOUT,
+        )
+        try:
+            deadline = time.monotonic() + START_TIMEOUT
+            while not kubeconfig.exists():
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    pytest.fail(log_path.read_text(errors="replace"))
+                time.sleep(0.05)
+            doc = yaml.safe_load(kubeconfig.read_text())
+            yield str(doc["clusters"][0]["cluster"]["server"])
+        finally:
+            _stop(proc)
+    text = log_path.read_text(errors="replace")
+    assert "Traceback" not in text, text[-3000:]
+
+
 @pytest.fixture(scope="session")
 def apiserver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     data = tmp_path_factory.mktemp("kubedra-apiserver")

@@ -22,6 +22,8 @@ import aiohttp
 import pytest
 import yaml
 
+from tests.e2e.conftest import plain_apiserver
+
 RS = "/apis/resource.k8s.io/v1alpha2"
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
 AGG = ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
@@ -31,37 +33,9 @@ AGG = ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
 @pytest.fixture(scope="module")
 def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     data = tmp_path_factory.mktemp("apiserver-http")
-    kubeconfig = data / "kubeconfig"
-    log = (data / "log").open("wb")
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "from kubedra.cli.main import main; main()", "apiserver",
-         "--data-dir", str(data), "--port", "0", "--kubeconfig", str(kubeconfig),
-         "--watch-cache-size", "40", "--compaction-interval", "0.3",
-         "--compaction-retain", "30"],
-        stdout=log, stderr=subprocess.STDOUT,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while not kubeconfig.exists():
-            if proc.poll() is not None or time.monotonic() > deadline:
-                pytest.fail((data / "log").read_text())
-            time.sleep(0.05)
-        doc = yaml.safe_load(kubeconfig.read_text())
-        yield str(doc["clusters"][0]["cluster"]["server"])
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(10)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
-        log.close()
-        _check_log(data / "log")
-
-
-def _check_log(path: Path) -> None:
-    text = path.read_text(errors="replace")
-    assert "Traceback" not in text, text[-3000:]
+    with plain_apiserver(data, "--watch-cache-size", "40", "--compaction-interval", "0.3",
+                         "--compaction-retain", "30") as url:
+        yield url
 
 
 @pytest.fixture
@@ -235,7 +209,9 @@ async def test_field_validation_strict_and_warn(http: aiohttp.ClientSession) -> 
     body["spec"] = {"foo": 1}
     status, err = await call(http, "POST", f"{RS}/resourceslices?fieldValidation=Strict", body)
     assert status == 400
-    assert err["message"] == 'strict decoding error: unknown field "spec"'
+    # upstream's transformDecodeError prefix (issue 11 item 8)
+    assert err["message"] == ('ResourceSlice in version "v1alpha2" cannot be handled as a '
+                              'ResourceSlice: strict decoding error: unknown field "spec"')
     async with http.post(f"{RS}/resourceslices?fieldValidation=Warn", json=body) as resp:
         assert resp.status == 201
         assert resp.headers.getall("Warning") == ['299 - "unknown field \\"spec\\""']

@@ -13,6 +13,18 @@ from typing import Any
 
 import msgspec
 
+#: A JSON object as plain values (the form of request bodies, stored objects and patches).
+Obj = dict[str, Any]
+
+
+def dig(obj: Any, *path: str) -> Any:
+    """The value at ``path`` inside nested JSON objects, or None where one is missing."""
+    for p in path:
+        if not isinstance(obj, dict):
+            return None
+        obj = obj.get(p)
+    return obj
+
 
 class Model(msgspec.Struct, rename="camel", omit_defaults=True, kw_only=True):
     """A JSON object of the Kubernetes API."""

@@ -315,8 +315,8 @@ class PodSpec(Model):
 class PodCondition(Model):
     type: str = ""
     status: str = ""
-    last_probe_time: str | None = None
-    last_transition_time: str | None = None
+    last_probe_time: str | None = always(None)
+    last_transition_time: str | None = always(None)
     reason: str | None = None
     message: str | None = None
 

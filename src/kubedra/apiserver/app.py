@@ -15,15 +15,18 @@ from typing import Any
 
 from aiohttp import web
 
+from kubedra.api.core import Namespace
 from kubedra.api.features import FeatureGates
+from kubedra.api.meta import ObjectMeta
 from kubedra.apiserver import discovery, errors, objects, openapi
 from kubedra.apiserver.auth import ADMIN, USER, Authenticator, NodeAuthorizer, User
 from kubedra.apiserver.gc import GarbageCollector
-from kubedra.apiserver.handlers import MAX_BODY, ResourceHandlers, resolve
+from kubedra.apiserver.handlers import ResourceHandlers, resolve
 from kubedra.apiserver.hub import WatchHub
 from kubedra.apiserver.metrics import GROUP, RESOURCE, VERB, Metrics
 from kubedra.apiserver.registry import Registry
 from kubedra.apiserver.rest import Rest
+from kubedra.registry.pipeline import MAX_REQUEST_BYTES
 from kubedra.storage.contract import Store, StoreError
 
 log = logging.getLogger(__name__)
@@ -58,7 +61,7 @@ class ApiServer:
         self.hub = WatchHub(store, self.cache, self.options.watch_window)
         self.rest = Rest(self.registry, store, self.cache)
         self.resources = ResourceHandlers(
-            self.registry, store, self.hub, self.rest,
+            self.hub, self.rest,
             bookmark_interval=self.options.bookmark_interval,
             max_watch_seconds=self.options.max_watch_seconds,
         )
@@ -121,8 +124,7 @@ class ApiServer:
             if await self.store.get(ns.key("", name)) is not None:
                 continue
             with contextlib.suppress(errors.ApiError):
-                await self.rest.create(ns, "", {"apiVersion": "v1", "kind": "Namespace",
-                                                "metadata": {"name": name}})
+                await self.rest.create(ns, "", Namespace(metadata=ObjectMeta(name=name)))
 
     # --- middleware -------------------------------------------------------------------------
 
@@ -130,7 +132,7 @@ class ApiServer:
         self, message: Any, payload: Any, protocol: Any, writer: Any, task: Any
     ) -> web.BaseRequest:
         return web.BaseRequest(message, payload, protocol, writer, task,
-                               asyncio.get_running_loop(), client_max_size=MAX_BODY)
+                               asyncio.get_running_loop(), client_max_size=MAX_REQUEST_BYTES)
 
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
         """Auth, in-flight limit, errors as Status, metrics; then :meth:`_dispatch`."""

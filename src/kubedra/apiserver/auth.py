@@ -20,9 +20,11 @@ from pathlib import Path
 
 from aiohttp import web
 
+from kubedra.api.base import Obj
+from kubedra.api.meta import TypedObject
+from kubedra.api.resource import ResourceSlice
 from kubedra.apiserver import errors, objects
 from kubedra.apiserver.hub import Overflow, WatchHub
-from kubedra.apiserver.objects import Obj
 from kubedra.apiserver.registry import Resource
 from kubedra.storage.contract import Store
 from kubedra.validation import nodeauthz
@@ -153,16 +155,14 @@ class NodeAuthorizer:
         ))
 
     @staticmethod
-    def admit_create(user: User, res: Resource, obj: Obj) -> None:
+    def admit_create(user: User, res: Resource, obj: TypedObject) -> None:
         """NodeRestriction: a node may only create slices of its own node."""
-        if (res.kind.group, res.kind.plural) != (nodeauthz.RESOURCE_GROUP,
-                                                  nodeauthz.RESOURCE_SLICES):
+        if not isinstance(obj, ResourceSlice):
             return
-        why = nodeauthz.admit_resource_slice(user.name, user.groups, "CREATE",
-                                             str(obj.get("nodeName") or ""))
+        why = nodeauthz.admit_resource_slice(user.name, user.groups, "CREATE", obj.node_name)
         if why is not None:
-            name = str((obj.get("metadata") or {}).get("name") or "")
-            raise errors.forbidden_object(res.kind.plural, res.kind.group, name, why)
+            raise errors.forbidden_object(res.kind.plural, res.kind.group,
+                                          obj.metadata.name or "", why)
 
 
 def _details(res: Resource, name: str) -> dict[str, str]:

@@ -7,11 +7,8 @@ as such when the response Content-Type names it exactly (ecosystem.md §1b.1).
 
 from __future__ import annotations
 
-from typing import Any
-
+from kubedra.api.base import Obj
 from kubedra.apiserver.registry import Registry, Resource
-
-Obj = dict[str, Any]
 
 AGGREGATED_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 AGGREGATED_V2BETA1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"

@@ -16,12 +16,13 @@ import contextlib
 import logging
 from dataclasses import dataclass
 
+from kubedra.api.base import Obj
 from kubedra.apiserver import errors
 from kubedra.apiserver.hub import Change, Overflow, Subscription, WatchHub
-from kubedra.apiserver.objects import Obj
+from kubedra.apiserver.params import DeleteOptions
 from kubedra.apiserver.registry import Registry, Resource
-from kubedra.apiserver.rest import FOREGROUND, ORPHAN, DeleteOptions, Rest
-from kubedra.apiserver.strategies.base import sub_dict
+from kubedra.apiserver.rest import FOREGROUND, ORPHAN, Rest
+from kubedra.registry.strategies.base import sub_dict
 
 log = logging.getLogger(__name__)
 

@@ -14,8 +14,8 @@ import logging
 from collections import deque
 from collections.abc import AsyncIterator
 
+from kubedra.api.base import Obj
 from kubedra.apiserver import objects
-from kubedra.apiserver.objects import Obj
 from kubedra.storage.contract import CompactedError, EventType, KeyValue, Store, WatchEvent
 
 log = logging.getLogger(__name__)

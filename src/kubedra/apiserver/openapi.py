@@ -15,11 +15,10 @@ from typing import Any
 
 import msgspec
 
+from kubedra.api.base import Obj
 from kubedra.api.quantity import Quantity
 from kubedra.apiserver import patch
 from kubedra.apiserver.registry import Registry, Resource
-
-Obj = dict[str, Any]
 
 
 def _schema_hook(tp: Any) -> Obj:

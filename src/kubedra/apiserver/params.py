@@ -1,12 +1,18 @@
-"""Query parameters as upstream parses them (Go ``strconv``, ListOptions validation)."""
+"""Request options as upstream parses them: list/watch, delete, dryRun and fieldValidation
+query parameters (Go ``strconv``, ``ValidateListOptions``) and the DeleteOptions body."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from typing import Any
 
+import msgspec
+
+from kubedra.api.base import Obj
 from kubedra.api.goformat import go_quote
 from kubedra.apiserver import errors
+from kubedra.registry.pipeline import FIELD_VALIDATION
 from kubedra.validation import field
 
 _TRUE = frozenset({"1", "t", "T", "TRUE", "true", "True"})
@@ -135,3 +141,95 @@ def propagation_unsupported(value: str) -> field.FieldError:
     return field.not_supported(
         field.ROOT.child("propagationPolicy"), value, ["Foreground", "Background", "Orphan", "nil"]
     )
+
+
+def field_validation_mode(value: str | None) -> str:
+    """``fieldValidation``: Ignore, Warn (the default) or Strict."""
+    mode = value or ""
+    if mode not in (*FIELD_VALIDATION, ""):
+        raise errors.bad_request(
+            f'fieldValidation must be one of "Ignore", "Warn", or "Strict", got "{mode}"'
+        )
+    return mode or "Warn"
+
+
+def parse_dry_run(values: Sequence[str], options_kind: str) -> bool:
+    """``dryRun``: only ``All`` is known; anything else is a 422 on the options kind."""
+    for v in values:
+        if v != "All":
+            raise errors.invalid(options_kind, "meta.k8s.io", "", [dry_run_unsupported(v)])
+    return bool(values)
+
+
+@dataclass(slots=True)
+class DeleteOptions:
+    grace_period_seconds: int | None = None
+    propagation_policy: str | None = None
+    orphan_dependents: bool | None = None
+    precondition_uid: str | None = None
+    precondition_rv: str | None = None
+    dry_run: bool = False
+
+
+def parse_delete_options(q: Mapping[str, str], dry_run: bool, body: bytes) -> DeleteOptions:
+    """DeleteOptions from the query and an optional JSON body (the body wins)."""
+    opts = DeleteOptions(
+        grace_period_seconds=parse_int("gracePeriodSeconds", q.get("gracePeriodSeconds")),
+        propagation_policy=q.get("propagationPolicy") or None,
+        orphan_dependents=(parse_bool("orphanDependents", q["orphanDependents"])
+                           if "orphanDependents" in q else None),
+        dry_run=dry_run,
+    )
+    if body.strip():
+        try:
+            decoded: Any = msgspec.json.decode(body)
+        except (msgspec.MsgspecError, RecursionError, UnicodeDecodeError) as err:
+            raise errors.bad_request(f"the body of the request could not be decoded: {err}") \
+                from None
+        if not isinstance(decoded, dict):
+            raise errors.bad_request("DeleteOptions must be a JSON object")
+        try:
+            _apply_delete_body(opts, decoded)
+        except (TypeError, ValueError) as err:
+            raise errors.bad_request(f"invalid DeleteOptions: {err}") from None
+    if opts.propagation_policy not in (None, "Orphan", "Background", "Foreground"):
+        raise errors.invalid("DeleteOptions", "meta.k8s.io", "", [
+            propagation_unsupported(opts.propagation_policy)
+        ])
+    if opts.grace_period_seconds is not None and opts.grace_period_seconds < 0:
+        opts.grace_period_seconds = 1
+    return opts
+
+
+def _apply_delete_body(opts: DeleteOptions, body: Obj) -> None:
+    g = body.get("gracePeriodSeconds")
+    if g is not None:
+        if not isinstance(g, int) or isinstance(g, bool):
+            raise TypeError("gracePeriodSeconds must be an integer")
+        opts.grace_period_seconds = g
+    p = body.get("propagationPolicy")
+    if p is not None:
+        if not isinstance(p, str):
+            raise TypeError("propagationPolicy must be a string")
+        opts.propagation_policy = p or None
+    o = body.get("orphanDependents")
+    if o is not None:
+        if not isinstance(o, bool):
+            raise TypeError("orphanDependents must be a boolean")
+        opts.orphan_dependents = o
+    pre = body.get("preconditions")
+    if pre is not None:
+        if not isinstance(pre, dict):
+            raise TypeError("preconditions must be an object")
+        uid, rv = pre.get("uid"), pre.get("resourceVersion")
+        if uid is not None and not isinstance(uid, str):
+            raise TypeError("preconditions.uid must be a string")
+        if rv is not None and not isinstance(rv, str):
+            raise TypeError("preconditions.resourceVersion must be a string")
+        opts.precondition_uid = uid or None
+        opts.precondition_rv = rv or None
+    dry = body.get("dryRun")
+    if dry is not None:
+        if not isinstance(dry, list) or any(d != "All" for d in dry):
+            raise ValueError("dryRun may only contain \"All\"")
+        opts.dry_run = opts.dry_run or bool(dry)

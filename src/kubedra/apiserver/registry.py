@@ -1,37 +1,23 @@
-"""Every served resource: its kind-table row, strategy and storage keys.
-
-Strategies come from :mod:`.strategies.core` for the core kinds and from the
-``strategies.resource`` and ``strategies.job`` modules, which export
-``strategies(gates: FeatureGates) -> Mapping[str, Strategy]`` keyed by Kind name.
+"""Every served resource: its kind-table row, its strategy (:mod:`kubedra.registry.table`)
+and its storage keys.
 """
 
 from __future__ import annotations
 
-import importlib
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from kubedra.api import kinds
 from kubedra.api.features import FeatureGates
 from kubedra.api.kinds import Kind
-from kubedra.apiserver.strategies import core
-from kubedra.apiserver.strategies.base import Strategy
-
-_CORE: dict[str, type[core.RulesStrategy]] = {
-    "Namespace": core.NamespaceStrategy,
-    "Node": core.NodeStrategy,
-    "Pod": core.PodStrategy,
-    "Event": core.EventStrategy,
-    "Lease": core.LeaseStrategy,
-}
-
-_EXTERNAL = ("kubedra.apiserver.strategies.resource", "kubedra.apiserver.strategies.job")
+from kubedra.registry import table
+from kubedra.registry.strategies.base import AnyStrategy
 
 
 @dataclass(frozen=True, slots=True)
 class Resource:
     kind: Kind
-    strategy: Strategy
+    strategy: AnyStrategy
 
     @property
     def prefix(self) -> str:
@@ -59,38 +45,14 @@ class Resource:
         return self.strategy.field_label_error(label)
 
 
-def _external_strategies(gates: FeatureGates) -> dict[str, Strategy]:
-    out: dict[str, Strategy] = {}
-    for name in _EXTERNAL:
-        try:
-            module = importlib.import_module(name)
-        except ModuleNotFoundError as err:
-            if err.name != name:
-                raise
-            continue
-        factory = getattr(module, "strategies", None)
-        if callable(factory):
-            found: Mapping[str, Strategy] = factory(gates)
-            out.update(found)
-    return out
-
-
 class Registry:
     def __init__(self, gates: FeatureGates | None = None) -> None:
         self.gates = gates or FeatureGates()
-        external = _external_strategies(self.gates)
+        strategies = table.strategies(self.gates)
         self._by_resource: dict[tuple[str, str, str], Resource] = {}
         self._by_kind: dict[tuple[str, str], Resource] = {}
         for kind in kinds.KINDS:
-            strategy = external.get(kind.kind)
-            if strategy is None:
-                core_cls = _CORE.get(kind.kind)
-                if core_cls is not None:
-                    strategy = core_cls(kind, self.gates)
-                else:  # a kind nobody wrote a strategy for yet: generic behaviour
-                    strategy = Strategy()
-                    strategy.has_status_subresource = "status" in kind.subresources
-            res = Resource(kind, strategy)
+            res = Resource(kind, strategies[kind.kind])
             self._by_resource[(kind.group, kind.version, kind.plural)] = res
             self._by_kind[(kind.api_version, kind.kind)] = res
 

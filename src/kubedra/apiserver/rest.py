@@ -10,17 +10,22 @@ from __future__ import annotations
 import base64
 import copy
 import datetime as dt
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
 
+from kubedra.api import codec
+from kubedra.api.base import Obj
+from kubedra.api.meta import ObjectMeta, TypedObject
 from kubedra.apiserver import admission, errors, objects, patch
-from kubedra.apiserver.objects import Obj
+from kubedra.apiserver.hub import Change, kv_change, store_changes
+from kubedra.apiserver.params import DeleteOptions, ListOptions, parse_resource_version
 from kubedra.apiserver.registry import Registry, Resource
 from kubedra.apiserver.selectors import FieldSelector, LabelSelector
-from kubedra.apiserver.strategies.core import bind
+from kubedra.registry import pipeline
+from kubedra.registry.strategies.core import bind
 from kubedra.storage.contract import (
     CompactedError,
     ConflictError,
@@ -62,16 +67,6 @@ class Filter:
     def everything(self) -> bool:
         no_labels = self.labels is None or self.labels.empty
         return no_labels and (self.fields is None or not self.fields.terms)
-
-
-@dataclass(slots=True)
-class DeleteOptions:
-    grace_period_seconds: int | None = None
-    propagation_policy: str | None = None
-    orphan_dependents: bool | None = None
-    precondition_uid: str | None = None
-    precondition_rv: str | None = None
-    dry_run: bool = False
 
 
 class Rest:
@@ -144,6 +139,28 @@ class Rest:
             start_after = lr.items[-1].key
             page = max(limit - len(out), 1) if limit else 0
 
+    async def list_revision(self, opts: ListOptions) -> int | None:
+        """resourceVersion/resourceVersionMatch → the revision to read at (None: latest)."""
+        if opts.continue_token or opts.resource_version in ("", "0"):
+            return None
+        rv = parse_resource_version(opts.resource_version)
+        if opts.resource_version_match == "Exact":
+            return rv
+        current = await self.store.current_revision()
+        if rv > current:
+            raise errors.timeout(f"Too large resource version: {rv}, current: {current}")
+        return None
+
+    async def current_changes(self, prefix: str) -> tuple[list[Change], int]:
+        """A watch's initial events: every object under ``prefix`` as ADDED, and the revision
+        they are current at."""
+        lr = await self.store.list(prefix)
+        return [kv_change(kv, kv.mod_revision, self.cache) for kv in lr.items], lr.revision
+
+    def changes_since(self, prefix: str, after: int) -> AsyncIterator[Change]:
+        """The store's own history after ``after`` (for watches the hub cannot serve)."""
+        return store_changes(self.store, prefix, after, self.cache)
+
     # --- create ---------------------------------------------------------------------------
 
     async def check_namespace(self, res: Resource, namespace: str, name: str) -> None:
@@ -161,59 +178,40 @@ class Rest:
                 "terminated",
             )
 
-    def prepare_identity(self, res: Resource, obj: Obj, namespace: str) -> None:
-        """Namespace from the URL, system metadata fields set, client ones cleared."""
-        meta = objects.meta(obj)
-        if res.kind.namespaced:
-            body_ns = meta.get("namespace") or ""
-            if body_ns and body_ns != namespace:
-                raise errors.bad_request(
-                    "the namespace of the provided object does not match the namespace sent "
-                    "on the request"
-                )
-            meta["namespace"] = namespace
-        else:
-            meta.pop("namespace", None)
-        for k in ("deletionTimestamp", "deletionGracePeriodSeconds", "resourceVersion",
-                  "selfLink"):
-            meta.pop(k, None)
-        meta["uid"] = objects.new_uid()
-        meta["creationTimestamp"] = objects.now()
-
     async def create(
-        self, res: Resource, namespace: str, obj: Obj, *, dry_run: bool = False,
+        self, res: Resource, namespace: str, obj: TypedObject, *, dry_run: bool = False,
         manager: str = "",
     ) -> Result:
-        self.prepare_identity(res, obj, namespace)
-        meta = objects.meta(obj)
-        await self.check_namespace(res, namespace, str(meta.get("name") or ""))
-        generated = not meta.get("name") and bool(meta.get("generateName"))
+        """``Store.Create``: the request namespace, NamespaceLifecycle, managedFields, then
+        the pipeline's ``before_create`` per attempt (a fresh copy when a name is generated
+        and may collide, as ``RetryGenerateName``)."""
+        admission.ensure_namespace(res, obj, namespace)
+        meta = obj.metadata
+        await self.check_namespace(res, namespace, meta.name or "")
         if manager:
-            obj = managed_fields(res, None, obj, manager, "")
+            managed = managed_fields(res, None, codec.to_builtins(obj), manager, "")
+            meta = obj.metadata = codec.decode(objects.meta(managed), ObjectMeta)
+        generated = not meta.name and bool(meta.generate_name)
         for _ in range(_GENERATE_RETRIES):
-            meta = objects.meta(obj)
-            if generated:
-                meta["name"] = objects.generate_name(str(meta["generateName"]))
-            admission.admit_create(res, obj)
-            meta = objects.meta(obj)
-            key = res.key(namespace, str(meta["name"]))
+            attempt = pipeline.fresh_copy(obj) if generated else obj
+            admission.before_create(res, attempt)
+            name = attempt.metadata.name or ""
+            key = res.key(namespace, name)
             if dry_run:
                 if await self.store.get(key) is not None:
-                    raise errors.already_exists(res.kind.plural, res.kind.group, meta["name"])
-                return Result(obj, 201)
+                    raise errors.already_exists(res.kind.plural, res.kind.group, name)
+                return Result(codec.to_builtins(attempt), 201)
             try:
-                kv = await self.store.create(key, objects.to_storage(obj))
+                kv = await self.store.create(key, codec.encode(attempt))
             except KeyExistsError:
                 if generated:
                     continue
-                raise errors.already_exists(
-                    res.kind.plural, res.kind.group, str(meta["name"])
-                ) from None
+                raise errors.already_exists(res.kind.plural, res.kind.group, name) from None
             out, data = self.cache.get(kv)
             return Result(out, 201, data=data)
         raise errors.ApiError(errors.status_body(
             500, "AlreadyExists",
-            f'{res.kind.plural} "{meta.get("name")}" already exists, the server was not able '
+            f'{res.kind.plural} "{name}" already exists, the server was not able '
             "to generate a unique name for the object",
             {"kind": res.kind.plural, "retryAfterSeconds": 1},
         ))
@@ -258,30 +256,46 @@ class Rest:
             self._keep_system_meta(new_meta, old)
             if manager:
                 new = managed_fields(res, old, new, manager, subresource)
-            if admit and subresource == "status":
-                admission.admit_status_update(res, new, old)
-            elif admit:
-                admission.admit_update(res, new, old)
+            if admit:
+                new = admission.before_update(res, new, old, status=subresource == "status")
             if new == old:
                 return Result(new)
             if dry_run:
                 return Result(new)
-            try:
-                if _should_delete_during_update(new) and not res.strategy.blocks_deletion(new):
-                    out_kv = await self.store.delete(key, kv.mod_revision)
-                    # admission and managedFields may have replaced the metadata dict
-                    objects.meta(new)["resourceVersion"] = str(out_kv.mod_revision)
-                    return Result(new)
-                out_kv = await self.store.update(key, objects.to_storage(new), kv.mod_revision)
-            except ConflictError:
-                # Lost a race: read again. A resourceVersion the request pinned (PUT body,
-                # or set by the patch) no longer matches then and becomes the 409 above.
-                continue
-            except NotFoundError:
-                raise errors.not_found(res.kind.plural, res.kind.group, name) from None
-            out, data = self.cache.get(out_kv)
-            return Result(out, data=data)
+            # On a lost race read again: a resourceVersion the request pinned (PUT body, or
+            # set by the patch) no longer matches then and becomes the 409 above.
+            if _should_delete_during_update(new) and not res.strategy.blocks_deletion(new):
+                gone = await self._cas(res, name, self.store.delete(key, kv.mod_revision))
+                if gone is None:
+                    continue
+                objects.meta(new)["resourceVersion"] = str(gone.mod_revision)
+                return Result(new)
+            result = await self._swap(res, name, key, new, kv.mod_revision)
+            if result is not None:
+                return result
         raise errors.conflict(res.kind.plural, res.kind.group, name, errors.MODIFIED)
+
+    async def _cas(
+        self, res: Resource, name: str, write: Awaitable[KeyValue]
+    ) -> KeyValue | None:
+        """Await a compare-and-swap write; None when a race was lost (the caller reads
+        again), 404 when the object went away."""
+        try:
+            return await write
+        except ConflictError:
+            return None
+        except NotFoundError:
+            raise errors.not_found(res.kind.plural, res.kind.group, name) from None
+
+    async def _swap(self, res: Resource, name: str, key: str, obj: Obj,
+                    revision: int) -> Result | None:
+        """Write ``obj`` over ``revision``: the stored answer, or None on a lost race."""
+        out_kv = await self._cas(res, name, self.store.update(key, objects.to_storage(obj),
+                                                              revision))
+        if out_kv is None:
+            return None
+        out, data = self.cache.get(out_kv)
+        return Result(out, data=data)
 
     @staticmethod
     def _keep_system_meta(new_meta: Obj, old: Obj) -> None:
@@ -312,35 +326,31 @@ class Rest:
         res: Resource,
         namespace: str,
         name: str,
-        body: Obj,
+        body: TypedObject,
         *,
         subresource: str = "",
         dry_run: bool = False,
         manager: str = "",
     ) -> Result:
-        meta = objects.meta(body)
-        if meta.get("name") not in (None, "", name):
+        meta = body.metadata
+        if meta.name not in (None, "", name):
             raise errors.bad_request(
-                f"the name of the object ({meta.get('name')}) does not match the name on "
+                f"the name of the object ({meta.name}) does not match the name on "
                 f"the URL ({name})"
             )
-        meta["name"] = name
+        meta.name = name
         if res.kind.namespaced:
-            if meta.get("namespace") not in (None, "", namespace):
-                raise errors.bad_request(
-                    "the namespace of the provided object does not match the namespace sent "
-                    "on the request"
-                )
-            meta["namespace"] = namespace
+            admission.ensure_namespace(res, body, namespace)
+        as_json: Obj = codec.to_builtins(body)
 
         async def mutate(old: Obj) -> Obj:
-            return objects.clone(body)
+            return objects.clone(as_json)
 
         create_missing = None
         if res.strategy.allow_create_on_update and not subresource:
             async def create_missing() -> Result:
-                return await self.create(res, namespace, objects.clone(body), dry_run=dry_run,
-                                         manager=manager)
+                return await self.create(res, namespace, pipeline.fresh_copy(body),
+                                         dry_run=dry_run, manager=manager)
 
         return await self.update(
             res, namespace, name, mutate, subresource=subresource, dry_run=dry_run,
@@ -368,25 +378,16 @@ class Rest:
             if not finalizers and grace == 0 and not res.strategy.blocks_deletion(obj):
                 if opts.dry_run:
                     return self._deleted_result(res, obj)
-                try:
-                    out_kv = await self.store.delete(key, kv.mod_revision)
-                except ConflictError:
+                out_kv = await self._cas(res, name, self.store.delete(key, kv.mod_revision))
+                if out_kv is None:
                     continue
-                except NotFoundError:
-                    raise errors.not_found(res.kind.plural, res.kind.group, name) from None
-                gone = objects.from_kv(kv, out_kv.mod_revision)
-                return self._deleted_result(res, gone)
+                return self._deleted_result(res, objects.from_kv(kv, out_kv.mod_revision))
             changed = self._mark_deleting(obj, finalizers, grace, res)
             if not changed or opts.dry_run:
                 return Result(obj)
-            try:
-                out_kv = await self.store.update(key, objects.to_storage(obj), kv.mod_revision)
-            except ConflictError:
-                continue
-            except NotFoundError:
-                raise errors.not_found(res.kind.plural, res.kind.group, name) from None
-            out, data = self.cache.get(out_kv)
-            return Result(out, data=data)
+            result = await self._swap(res, name, key, obj, kv.mod_revision)
+            if result is not None:
+                return result
         raise errors.conflict(res.kind.plural, res.kind.group, name, errors.MODIFIED)
 
     @staticmethod

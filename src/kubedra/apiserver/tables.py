@@ -12,7 +12,7 @@ from typing import Any
 
 from aiohttp import web
 
-from kubedra.apiserver.objects import Obj
+from kubedra.api.base import Obj, dig
 from kubedra.apiserver.registry import Resource
 
 Cell = str | int
@@ -75,20 +75,12 @@ def _since(ts: Any) -> str:
     return human_duration((dt.datetime.now(dt.UTC) - when).total_seconds())
 
 
-def _get(obj: Any, *path: str) -> Any:
-    for p in path:
-        if not isinstance(obj, dict):
-            return None
-        obj = obj.get(p)
-    return obj
-
-
 def _name(obj: Obj) -> str:
-    return str(_get(obj, "metadata", "name") or "")
+    return str(dig(obj, "metadata", "name") or "")
 
 
 def _age(obj: Obj) -> str:
-    return _since(_get(obj, "metadata", "creationTimestamp"))
+    return _since(dig(obj, "metadata", "creationTimestamp"))
 
 
 def _text(v: Any) -> str:
@@ -96,36 +88,36 @@ def _text(v: Any) -> str:
 
 
 def _pod_row(pod: Obj) -> list[Cell]:
-    statuses = _get(pod, "status", "containerStatuses") or []
-    total = len(_get(pod, "spec", "containers") or [])
+    statuses = dig(pod, "status", "containerStatuses") or []
+    total = len(dig(pod, "spec", "containers") or [])
     ready = sum(1 for c in statuses if isinstance(c, dict) and c.get("ready"))
     restarts = sum(int(c.get("restartCount") or 0) for c in statuses if isinstance(c, dict))
-    reason = _get(pod, "status", "reason") or _get(pod, "status", "phase") or ""
+    reason = dig(pod, "status", "reason") or dig(pod, "status", "phase") or ""
     for c in statuses:
-        waiting = _get(c, "state", "waiting", "reason")
-        terminated = _get(c, "state", "terminated", "reason")
+        waiting = dig(c, "state", "waiting", "reason")
+        terminated = dig(c, "state", "terminated", "reason")
         if (waiting and waiting != "ContainerCreating") or terminated:
             reason = waiting or terminated
-    if _get(pod, "metadata", "deletionTimestamp"):
+    if dig(pod, "metadata", "deletionTimestamp"):
         reason = "Terminating"
     return [_name(pod), f"{ready}/{total}", str(reason), restarts, _age(pod),
-            _text(_get(pod, "status", "podIP")) or "<none>",
-            _text(_get(pod, "spec", "nodeName")) or "<none>",
-            _text(_get(pod, "status", "nominatedNodeName")) or "<none>", "<none>"]
+            _text(dig(pod, "status", "podIP")) or "<none>",
+            _text(dig(pod, "spec", "nodeName")) or "<none>",
+            _text(dig(pod, "status", "nominatedNodeName")) or "<none>", "<none>"]
 
 
 def _node_row(node: Obj) -> list[Cell]:
-    conditions = _get(node, "status", "conditions") or []
+    conditions = dig(node, "status", "conditions") or []
     status = "Unknown"
     for c in conditions:
         if isinstance(c, dict) and c.get("type") == "Ready":
             status = "Ready" if c.get("status") == "True" else "NotReady"
-    if _get(node, "spec", "unschedulable"):
+    if dig(node, "spec", "unschedulable"):
         status += ",SchedulingDisabled"
-    labels = _get(node, "metadata", "labels") or {}
+    labels = dig(node, "metadata", "labels") or {}
     roles = sorted(k.split("/", 1)[1] for k in labels
                    if k.startswith("node-role.kubernetes.io/") and "/" in k)
-    addresses = _get(node, "status", "addresses") or []
+    addresses = dig(node, "status", "addresses") or []
 
     def address(kind: str) -> str:
         for a in addresses:
@@ -133,7 +125,7 @@ def _node_row(node: Obj) -> list[Cell]:
                 return str(a.get("address", ""))
         return "<none>"
 
-    info = _get(node, "status", "nodeInfo") or {}
+    info = dig(node, "status", "nodeInfo") or {}
     return [_name(node), status, ",".join(roles) or "<none>", _age(node),
             _text(info.get("kubeletVersion")), address("InternalIP"), address("ExternalIP"),
             _text(info.get("osImage")) or "<unknown>", _text(info.get("kernelVersion")) or
@@ -141,12 +133,12 @@ def _node_row(node: Obj) -> list[Cell]:
 
 
 def _job_row(job: Obj) -> list[Cell]:
-    completions = _get(job, "spec", "completions")
-    succeeded = int(_get(job, "status", "succeeded") or 0)
+    completions = dig(job, "spec", "completions")
+    succeeded = int(dig(job, "status", "succeeded") or 0)
     done = f"{succeeded}/{completions}" if completions is not None else f"{succeeded}/1 of " \
-        f"{_get(job, 'spec', 'parallelism') or 1}"
-    start = _get(job, "status", "startTime")
-    end = _get(job, "status", "completionTime")
+        f"{dig(job, 'spec', 'parallelism') or 1}"
+    start = dig(job, "status", "startTime")
+    end = dig(job, "status", "completionTime")
     duration = ""
     if isinstance(start, str) and start:
         try:
@@ -156,20 +148,20 @@ def _job_row(job: Obj) -> list[Cell]:
             duration = human_duration((t1 - t0).total_seconds())
         except ValueError:
             duration = ""
-    containers = _get(job, "spec", "template", "spec", "containers") or []
+    containers = dig(job, "spec", "template", "spec", "containers") or []
     names = ",".join(str(c.get("name", "")) for c in containers if isinstance(c, dict))
     images = ",".join(str(c.get("image", "")) for c in containers if isinstance(c, dict))
-    sel = _get(job, "spec", "selector", "matchLabels") or {}
+    sel = dig(job, "spec", "selector", "matchLabels") or {}
     selector = ",".join(f"{k}={v}" for k, v in sorted(sel.items())) or "<none>"
     return [_name(job), done, duration, _age(job), names, images, selector]
 
 
 def _event_row(ev: Obj) -> list[Cell]:
     inv = ev.get("involvedObject") or {}
-    last = ev.get("lastTimestamp") or ev.get("eventTime") or _get(ev, "metadata",
+    last = ev.get("lastTimestamp") or ev.get("eventTime") or dig(ev, "metadata",
                                                                    "creationTimestamp")
     obj = f"{str(inv.get('kind', '')).lower()}/{inv.get('name', '')}"
-    src = _get(ev, "source", "component") or ev.get("reportingComponent") or ""
+    src = dig(ev, "source", "component") or ev.get("reportingComponent") or ""
     return [_since(last), _text(ev.get("type")), _text(ev.get("reason")), obj,
             _text(ev.get("message")).strip(), _text(inv.get("fieldPath")), _text(src),
             _since(ev.get("firstTimestamp") or last), int(ev.get("count") or 1), _name(ev)]
@@ -177,11 +169,11 @@ def _event_row(ev: Obj) -> list[Cell]:
 
 def _claim_state(claim: Obj) -> str:
     parts: list[str] = []
-    if _get(claim, "metadata", "deletionTimestamp"):
+    if dig(claim, "metadata", "deletionTimestamp"):
         parts.append("deleted")
-    if _get(claim, "status", "allocation"):
+    if dig(claim, "status", "allocation"):
         parts.append("allocated")
-        if _get(claim, "status", "reservedFor"):
+        if dig(claim, "status", "reservedFor"):
             parts.append("reserved")
     elif not parts:
         parts.append("pending")
@@ -208,7 +200,7 @@ _PRINTERS: dict[str, tuple[tuple[Column, ...], Printer]] = {
               ("External-IP", _S, "", 1), ("OS-Image", _S, "", 1),
               ("Kernel-Version", _S, "", 1), ("Container-Runtime", _S, "", 1)), _node_row),
     "Namespace": ((("Name", _S, "name", 0), ("Status", _S, "", 0), ("Age", _S, "", 0)),
-                  lambda o: [_name(o), _text(_get(o, "status", "phase")), _age(o)]),
+                  lambda o: [_name(o), _text(dig(o, "status", "phase")), _age(o)]),
     "Job": ((("Name", _S, "name", 0), ("Completions", _S, "", 0), ("Duration", _S, "", 0),
              ("Age", _S, "", 0), ("Containers", _S, "", 1), ("Images", _S, "", 1),
              ("Selector", _S, "", 1)), _job_row),
@@ -217,25 +209,25 @@ _PRINTERS: dict[str, tuple[tuple[Column, ...], Printer]] = {
                ("Source", _S, "", 1), ("First Seen", _S, "", 1), ("Count", "integer", "", 1),
                ("Name", _S, "", 1)), _event_row),
     "Lease": ((("Name", _S, "name", 0), ("Holder", _S, "", 0), ("Age", _S, "", 0)),
-              lambda o: [_name(o), _text(_get(o, "spec", "holderIdentity")), _age(o)]),
+              lambda o: [_name(o), _text(dig(o, "spec", "holderIdentity")), _age(o)]),
     "ResourceClass": ((("Name", _S, "name", 0), ("DriverName", _S, "", 0), ("Age", _S, "", 0)),
                       lambda o: [_name(o), _text(o.get("driverName")), _age(o)]),
     "ResourceClaim": ((("Name", _S, "name", 0), ("ResourceClassName", _S, "", 0),
                        ("AllocationMode", _S, "", 0), ("State", _S, "", 0),
                        ("Age", _S, "", 0)),
-                      lambda o: [_name(o), _text(_get(o, "spec", "resourceClassName")),
-                                 _text(_get(o, "spec", "allocationMode")), _claim_state(o),
+                      lambda o: [_name(o), _text(dig(o, "spec", "resourceClassName")),
+                                 _text(dig(o, "spec", "allocationMode")), _claim_state(o),
                                  _age(o)]),
     "ResourceClaimTemplate": ((("Name", _S, "name", 0), ("ResourceClassName", _S, "", 0),
                                ("AllocationMode", _S, "", 0), ("Age", _S, "", 0)),
                               lambda o: [_name(o),
-                                         _text(_get(o, "spec", "spec", "resourceClassName")),
-                                         _text(_get(o, "spec", "spec", "allocationMode")),
+                                         _text(dig(o, "spec", "spec", "resourceClassName")),
+                                         _text(dig(o, "spec", "spec", "allocationMode")),
                                          _age(o)]),
     "PodSchedulingContext": ((("Name", _S, "name", 0), ("SelectedNode", _S, "", 0),
                               ("Age", _S, "", 0), ("PotentialNodes", _S, "", 1)),
-                             lambda o: [_name(o), _text(_get(o, "spec", "selectedNode")),
-                                        _age(o), ",".join(_get(o, "spec", "potentialNodes")
+                             lambda o: [_name(o), _text(dig(o, "spec", "selectedNode")),
+                                        _age(o), ",".join(dig(o, "spec", "potentialNodes")
                                                           or []) or "<none>"]),
     "ResourceSlice": ((("Name", _S, "name", 0), ("Node", _S, "", 0), ("Driver", _S, "", 0),
                        ("Age", _S, "", 0)),
@@ -250,7 +242,7 @@ _PRINTERS: dict[str, tuple[tuple[Column, ...], Printer]] = {
 }
 _DEFAULT: tuple[tuple[Column, ...], Printer] = (
     (("Name", _S, "name", 0), ("Created At", "date", "", 0)),
-    lambda o: [_name(o), _text(_get(o, "metadata", "creationTimestamp"))],
+    lambda o: [_name(o), _text(dig(o, "metadata", "creationTimestamp"))],
 )
 
 

@@ -1,36 +1,28 @@
 """``kubedra validate -f FILE``: check manifests offline as the API server would on create.
 
-Each object goes through what a create does: kind lookup, strict field checking (unknown
-and duplicate fields, as kubectl's default ``--validate=strict``), decoding, defaulting, the
-parts of the create strategy validation depends on (namespace, generated name, a Job's
-generated selector) and create validation. Problems are printed the way kubectl prints the
-API server's answer; the exit status is 1 if any object is not valid.
+Each object goes through the server's own create pipeline (:mod:`kubedra.registry.pipeline`:
+the size limit, strict fields as kubectl's default ``--validate=strict`` asks, decoding, the
+namespace, identity, defaults, the kind's strategy with the given feature gates, validation),
+only without the store. Problems are printed the way kubectl prints the API server's answer;
+the exit status is 1 if any object is not valid.
 """
 
 from __future__ import annotations
 
-import random
 import sys
-import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import click
 
 from kubedra.api import codec
-from kubedra.api.batch import Job
 from kubedra.api.features import FeatureGateError, FeatureGates, parse_feature_gates
-from kubedra.api.meta import TypedObject
+from kubedra.registry import pipeline, table
 from kubedra.validation.field import FieldError
-from kubedra.validation.registry import rules_for
 
 MANIFEST_SUFFIXES = (".json", ".yaml", ".yml")
-# apiserver's SimpleNameGenerator: at most 58 characters of the base plus 5 random ones.
-_NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
-_MAX_GENERATED_BASE = 58
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,24 +50,23 @@ def _sources(filenames: tuple[str, ...], recursive: bool) -> Iterator[Source]:
             raise click.ClickException(f'the path "{filename}" does not exist')
 
 
+def cause_text(field: str, message: str) -> str:
+    """One cause of a 422 as kubectl prints it."""
+    return f"{field}: {message}"
+
+
 def invalid_message(kind: str, name: str, errors: list[FieldError]) -> str:
     """kubectl's rendering of a 422: one cause inline, several as a bulleted list."""
-    causes: list[str] = []
-    for err in errors:
-        text = f"{err.field}: {err.body()}"
-        if text not in causes:
-            causes.append(text)
+    return render_invalid(kind, name, [cause_text(str(e.field), e.body()) for e in errors])
+
+
+def render_invalid(kind: str, name: str, texts: list[str]) -> str:
+    """The rendering of a 422 from its causes' texts (repeated ones once)."""
+    causes = list(dict.fromkeys(texts))
     head = f'The {kind} "{name}" is invalid: '
     if len(causes) == 1:
         return head + causes[0] + "\n"
     return head + "\n" + "".join(f"* {c}\n" for c in causes)
-
-
-def _cannot_handle(raw: dict[str, Any], reason: str) -> str:
-    api_version = raw.get("apiVersion", "")
-    version = api_version.rpartition("/")[2] if isinstance(api_version, str) else ""
-    kind = raw.get("kind")
-    return f'{kind} in version "{version}" cannot be handled as a {kind}: {reason}'
 
 
 def _within(paths: list[str], prefix: str) -> list[str]:
@@ -85,18 +76,13 @@ def _within(paths: list[str], prefix: str) -> list[str]:
     return [p[len(prefix) + 1:] for p in paths if p.startswith(prefix + ".")]
 
 
-def _generated_name(base: str) -> str:
-    suffix = "".join(random.choice(_NAME_ALPHABET) for _ in range(5))
-    return base[:_MAX_GENERATED_BASE] + suffix
-
-
 class Checker:
     """Validates objects one at a time, printing a line (or block) for each."""
 
     def __init__(self, namespace: str, gates: FeatureGates, mode: str) -> None:
         self.namespace = namespace
-        self.gates = gates
-        self.mode = mode
+        self.strategies = table.strategies(gates)
+        self.mode = mode.capitalize()  # kubectl's --validate names the fieldValidation values
         self.failed = False
 
     def _fail(self, message: str) -> None:
@@ -129,49 +115,26 @@ class Checker:
         except codec.DecodeError as err:
             self._fail(f"error: {where}: {err}")
             return
-        strict = [f'unknown field "{p}"' for p in codec.unknown_fields(raw, kind.model)]
-        strict += [f'duplicate field "{p}"' for p in duplicates]
-        if strict and self.mode == "strict":
-            reason = "strict decoding error: " + ", ".join(strict)
-            self._fail(f"error: {where}: {_cannot_handle(raw, reason)}")
-            return
-        if self.mode == "warn":
-            for warning in strict:
-                click.echo(f"Warning: {warning}", err=True)
         try:
-            obj = codec.decode(raw, kind.model)
-        except codec.DecodeError as err:
-            self._fail(f"error: {where}: {_cannot_handle(raw, str(err))}")
+            decoded = pipeline.admit_new(
+                self.strategies[kind.kind], kind, raw, namespace=self._namespace(raw),
+                mode=self.mode, duplicates=duplicates, size=len(codec.encode(raw)),
+            )
+        except pipeline.Invalid as err:
+            self._fail(invalid_message(kind.kind, err.name, err.errors))
             return
-        self._prepare(obj, kind.namespaced)
-        rules = rules_for(kind.group, kind.kind)
-        errors: list[FieldError] = []
-        if rules is not None:
-            if rules.default is not None:
-                rules.default(obj, self.gates)
-            errors = rules.validate(obj, self.gates)
-        name = obj.metadata.name or ""
-        if errors:
-            self._fail(invalid_message(kind.kind, name, errors))
-        else:
-            click.echo(f"{kind.kind}/{name} valid")
+        except pipeline.Rejected as err:
+            self._fail(f"error: {where}: {err}")
+            return
+        for warning in decoded.warnings:
+            click.echo(f"Warning: {warning}", err=True)
+        click.echo(f"{kind.kind}/{decoded.obj.metadata.name} valid")
 
-    def _prepare(self, obj: TypedObject, namespaced: bool) -> None:
-        """What the request path and create strategy do before validation."""
-        meta = obj.metadata
-        if namespaced:
-            meta.namespace = meta.namespace or self.namespace
-        else:
-            meta.namespace = None
-        if not meta.name and meta.generate_name:
-            meta.name = _generated_name(meta.generate_name)
-        # FillObjectMetaSystemFields
-        meta.uid = str(uuid.uuid4())
-        meta.creation_timestamp = datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-        if isinstance(obj, Job) and not obj.spec.manual_selector:
-            from kubedra.apiserver.strategies.job import generate_selector
-
-            generate_selector(obj)
+    def _namespace(self, raw: dict[str, Any]) -> str:
+        """The request namespace kubectl would use: the object's own, else ``-n``."""
+        meta = raw.get("metadata")
+        own = meta.get("namespace") if isinstance(meta, dict) else None
+        return own if isinstance(own, str) and own else self.namespace
 
 
 @click.command()

@@ -1,4 +1,5 @@
-"""Reading a kubeconfig file: the current context's server, credentials and TLS settings."""
+"""The kubeconfig file: reading the current context's server, credentials and TLS settings,
+and the one document kubedra writes (``kubedra apiserver --kubeconfig``, used by ``up``)."""
 
 from __future__ import annotations
 
@@ -100,12 +101,12 @@ def from_dict(doc: dict[str, Any], context: str | None = None) -> ClientConfig:
     )
 
 
-def render(server: str, *, token: str | None = None, ca_file: str | None = None,
+def render(server: str, *, token: str | None = None, ca_pem: bytes | None = None,
            name: str = "kubedra") -> str:
-    """A kubeconfig document for ``server`` (what ``kubedra apiserver`` and ``up`` write)."""
+    """A kubeconfig document for ``server``, its CA inline, namespace ``default``."""
     cluster: dict[str, Any] = {"server": server}
-    if ca_file:
-        cluster["certificate-authority"] = ca_file
+    if ca_pem is not None:
+        cluster["certificate-authority-data"] = base64.b64encode(ca_pem).decode()
     user: dict[str, Any] = {"token": token} if token else {}
     doc = {
         "apiVersion": "v1",
@@ -118,3 +119,15 @@ def render(server: str, *, token: str | None = None, ca_file: str | None = None,
         "preferences": {},
     }
     return yaml.safe_dump(doc, sort_keys=False)
+
+
+def write(path: Path, server: str, *, token: str | None = None,
+          ca_pem: bytes | None = None) -> None:
+    """Write :func:`render`'s document atomically and private (0600): readers polling for the
+    file never see half of it."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".kubeconfig-")
+    with os.fdopen(fd, "w") as f:
+        f.write(render(server, token=token, ca_pem=ca_pem))
+    os.chmod(tmp, 0o600)
+    os.replace(tmp, path)

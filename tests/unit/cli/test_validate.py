@@ -122,12 +122,16 @@ def test_pod_claim_errors() -> None:
     ) in result.stderr
 
 
-def test_job_managed_by_errors() -> None:
-    result = run_edited_example(
-        "job-managed-by.yaml", "example.com/custom-controller", "not a path"
-    )
-    assert result.exit_code == 1
-    assert result.stderr.startswith('The Job "external-batch" is invalid: spec.managedBy: ')
+def test_job_managed_by_follows_the_gate_as_the_server_does() -> None:
+    """JobManagedBy off (the default): the create strategy drops the field before
+    validation, so an invalid value is no error; with the gate on it is."""
+    text = (EXAMPLES / "job-managed-by.yaml").read_text()
+    text = text.replace("example.com/custom-controller", "not a path")
+    dropped = run("-f", "-", stdin=text)
+    assert (dropped.exit_code, dropped.stdout) == (0, "Job/external-batch valid\n")
+    gated = run("-f", "-", "--feature-gates", "JobManagedBy=true", stdin=text)
+    assert gated.exit_code == 1
+    assert gated.stderr.startswith('The Job "external-batch" is invalid: spec.managedBy: ')
 
 
 def test_unknown_and_duplicate_fields(tmp_path: Path) -> None:
@@ -294,3 +298,19 @@ def test_yaml_duplicates_inside_a_list() -> None:
         'error: STDIN: Namespace in version "v1" cannot be handled as a Namespace: strict '
         'decoding error: duplicate field "metadata.name"\n'
     )
+
+
+def test_objects_over_the_servers_size_limit_are_rejected() -> None:
+    """The server refuses bodies over 3 MiB with a 413; validate says the same."""
+    from kubedra.registry.pipeline import MAX_REQUEST_BYTES
+
+    lease = {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+             "metadata": {"name": "l", "annotations": {"a": "x" * MAX_REQUEST_BYTES}}}
+    result = run("-f", "-", stdin=json.dumps(lease))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        f"error: STDIN: Request entity too large: limit is {MAX_REQUEST_BYTES}\n"
+    )
+    lease["metadata"]["annotations"] = {"a": "x" * (MAX_REQUEST_BYTES - 200)}
+    under = run("-f", "-", stdin=json.dumps(lease))  # invalid, but for its annotations
+    assert under.stderr.startswith('The Lease "l" is invalid: metadata.annotations: Too long')

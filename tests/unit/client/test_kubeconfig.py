@@ -37,3 +37,13 @@ def test_errors_are_clear(tmp_path: Path) -> None:
         kubeconfig.load(tmp_path / "missing")
     with pytest.raises(kubeconfig.KubeconfigError, match="no context named 'x'"):
         kubeconfig.from_dict({"current-context": "x", "contexts": []})
+
+
+def test_write_is_private_and_carries_the_ca_inline(tmp_path: Path) -> None:
+    path = tmp_path / "sub" / "config"
+    kubeconfig.write(path, "https://127.0.0.1:6443", token="t", ca_pem=b"PEM")
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert not [p for p in path.parent.iterdir() if p.name.startswith(".kubeconfig-")]
+    config = kubeconfig.load(path)
+    assert (config.server, config.token) == ("https://127.0.0.1:6443", "t")
+    assert config.ca_file is not None and Path(config.ca_file).read_bytes() == b"PEM"

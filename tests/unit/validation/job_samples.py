@@ -7,7 +7,7 @@ from typing import Any
 from kubedra.api import codec
 from kubedra.api.batch import Job
 from kubedra.api.features import FeatureGates
-from kubedra.apiserver.strategies.job import prepare_for_create
+from kubedra.registry.strategies.job import prepare_for_create
 from kubedra.validation.job import default_job
 
 

@@ -5,20 +5,27 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from kubedra.api.batch import Job
 from kubedra.api.features import FeatureGates
-from kubedra.apiserver.strategies.job import (
+from kubedra.registry.strategies.job import (
     JobStrategy,
     prepare_for_create,
     prepare_for_update,
-    strategies,
 )
+from kubedra.registry.table import strategies
+from tests.unit.registry.json_hooks import OnJSON
 from tests.unit.validation.job_samples import copy as copy_job
 from tests.unit.validation.job_samples import created, manifest, stored
 
 ON = FeatureGates(job_managed_by=True)
 
 
-def create(strategy: JobStrategy, raw: dict[str, Any]) -> dict[str, Any]:
+def jobs(gates: FeatureGates | None = None) -> OnJSON:
+    """The Job strategy under ``gates`` (default: the default gates), driven with dicts."""
+    return OnJSON(JobStrategy(gates or FeatureGates()), Job)
+
+
+def create(strategy: OnJSON, raw: dict[str, Any]) -> dict[str, Any]:
     obj = copy.deepcopy(raw)
     strategy.default(obj)
     strategy.prepare_for_create(obj)
@@ -30,7 +37,7 @@ def create(strategy: JobStrategy, raw: dict[str, Any]) -> dict[str, Any]:
 def test_create_flow_generates_selector_labels_and_clears_status() -> None:
     raw = manifest()
     raw["status"] = {"active": 3}
-    obj = create(JobStrategy(), raw)
+    obj = create(jobs(), raw)
     generated = {
         "job-name": "pi",
         "batch.kubernetes.io/job-name": "pi",
@@ -50,21 +57,21 @@ def test_create_flow_generates_selector_labels_and_clears_status() -> None:
 def test_user_labels_are_kept() -> None:
     raw = manifest()
     raw["metadata"]["labels"] = {"team": "a"}
-    assert create(JobStrategy(), raw)["metadata"]["labels"] == {"team": "a"}
+    assert create(jobs(), raw)["metadata"]["labels"] == {"team": "a"}
 
 
 def test_manual_selector_is_left_alone() -> None:
     raw = manifest(manualSelector=True, selector={"matchLabels": {"app": "pi"}})
     raw["spec"]["template"]["metadata"] = {"labels": {"app": "pi"}}
-    obj = create(JobStrategy(), raw)
+    obj = create(jobs(), raw)
     assert obj["spec"]["selector"] == {"matchLabels": {"app": "pi"}}
     assert obj["spec"]["template"]["metadata"]["labels"] == {"app": "pi"}
 
 
 def test_managed_by_follows_the_gate_on_create() -> None:
     raw = manifest(managedBy="kueue.x-k8s.io/multikueue")
-    assert "managedBy" not in create(JobStrategy(), raw)["spec"]
-    assert create(JobStrategy(ON), raw)["spec"]["managedBy"] == "kueue.x-k8s.io/multikueue"
+    assert "managedBy" not in create(jobs(), raw)["spec"]
+    assert create(jobs(ON), raw)["spec"]["managedBy"] == "kueue.x-k8s.io/multikueue"
 
 
 def test_gated_fields_are_dropped_on_create() -> None:
@@ -107,7 +114,7 @@ def test_dra_claims_are_dropped_when_dra_is_off() -> None:
 
 
 def test_update_keeps_status_and_bumps_generation_on_spec_changes_only() -> None:
-    s = JobStrategy()
+    s = jobs()
     old = create(s, manifest())
     old["status"] = {"active": 1, "startTime": "2024-01-01T00:00:00Z"}
     new = copy.deepcopy(old)
@@ -125,7 +132,7 @@ def test_update_keeps_status_and_bumps_generation_on_spec_changes_only() -> None
 
 
 def test_update_cannot_add_managed_by_even_with_the_gate_off() -> None:
-    s = JobStrategy()
+    s = jobs()
     old = create(s, manifest())
     new = copy.deepcopy(old)
     new["spec"]["managedBy"] = "example.com/ctrl"
@@ -149,7 +156,7 @@ def test_gated_fields_survive_updates_when_stored() -> None:
 
 
 def test_status_update_takes_spec_from_storage_only() -> None:
-    s = JobStrategy(ON)
+    s = jobs(ON)
     old = create(s, manifest())
     new = copy.deepcopy(old)
     new["spec"]["parallelism"] = 7
@@ -169,7 +176,7 @@ def test_status_update_takes_spec_from_storage_only() -> None:
 
 
 def test_field_selectors_and_propagation() -> None:
-    s = JobStrategy()
+    s = jobs()
     obj = create(s, manifest())
     assert s.selectable_fields(obj)["status.successful"] == "0"
     obj["status"] = {"succeeded": 2}
@@ -190,7 +197,5 @@ def test_typed_prepare_for_create_sets_generation_one() -> None:
 
 
 def test_registry_entry_point_uses_the_gates() -> None:
-    found = strategies(ON)
-    assert set(found) == {"Job"}
-    job_strategy = found["Job"]
+    job_strategy = strategies(ON)["Job"]
     assert isinstance(job_strategy, JobStrategy) and job_strategy.gates is ON

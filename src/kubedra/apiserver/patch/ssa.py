@@ -18,7 +18,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from kubedra.apiserver.errors import ApiError, status_body
-from kubedra.apiserver.objects import now as objects_now
 from kubedra.apiserver.patch.errors import bad_request
 from kubedra.apiserver.patch.fieldset import (
     FieldSet,
@@ -34,6 +33,7 @@ from kubedra.apiserver.patch.fieldset import (
 )
 from kubedra.apiserver.patch.schema import Meta, schema_for
 from kubedra.apiserver.patch.values import go_json
+from kubedra.registry.identity import now as objects_now
 
 LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration"
 BEFORE_FIRST_APPLY = "before-first-apply"

@@ -7,10 +7,11 @@ import copy
 from typing import Any
 
 from kubedra.api.features import FeatureGates
-from kubedra.apiserver.strategies.resource import strategies
+from tests.unit.registry.json_hooks import json_strategies
 
 API = "resource.k8s.io/v1alpha2"
-S = strategies(FeatureGates())
+S = {k: s for k, s in json_strategies(FeatureGates()).items()
+     if s.strategy.__module__.endswith(".resource")}
 
 
 def claim(**status: Any) -> dict[str, Any]:

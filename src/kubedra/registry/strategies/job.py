@@ -2,19 +2,19 @@
 
 The typed functions are the strategy proper: selector generation, dropping fields whose gate
 is off (``spec.managedBy`` without ``JobManagedBy``), spec/status separation and the
-generation bump. :class:`JobStrategy` adapts them to the generic registry's dict hooks.
+generation bump. :class:`JobStrategy` binds them, with the serving gates, to the registry's
+hooks.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-
-from kubedra.api import batch, codec
+from kubedra.api import batch
+from kubedra.api.base import Obj
 from kubedra.api.batch import Job
 from kubedra.api.core import PodSpec
 from kubedra.api.features import FeatureGates
 from kubedra.api.meta import LabelSelector
-from kubedra.apiserver.strategies.base import Obj, Strategy
+from kubedra.registry.strategies.base import Strategy
 from kubedra.validation.equality import semantic_equal
 from kubedra.validation.field import FieldError
 from kubedra.validation.job import (
@@ -113,67 +113,50 @@ def prepare_for_status_update(new: Job, old: Job) -> None:
     new.spec = old.spec
 
 
-# --- the generic registry's hooks ---------------------------------------------------------------
+# --- the registry's hooks ---------------------------------------------------------------------
 
 
-def _load(obj: Obj) -> Job:
-    return codec.decode(obj, Job)
-
-
-def _save(job: Job, obj: Obj) -> None:
-    obj.clear()
-    obj.update(codec.to_builtins(job))
-
-
-class JobStrategy(Strategy):
-    """Jobs over raw JSON dicts, with the feature gates of the serving API server."""
+class JobStrategy(Strategy[Job]):
+    """Jobs with the feature gates of the serving API server."""
 
     has_status_subresource = True
     tracks_generation = True
     default_propagation = "Orphan"  # batch/v1 DELETE orphans pods unless told otherwise
     extra_field_labels = ("status.successful",)
 
-    def __init__(self, gates: FeatureGates | None = None) -> None:
-        self.gates = gates or FeatureGates()
+    def __init__(self, gates: FeatureGates) -> None:
+        self.gates = gates
 
-    def default(self, obj: Obj) -> None:
-        job = _load(obj)
-        default_job(job, self.gates)
-        _save(job, obj)
+    def default(self, obj: Job) -> None:
+        default_job(obj, self.gates)
 
-    def prepare_for_create(self, obj: Obj) -> None:
-        job = _load(obj)
-        template_labels = dict(job.spec.template.metadata.labels or {})
-        prepare_for_create(job, self.gates)
+    def prepare_for_create(self, obj: Job) -> None:
+        template_labels = dict(obj.spec.template.metadata.labels or {})
+        prepare_for_create(obj, self.gates)
         # Upstream, a job without labels shares its template's label map (defaulting), so the
         # generated labels show up on the job too; keep that visible result.
-        labels = job.spec.template.metadata.labels
-        if labels and (not job.metadata.labels or job.metadata.labels == template_labels):
-            job.metadata.labels = dict(labels)
-        _save(job, obj)
+        labels = obj.spec.template.metadata.labels
+        if labels and (not obj.metadata.labels or obj.metadata.labels == template_labels):
+            obj.metadata.labels = dict(labels)
 
-    def prepare_for_update(self, new: Obj, old: Obj) -> None:
-        job, old_job = _load(new), _load(old)
-        job.metadata.generation = old_job.metadata.generation  # clients cannot set it
-        prepare_for_update(job, old_job, self.gates)
-        _save(job, new)
+    def prepare_for_update(self, new: Job, old: Job) -> None:
+        new.metadata.generation = old.metadata.generation  # clients cannot set it
+        prepare_for_update(new, old, self.gates)
 
-    def validate(self, obj: Obj) -> list[FieldError]:
-        return validate_job(_load(obj), self.gates)
+    def validate(self, obj: Job) -> list[FieldError]:
+        return validate_job(obj, self.gates)
 
-    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return validate_job_update(_load(new), _load(old), self.gates)
+    def validate_update(self, new: Job, old: Job) -> list[FieldError]:
+        return validate_job_update(new, old, self.gates)
 
-    def prepare_for_status_update(self, new: Obj, old: Obj) -> None:
+    def prepare_for_status_update(self, new: Job, old: Job) -> None:
         # Upstream's job status strategy resets only the spec (not labels or annotations);
         # the generation is the stored one, as for every update.
-        job, old_job = _load(new), _load(old)
-        prepare_for_status_update(job, old_job)
-        job.metadata.generation = old_job.metadata.generation
-        _save(job, new)
+        prepare_for_status_update(new, old)
+        new.metadata.generation = old.metadata.generation
 
-    def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return validate_job_status_update(_load(new), _load(old), self.gates)
+    def validate_status_update(self, new: Job, old: Job) -> list[FieldError]:
+        return validate_job_status_update(new, old, self.gates)
 
     def selectable_fields(self, obj: Obj) -> dict[str, str]:
         out = super().selectable_fields(obj)
@@ -182,8 +165,3 @@ class JobStrategy(Strategy):
 
     def field_label_error(self, label: str) -> str:
         return f'field label "{label}" not supported for Job'
-
-
-def strategies(gates: FeatureGates) -> Mapping[str, Strategy]:
-    """The registry's entry point: the batch/v1 Job strategy under the server's gates."""
-    return {"Job": JobStrategy(gates)}

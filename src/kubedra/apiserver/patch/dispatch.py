@@ -1,4 +1,5 @@
-"""PATCH: pick the patch engine (:mod:`.patch`) by Content-Type and apply it to a dict."""
+"""PATCH requests: check the options, pick this package's engine by Content-Type and
+apply it to a stored object."""
 
 from __future__ import annotations
 
@@ -7,8 +8,8 @@ from typing import Any
 import msgspec
 
 from kubedra.api import codec
+from kubedra.api.base import Obj
 from kubedra.apiserver import errors, objects, patch
-from kubedra.apiserver.objects import Obj
 from kubedra.apiserver.registry import Resource
 from kubedra.apiserver.rest import reset_fields
 from kubedra.validation import field

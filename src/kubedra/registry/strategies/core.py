@@ -1,34 +1,27 @@
-"""Strategies of the core/v1 and coordination kinds kubedra serves (upstream registries).
+"""Strategies of the core/v1 and coordination kinds kubedra serves (upstream
+``pkg/registry/core/{namespace,node,pod,event}`` and ``coordination/lease``).
 
-Defaulting and validation come from ``kubedra.validation.registry`` (typed functions); these
-classes add the registry behaviour: status handling, field selectors, graceful deletion.
+Each class binds its kind's typed defaulter and validators (``kubedra.validation``) and adds
+the registry behaviour: status handling, field selectors, graceful deletion. Pod binding
+(``pods/binding``) works on the stored JSON, as the server's own write.
 """
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
-from kubedra.api import codec
-from kubedra.api.features import FeatureGates
-from kubedra.api.kinds import Kind
-from kubedra.apiserver.strategies.base import Obj, Strategy, keep_all_but_status, sub_dict
-from kubedra.validation import field
+from kubedra.api.base import Obj, dig
+from kubedra.api.coordination import Lease
+from kubedra.api.core import Event, Namespace, NamespaceStatus, Node, Pod, PodCondition, PodStatus
+from kubedra.registry.strategies.base import Strategy, keep_all_but_status, keep_meta, sub_dict
+from kubedra.validation import corekinds, field
+from kubedra.validation import pod as pod_validation
 from kubedra.validation.field import FieldError
-from kubedra.validation.registry import Rules, rules_for
+from kubedra.validation.pod_template import default_pod_spec
 
 
 def _field_label_not_supported(label: str) -> str:
     return f"field label not supported: {label}"
-
-
-def _dig(obj: Obj, *path: str) -> Any:
-    cur: Any = obj
-    for p in path:
-        if not isinstance(cur, dict):
-            return None
-        cur = cur.get(p)
-    return cur
 
 
 def _text(value: Any) -> str:
@@ -39,73 +32,47 @@ def _text(value: Any) -> str:
     return str(value)
 
 
-class RulesStrategy(Strategy):
-    """A kind whose defaulter and validators are in the validation registry."""
-
-    def __init__(self, kind: Kind, gates: FeatureGates) -> None:
-        self.kind = kind
-        self.gates = gates
-        rules = rules_for(kind.group, kind.kind)
-        assert rules is not None, f"no validation rules for {kind.kind}"
-        self.rules: Rules = rules
-
-    def _typed(self, obj: Obj) -> Any:
-        return codec.decode(obj, self.kind.model)
-
-    def default(self, obj: Obj) -> None:
-        if self.rules.default is None:
-            return
-        typed = self._typed(obj)
-        self.rules.default(typed, self.gates)
-        obj.clear()
-        obj.update(codec.to_builtins(typed))
-
-    def validate(self, obj: Obj) -> list[FieldError]:
-        return self.rules.validate(self._typed(obj), self.gates)
-
-    def validate_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        return self.rules.validate_update(self._typed(new), self._typed(old), self.gates)
-
-    def validate_status_update(self, new: Obj, old: Obj) -> list[FieldError]:
-        if self.rules.validate_status_update is None:
-            return []
-        return self.rules.validate_status_update(self._typed(new), self._typed(old),
-                                                 self.gates)
-
-
-class NamespaceStrategy(RulesStrategy):
+class NamespaceStrategy(Strategy[Namespace]):
     """Namespaces start Active with the ``kubernetes`` finalizer (namespace strategy)."""
 
     has_status_subresource = True
     return_deleted_object = True
     extra_field_labels = ("status.phase",)
 
-    def prepare_for_create(self, obj: Obj) -> None:
+    def default(self, obj: Namespace) -> None:
+        corekinds.default_namespace(obj)
+
+    def prepare_for_create(self, obj: Namespace) -> None:
         super().prepare_for_create(obj)
-        obj["status"] = {"phase": "Active"}
-        spec = sub_dict(obj, "spec")
-        finalizers = list(spec.get("finalizers") or [])
+        obj.status = NamespaceStatus(phase="Active")
+        finalizers = list(obj.spec.finalizers or [])
         if "kubernetes" not in finalizers:
             finalizers.append("kubernetes")
-        spec["finalizers"] = finalizers
-        obj["spec"] = spec
+        obj.spec.finalizers = finalizers
 
-    def prepare_for_update(self, new: Obj, old: Obj) -> None:
+    def prepare_for_update(self, new: Namespace, old: Namespace) -> None:
         super().prepare_for_update(new, old)
-        # spec.finalizers only change through the finalize subresource
-        if "spec" in old:
-            new["spec"] = copy.deepcopy(old["spec"])
+        new.spec = old.spec  # spec.finalizers only change through the finalize subresource
+
+    def validate(self, obj: Namespace) -> list[FieldError]:
+        return corekinds.validate_namespace(obj)
+
+    def validate_update(self, new: Namespace, old: Namespace) -> list[FieldError]:
+        return corekinds.validate_namespace_update(new, old)
+
+    def validate_status_update(self, new: Namespace, old: Namespace) -> list[FieldError]:
+        return corekinds.validate_meta_update(new.metadata, old.metadata)
 
     def selectable_fields(self, obj: Obj) -> dict[str, str]:
         out = super().selectable_fields(obj)
-        out["status.phase"] = _text(_dig(obj, "status", "phase"))
+        out["status.phase"] = _text(dig(obj, "status", "phase"))
         return out
 
     def field_label_error(self, label: str) -> str:
         return _field_label_not_supported(label)
 
     def blocks_deletion(self, obj: Obj) -> bool:
-        return bool(_dig(obj, "spec", "finalizers"))
+        return bool(dig(obj, "spec", "finalizers"))
 
     def prepare_for_delete(self, obj: Obj) -> None:
         status = sub_dict(obj, "status")
@@ -113,35 +80,40 @@ class NamespaceStrategy(RulesStrategy):
         obj["status"] = status
 
 
-class NodeStrategy(RulesStrategy):
+class NodeStrategy(Strategy[Node]):
     """Nodes are created with their status (the kubelet registers so); updates keep it."""
 
     has_status_subresource = True
     extra_field_labels = ("spec.unschedulable",)
 
-    def prepare_for_create(self, obj: Obj) -> None:
+    def prepare_for_create(self, obj: Node) -> None:
         """``nodeStrategy.PrepareForCreate`` keeps the status the kubelet sends."""
+
+    def validate(self, obj: Node) -> list[FieldError]:
+        return corekinds.validate_node(obj)
+
+    def validate_update(self, new: Node, old: Node) -> list[FieldError]:
+        return corekinds.validate_node_update(new, old)
+
+    def validate_status_update(self, new: Node, old: Node) -> list[FieldError]:
+        return corekinds.validate_meta_update(new.metadata, old.metadata)
 
     def selectable_fields(self, obj: Obj) -> dict[str, str]:
         out = super().selectable_fields(obj)
-        out["spec.unschedulable"] = _text(bool(_dig(obj, "spec", "unschedulable")))
+        out["spec.unschedulable"] = _text(bool(dig(obj, "spec", "unschedulable")))
         return out
 
     def field_label_error(self, label: str) -> str:
         return _field_label_not_supported(label)
 
 
-def _qos_class(pod: Obj) -> str:
+def _qos_class(obj: Pod) -> str:
     """``qos.GetPodQOS`` for cpu/memory requests and limits (simplified to whole containers)."""
-    containers = list(_dig(pod, "spec", "containers") or []) + list(
-        _dig(pod, "spec", "initContainers") or []
-    )
     any_set = False
     guaranteed = True
-    for c in containers:
-        res = (c or {}).get("resources") or {}
-        requests = res.get("requests") or {}
-        limits = res.get("limits") or {}
+    for c in (*obj.spec.containers, *(obj.spec.init_containers or ())):
+        requests = c.resources.requests or {}
+        limits = c.resources.limits or {}
         if requests or limits:
             any_set = True
         for name in ("cpu", "memory"):
@@ -152,7 +124,7 @@ def _qos_class(pod: Obj) -> str:
     return "Guaranteed" if guaranteed else "Burstable"
 
 
-class PodStrategy(RulesStrategy):
+class PodStrategy(Strategy[Pod]):
     """Pods start Pending; DELETE answers with the pod (upstream ``ReturnDeletedObject``)."""
 
     has_status_subresource = True
@@ -169,49 +141,55 @@ class PodStrategy(RulesStrategy):
         "status.nominatedNodeName",
     )
 
-    def prepare_for_create(self, obj: Obj) -> None:
-        super().prepare_for_create(obj)
-        obj["status"] = {"phase": "Pending", "qosClass": _qos_class(obj)}
-        if _dig(obj, "spec", "schedulingGates"):
-            # applySchedulingGatedCondition
-            obj["status"]["conditions"] = [{
-                "type": "PodScheduled", "status": "False", "lastProbeTime": None,
-                "lastTransitionTime": None, "reason": "SchedulingGated",
-                "message": "Scheduling is blocked due to non-empty scheduling gates",
-            }]
+    def default(self, obj: Pod) -> None:
+        default_pod_spec(obj.spec)
 
-    def prepare_for_status_update(self, new: Obj, old: Obj) -> None:
+    def prepare_for_create(self, obj: Pod) -> None:
+        super().prepare_for_create(obj)
+        obj.status = PodStatus(phase="Pending", qos_class=_qos_class(obj))
+        if obj.spec.scheduling_gates:
+            # applySchedulingGatedCondition
+            obj.status.conditions = [PodCondition(
+                type="PodScheduled", status="False", reason="SchedulingGated",
+                message="Scheduling is blocked due to non-empty scheduling gates",
+            )]
+
+    def validate(self, obj: Pod) -> list[FieldError]:
+        return pod_validation.validate_pod(obj)
+
+    def validate_update(self, new: Pod, old: Pod) -> list[FieldError]:
+        return pod_validation.validate_pod_update(new, old)
+
+    def prepare_for_status_update(self, new: Pod, old: Pod) -> None:
         # podStatusStrategy keeps spec and ownerReferences; labels/annotations may change.
         keep_all_but_status(new, old)
-        meta = new.setdefault("metadata", {})
-        old_meta = old.get("metadata") or {}
-        for key in ("ownerReferences", "deletionTimestamp", "deletionGracePeriodSeconds"):
-            if key in old_meta:
-                meta[key] = copy.deepcopy(old_meta[key])
-            else:
-                meta.pop(key, None)
+        keep_meta(new, old, ("owner_references", "deletion_timestamp",
+                             "deletion_grace_period_seconds"))
+
+    def validate_status_update(self, new: Pod, old: Pod) -> list[FieldError]:
+        return pod_validation.validate_pod_status_update(new, old)
 
     def grace_period(self, obj: Obj, requested: int | None) -> int:
         """``podStrategy.CheckGracefulDelete``: unscheduled or finished pods go at once."""
-        if not _dig(obj, "spec", "nodeName"):
+        if not dig(obj, "spec", "nodeName"):
             return 0
-        if _dig(obj, "status", "phase") in ("Failed", "Succeeded"):
+        if dig(obj, "status", "phase") in ("Failed", "Succeeded"):
             return 0
         if requested is not None:
             return max(requested, 0)
-        spec_grace = _dig(obj, "spec", "terminationGracePeriodSeconds")
+        spec_grace = dig(obj, "spec", "terminationGracePeriodSeconds")
         return int(spec_grace) if isinstance(spec_grace, int) else 30
 
     def selectable_fields(self, obj: Obj) -> dict[str, str]:
         out = super().selectable_fields(obj)
-        out["spec.nodeName"] = _text(_dig(obj, "spec", "nodeName"))
-        out["spec.restartPolicy"] = _text(_dig(obj, "spec", "restartPolicy"))
-        out["spec.schedulerName"] = _text(_dig(obj, "spec", "schedulerName"))
-        out["spec.serviceAccountName"] = _text(_dig(obj, "spec", "serviceAccountName"))
-        out["spec.hostNetwork"] = _text(bool(_dig(obj, "spec", "hostNetwork")))
-        out["status.phase"] = _text(_dig(obj, "status", "phase"))
-        out["status.podIP"] = _text(_dig(obj, "status", "podIP"))
-        out["status.nominatedNodeName"] = _text(_dig(obj, "status", "nominatedNodeName"))
+        out["spec.nodeName"] = _text(dig(obj, "spec", "nodeName"))
+        out["spec.restartPolicy"] = _text(dig(obj, "spec", "restartPolicy"))
+        out["spec.schedulerName"] = _text(dig(obj, "spec", "schedulerName"))
+        out["spec.serviceAccountName"] = _text(dig(obj, "spec", "serviceAccountName"))
+        out["spec.hostNetwork"] = _text(bool(dig(obj, "spec", "hostNetwork")))
+        out["status.phase"] = _text(dig(obj, "status", "phase"))
+        out["status.podIP"] = _text(dig(obj, "status", "podIP"))
+        out["status.nominatedNodeName"] = _text(dig(obj, "status", "nominatedNodeName"))
         return out
 
     def field_label_error(self, label: str) -> str:
@@ -231,7 +209,7 @@ def bind(pod: Obj, binding: Obj) -> list[FieldError] | str | None:
     meta = pod.get("metadata") or {}
     if meta.get("deletionTimestamp"):
         return "pod is being deleted, cannot be assigned to a host"
-    if _dig(pod, "spec", "nodeName"):
+    if dig(pod, "spec", "nodeName"):
         return f"pod {meta.get('name')} is already assigned to node \"{pod['spec']['nodeName']}\""
     pod.setdefault("spec", {})["nodeName"] = node
     ann = (binding.get("metadata") or {}).get("annotations")
@@ -247,7 +225,7 @@ def bind(pod: Obj, binding: Obj) -> list[FieldError] | str | None:
     return None
 
 
-class EventStrategy(RulesStrategy):
+class EventStrategy(Strategy[Event]):
     allow_create_on_update = True
     extra_field_labels = (
         "involvedObject.kind",
@@ -262,6 +240,12 @@ class EventStrategy(RulesStrategy):
         "source",
         "type",
     )
+
+    def validate(self, obj: Event) -> list[FieldError]:
+        return corekinds.validate_event(obj)
+
+    def validate_update(self, new: Event, old: Event) -> list[FieldError]:
+        return corekinds.validate_event_update(new, old)
 
     def selectable_fields(self, obj: Obj) -> dict[str, str]:
         out = super().selectable_fields(obj)
@@ -280,5 +264,11 @@ class EventStrategy(RulesStrategy):
         return _field_label_not_supported(label)
 
 
-class LeaseStrategy(RulesStrategy):
+class LeaseStrategy(Strategy[Lease]):
     """Leases have no status and no registry rules beyond validation."""
+
+    def validate(self, obj: Lease) -> list[FieldError]:
+        return corekinds.validate_lease(obj)
+
+    def validate_update(self, new: Lease, old: Lease) -> list[FieldError]:
+        return corekinds.validate_lease_update(new, old)

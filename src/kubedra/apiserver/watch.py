@@ -1,0 +1,190 @@
+"""Watch streams (upstream ``cacheWatcher`` and ``serveWatch``): live changes from the hub,
+the store's history when the hub no longer reaches back far enough, bookmarks, the deadline,
+and one JSON line per event, rewritten for watchers whose selection an object enters or
+leaves.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncGenerator
+
+from aiohttp import web
+
+from kubedra.api.base import Obj
+from kubedra.apiserver import errors, objects, tables
+from kubedra.apiserver.hub import Change, Expired, Overflow, WatchHub
+from kubedra.apiserver.registry import Resource
+from kubedra.apiserver.rest import Filter, Rest
+from kubedra.storage.contract import CompactedError
+
+
+class Streamer:
+    """Feeds a watcher's :class:`EventWriter` after its initial events."""
+
+    def __init__(self, hub: WatchHub, rest: Rest, stopping: asyncio.Event,
+                 bookmark_interval: float) -> None:
+        self.hub = hub
+        self.rest = rest
+        self.stopping = stopping
+        self.bookmark_interval = bookmark_interval
+
+    async def stream(
+        self, writer: EventWriter, prefix: str, after: int, deadline: float, bookmarks: bool
+    ) -> None:
+        """Live changes after ``after`` until the deadline, the server stops, or the history
+        is lost (an ERROR event): from the hub, or from the store when the hub no longer
+        reaches back that far."""
+        loop = asyncio.get_running_loop()
+        if not self.hub.covers(after):
+            await self._from_store(writer, prefix, after, deadline)
+            return
+        sub = self.hub.subscribe(prefix, after)
+        stop = asyncio.ensure_future(self.stopping.wait())
+        try:
+            last_bookmark = loop.time()
+            while True:
+                left = deadline - loop.time()
+                if left <= 0:
+                    return
+                wait = min(left, self.bookmark_interval) if bookmarks else left
+                nxt = asyncio.ensure_future(sub.next())
+                done, _ = await asyncio.wait({nxt, stop}, timeout=wait,
+                                             return_when=asyncio.FIRST_COMPLETED)
+                if nxt not in done:
+                    nxt.cancel()
+                    if stop in done:
+                        return
+                    if bookmarks and loop.time() - last_bookmark >= self.bookmark_interval:
+                        await writer.bookmark(self.hub.revision)
+                        last_bookmark = loop.time()
+                    continue
+                try:
+                    ch = nxt.result()
+                except Expired as err:
+                    await _expired(writer, err)
+                    return
+                except Overflow:
+                    return
+                if ch is None:
+                    return
+                batch = [ch]  # whatever else is queued goes out in the same write
+                while not sub.queue.empty():
+                    more = sub.queue.get_nowait()
+                    if more is None:
+                        await writer.changes(batch)
+                        await _expired(writer, sub.expired)
+                        return
+                    batch.append(more)
+                await writer.changes(batch)
+        finally:
+            stop.cancel()
+            sub.close()
+
+    async def _from_store(
+        self, writer: EventWriter, prefix: str, after: int, deadline: float
+    ) -> None:
+        loop = asyncio.get_running_loop()
+        changes = self.rest.changes_since(prefix, after)
+        assert isinstance(changes, AsyncGenerator)
+        try:
+            while True:
+                left = deadline - loop.time()
+                if left <= 0 or self.stopping.is_set():
+                    return
+                try:
+                    ch = await asyncio.wait_for(anext(changes), timeout=min(left, 1.0))
+                except TimeoutError:
+                    continue
+                except StopAsyncIteration:
+                    return
+                except CompactedError as err:
+                    await writer.error(errors.resource_expired(
+                        f"too old resource version: {after} ({err.compacted})"
+                    ).status)
+                    return
+                await writer.change(ch)
+        finally:
+            await changes.aclose()
+
+
+class EventWriter:
+    """Writes watch events as ``{"type":...,"object":...}`` lines, filtered per watcher."""
+
+    def __init__(
+        self, resp: web.StreamResponse, res: Resource, flt: Filter, as_table: bool,
+        include_object: str,
+    ) -> None:
+        self.resp = resp
+        self.res = res
+        self.flt = flt
+        self.as_table = as_table
+        self.include_object = include_object
+        self.first_table = True
+
+    async def change(self, ch: Change) -> None:
+        await self.changes([ch])
+
+    async def changes(self, batch: list[Change]) -> None:
+        """Write the lines of several changes at once (one write for a burst)."""
+        if self.flt.everything and not self.as_table:
+            await self.resp.write(b"".join(ch.line for ch in batch))
+            return
+        lines = [line for line in map(self._line, batch) if line is not None]
+        if lines:
+            await self.resp.write(b"".join(lines))
+
+    def _line(self, ch: Change) -> bytes | None:
+        """The line a filtered (or Table) watcher gets for ``ch``, or None to skip it."""
+        typ = ch.type
+        obj, data = ch.obj, ch.data
+        if typ == "DELETED":
+            if not self.flt.everything and not self.flt.matches(self.res, obj):
+                return None
+        elif not self.flt.everything:
+            # cacheWatcher.convertToWatchEvent: entering or leaving the selection
+            now = self.flt.matches(self.res, obj)
+            prev = ch.prev
+            before = prev is not None and self.flt.matches(self.res, prev)
+            if now and not before:
+                typ = "ADDED"
+            elif before and not now:
+                assert prev is not None
+                typ = "DELETED"
+                obj = dict(prev)
+                obj["metadata"] = dict(obj.get("metadata") or {},
+                                       resourceVersion=str(ch.revision))
+                data = objects.encode(obj)
+            elif not now:
+                return None
+        if self.as_table:
+            data = objects.encode(self._table(obj))
+        return b'{"type":"' + typ.encode() + b'","object":' + data + b"}\n"
+
+    def _table(self, obj: Obj) -> Obj:
+        tbl = tables.table(self.res, [obj], self.include_object)
+        if not self.first_table:
+            tbl["columnDefinitions"] = []
+        self.first_table = False
+        tbl["metadata"] = {"resourceVersion": str((obj.get("metadata") or {}).get(
+            "resourceVersion", ""))}
+        return tbl
+
+    async def bookmark(self, revision: int, initial_end: bool = False) -> None:
+        meta: Obj = {"resourceVersion": str(revision)}
+        if initial_end:
+            meta["annotations"] = {"k8s.io/initial-events-end": "true"}
+        obj = {"kind": self.res.kind.kind, "apiVersion": self.res.kind.api_version,
+               "metadata": meta}
+        await self.resp.write(
+            b'{"type":"BOOKMARK","object":' + objects.encode(obj) + b"}\n"
+        )
+
+    async def error(self, status: Obj) -> None:
+        await self.resp.write(b'{"type":"ERROR","object":' + objects.encode(status) + b"}\n")
+
+
+async def _expired(writer: EventWriter, err: Expired | None) -> None:
+    """The ERROR event that ends a watch whose history the hub lost (clients re-list)."""
+    if err is not None:
+        await writer.error(errors.resource_expired(str(err)).status)
