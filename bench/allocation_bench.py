@@ -27,11 +27,11 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from bench._common import arg_parser, write_json
+from kubedra.allocation.celadapter import cel_selectors
 from kubedra.allocation.claims import plan_claim
 from kubedra.allocation.engine import PodAllocator
 from kubedra.allocation.index import AllocationIndex
 from kubedra.allocation.parameters import ParameterStore
-from kubedra.allocation.selectors import Selectors
 from kubedra.api.codec import decode
 from kubedra.api.resource import (
     ResourceClaim,
@@ -112,7 +112,7 @@ def setup(nodes: int, per_node: int, attributes: bool) -> tuple[AllocationIndex,
 def run(name: str, nodes: int, per_node: int, pods: int, attributes: bool,
         all_nodes: bool) -> Result:
     index, params, cls = setup(nodes, per_node, attributes)
-    selectors = Selectors()
+    selectors = cel_selectors()
     variants = 2 if attributes else 1
     claims = [decode({
         "metadata": {"name": f"pod-{i}-claim", "namespace": "default", "uid": f"uid-{i}",

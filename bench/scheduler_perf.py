@@ -23,9 +23,9 @@ from typing import Any
 
 from kubedra.api import kinds
 from kubedra.api.core import Pod
+from kubedra.cli.fakenodes import create_fake_nodes
 from kubedra.cli.localcluster import LocalCluster
 from kubedra.client import kubeconfig
-from kubedra.client.fake_nodes import create_fake_nodes
 from kubedra.client.informer import Informer
 from kubedra.client.rest import Client
 

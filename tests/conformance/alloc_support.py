@@ -5,6 +5,7 @@ from __future__ import annotations
 import functools
 from typing import Any
 
+from kubedra.allocation.celadapter import cel_selectors
 from kubedra.allocation.claims import ClaimPlan, class_filter, plan_claim
 from kubedra.allocation.index import AllocationIndex
 from kubedra.allocation.selectors import Selectors
@@ -21,7 +22,7 @@ from kubedra.api.resource import (
 @functools.cache
 def selectors() -> Selectors:
     """One shared compile cache for all cases (the real CEL adapter)."""
-    return Selectors()
+    return cel_selectors()
 
 
 def slice_obj(i: int, node: str, driver: str, named: dict[str, Any] | None) -> ResourceSlice:

@@ -16,13 +16,13 @@ from kubedra.allocation.index import claim_key
 from kubedra.api.codec import decode, to_builtins
 from kubedra.api.core import Node, Pod
 from kubedra.api.resource import ResourceClaim
+from kubedra.client.informer import Informers
 from kubedra.client.rest import Client
 from kubedra.scheduler.cache import SchedulerCache
 from kubedra.scheduler.claimwriter import ClientClaimWriter
 from kubedra.scheduler.framework import CycleState, Diagnosis, NodeInfo, Status
 from kubedra.scheduler.plugins.dynamicresources import DRAState, DynamicResources
 from kubedra.scheduler.queue import SchedulingQueue
-from kubedra.scheduler.scheduler import Informers
 from kubedra.scheduler.setup import wire_dra
 from tests.conformance.scheduler_support import (
     Fixtures,

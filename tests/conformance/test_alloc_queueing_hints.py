@@ -19,10 +19,10 @@ from kubedra.api.resource import (
     ResourceClaimParameters,
     ResourceClassParameters,
 )
+from kubedra.client.informer import Informers
 from kubedra.client.rest import Client
 from kubedra.scheduler.plugins.dynamicresources import DRAState, DynamicResources
 from kubedra.scheduler.queue import ClusterEvent, Hint, SchedulingQueue
-from kubedra.scheduler.scheduler import Informers
 from kubedra.scheduler.setup import wire_dra
 from tests.conformance.scheduler_support import Fixtures, api_client, create, set_path
 from tests.vectors import case_id, load

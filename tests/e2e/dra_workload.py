@@ -11,8 +11,8 @@ from typing import Any
 from kubedra.api import kinds
 from kubedra.api.core import Node, Pod
 from kubedra.api.resource import FINALIZER, ResourceClaim
-from kubedra.client.fake_nodes import fake_node
 from kubedra.client.rest import Client
+from kubedra.testing import fake_node
 
 DRIVER = "gpu.e2e.kubedra.io"
 CLASS = "e2e-gpu"

@@ -10,9 +10,19 @@ Pure and synchronous (no I/O). Modules, one job each:
 * :mod:`.claims` — :func:`~.claims.plan_claim`: one claim's requests per driver, selectors
   compiled once.
 * :mod:`.engine` — :class:`~.engine.PodAllocator`: per pod ``filter(node)``, ``allocate``,
-  ``reserve``/``unreserve``; all the pod's claims are matched together.
+  ``reserve``, ``commit``/``release``; all the pod's claims are matched together, and only it
+  moves claims through in flight and assumed. :mod:`.verdicts` shares its per-node verdicts
+  between pods that ask for the same thing.
+* :mod:`.podclaims` — a pod's claims: names, ownership, reservations, claims from templates,
+  the per-pod checks (``prepare``) and per-node reason shared by the scheduler, the simulator,
+  the ResourceClaim controller and the node agent.
 * :mod:`.matching` (first-fit, then complete matching), :mod:`.pool`, :mod:`.selectors`
-  (verdict cache), :mod:`.celadapter`, :mod:`.result` (the AllocationResult),
-  :mod:`.nodeselector`.
+  (compiled selectors; the compiler is given), :mod:`.instance` (the bottom: one instance and
+  its verdict cache), :mod:`.celadapter` (CEL as the compiler), :mod:`.result` (the
+  AllocationResult).
+
+The modules are layered (import-linter contract in ``pyproject.toml``): autoscale > simulate >
+explain, podclaims, verdicts > engine > index, result > claims, celadapter > pool, parameters >
+selectors, matching > instance.
 * :mod:`.explain`, :mod:`.simulate`, :mod:`.autoscale` — offline answers for the CLI.
 """

@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 from dataclasses import dataclass, field
 
+from kubedra.allocation.celadapter import cel_selectors
 from kubedra.allocation.result import HOSTNAME_LABEL
 from kubedra.allocation.selectors import Selectors
 from kubedra.allocation.simulate import Placement, Simulator, Snapshot, pending_pods, pod_name
@@ -53,7 +54,7 @@ def extra_nodes_needed(snapshot: Snapshot, template: Node, template_slices: list
     the existing nodes nor on an empty template node are reported in ``never_fit`` and do
     not count against the answer.
     """
-    selectors = selectors or Selectors()
+    selectors = selectors or cel_selectors()
     pending = pending_pods(snapshot)
     never = {pod_name(p) for p in pending
              if _fails_alone(snapshot, template, template_slices, p, selectors)}

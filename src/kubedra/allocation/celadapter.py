@@ -7,8 +7,13 @@ repeated evaluations of different selectors reuse one activation.
 from __future__ import annotations
 
 from kubedra import cel
-from kubedra.allocation.pool import Instance
-from kubedra.allocation.selectors import Evaluator, SelectorCompileError, SelectorEvalError
+from kubedra.allocation.instance import Instance
+from kubedra.allocation.selectors import (
+    Evaluator,
+    SelectorCompileError,
+    SelectorEvalError,
+    Selectors,
+)
 
 
 def compile_selector(expression: str) -> Evaluator:
@@ -28,3 +33,8 @@ def compile_selector(expression: str) -> Evaluator:
             raise SelectorEvalError(str(err)) from err
 
     return evaluate
+
+
+def cel_selectors() -> Selectors:
+    """A selector cache compiling with CEL (what the scheduler and the simulator use)."""
+    return Selectors(compile_selector)

@@ -10,8 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubedra.allocation.parameters import kobj
 from kubedra.allocation.selectors import Selector, SelectorCompileError, Selectors
+from kubedra.api.meta import kobj
 from kubedra.api.resource import (
     ResourceClaim,
     ResourceClaimParameters,

@@ -8,8 +8,9 @@ evaluate on an instance makes that instance unsuitable for that request; if the 
 unsuitable, the reason carries the first such error.
 
 Typical scheduler use: ``PodAllocator(index, plans)`` in PreFilter, :meth:`filter` per node,
-:meth:`reserve` for the chosen node, :meth:`unreserve` on failure, ``index.assume`` +
-``index.clear_in_flight`` after the write.
+:meth:`reserve` for the chosen node (the results are in flight), :meth:`commit` for each claim
+as written, :meth:`release` when the cycle ends or fails. Only this class moves a claim through
+in-flight and assumed (upstream's ``inFlightAllocations`` and assume cache).
 """
 
 from __future__ import annotations
@@ -173,8 +174,23 @@ class PodAllocator:
             self._reserved.append(claim_key(a.claim))
         return allocations
 
-    def unreserve(self) -> None:
-        """Forget this pod's in-flight allocations (Unreserve)."""
+    def commit(self, stored: ResourceClaim) -> bool:
+        """``stored`` (allocation and/or reservation) was written: assume it until the informer
+        catches up, then stop counting it as in flight, in that order, so its instances never
+        look free in between. False: the informer already has a newer copy (not assumed)."""
+        key = claim_key(stored)
+        try:
+            self.index.assume(stored)
+            return True
+        except ValueError:
+            return False
+        finally:
+            self.index.clear_in_flight(key)
+            if key in self._reserved:
+                self._reserved.remove(key)
+
+    def release(self) -> None:
+        """Forget the in-flight allocations not committed (Unreserve, or a failed write)."""
         for key in self._reserved:
             self.index.clear_in_flight(key)
         self._reserved.clear()

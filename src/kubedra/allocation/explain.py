@@ -2,7 +2,7 @@
 and selector verdicts, who holds the instance, and what this pod would get.
 
 Built from the same caches the allocator uses (no extra CEL work for verdicts already known),
-returned as plain data (:func:`to_data`) and as a readable table (:func:`render`).
+returned as plain data (:func:`to_data`); ``kubedra explain`` renders it as a table.
 """
 
 from __future__ import annotations
@@ -11,8 +11,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from kubedra.allocation.engine import NodeVerdict, PodAllocator
-from kubedra.allocation.parameters import kobj
-from kubedra.allocation.selectors import Selector, Verdict
+from kubedra.allocation.instance import Verdict
+from kubedra.allocation.selectors import Selector
+from kubedra.api.meta import kobj
 from kubedra.api.resource import ResourceClaim
 
 
@@ -123,39 +124,3 @@ def _users(claim: ResourceClaim | None) -> list[str]:
 
 def to_data(explanation: PodExplanation) -> dict[str, Any]:
     return asdict(explanation)
-
-
-def _table(headers: list[str], rows: list[list[str]]) -> list[str]:
-    widths = [max(len(h), *(len(r[i]) for r in rows)) if rows else len(h) for i, h in
-              enumerate(headers)]
-    fmt = "  ".join(f"{{:<{w}}}" for w in widths)
-    return [fmt.format(*headers).rstrip()] + [fmt.format(*r).rstrip() for r in rows]
-
-
-def render(explanation: PodExplanation) -> str:
-    """Human-readable: one block per node, one row per (request, instance)."""
-    lines = [f"pod {explanation.pod}: {explanation.result}"]
-    if explanation.claims:
-        lines.append("claims: " + ", ".join(explanation.claims))
-    for n in explanation.nodes:
-        lines.append("")
-        verdict = "suitable" if n.suitable else f"unsuitable: {n.reason}"
-        lines.append(f"node {n.node}: {verdict}")
-        lines += [f"  note: {note}" for note in n.notes]
-        rows: list[list[str]] = []
-        for r in n.requests:
-            req = f"{r.claim}#{r.request} ({r.driver})"
-            if not r.instances:
-                rows.append([req, "(no instances)", "", "", "", ""])
-            for i in r.instances:
-                state = "CHOSEN" if i.chosen else "free"
-                if i.chosen_for:
-                    state = f"chosen for {i.chosen_for}"
-                if i.held_by:
-                    users = f" (pods: {', '.join(i.reserved_for)})" if i.reserved_for else ""
-                    state = f"held by {i.held_by}{users}"
-                rows.append([req, i.instance, i.slice, i.filter, i.selector, state])
-        if rows:
-            table = _table(["REQUEST", "INSTANCE", "SLICE", "FILTER", "SELECTOR", "STATE"], rows)
-            lines += ["  " + t for t in table]
-    return "\n".join(lines) + "\n"

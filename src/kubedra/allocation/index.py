@@ -13,7 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator
 
-from kubedra.allocation.pool import Instance, Pool
+from kubedra.allocation.instance import Instance
+from kubedra.allocation.pool import Pool
 from kubedra.allocation.selectors import Selector
 from kubedra.api.resource import ResourceClaim, ResourceSlice
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
+from kubedra.api.meta import kobj
 from kubedra.api.resource import (
     GROUP,
     DriverRequests,
@@ -35,11 +36,6 @@ class ParameterError(Exception):
         super().__init__(message)
         self.message = message
         self.unresolvable = unresolvable
-
-
-def kobj(namespace: str | None, name: str | None) -> str:
-    """klog.KObj formatting: ``ns/name``, or just ``name`` without a namespace."""
-    return f"{namespace}/{name or ''}" if namespace else name or ""
 
 
 GenKey = tuple[str, str, str, str]  # who the parameters were generated from

@@ -8,33 +8,11 @@ naming ``X`` occupies the k-th instance named ``X``, so duplicate names (reporte
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
+from kubedra.allocation.instance import Instance, Verdict
 from kubedra.allocation.matching import bits
-from kubedra.allocation.selectors import Selector, Verdict
-from kubedra.api.resource import NamedResourcesAttribute
+from kubedra.allocation.selectors import Selector
 
 _MASK_CACHE_LIMIT = 512
-
-
-class Instance:
-    """One named-resources instance; carries its selector verdict cache."""
-
-    __slots__ = ("attributes", "name", "position", "prepared", "slice_name", "verdicts")
-
-    def __init__(
-        self,
-        name: str,
-        attributes: Sequence[NamedResourcesAttribute],
-        slice_name: str,
-        position: int,
-    ) -> None:
-        self.name = name
-        self.attributes = attributes
-        self.slice_name = slice_name
-        self.position = position  # index inside its slice
-        self.verdicts: dict[str, Verdict] = {}
-        self.prepared: object | None = None  # the evaluator's converted attributes
 
 
 class PairMasks:

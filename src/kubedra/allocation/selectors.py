@@ -1,7 +1,7 @@
 """Compiled selectors and the per-instance verdict cache.
 
 A verdict is ``True``/``False`` or, when CEL evaluation failed, the error text. Verdicts live on
-the :class:`~kubedra.allocation.pool.Instance` object, which the index replaces only when the
+the :class:`~kubedra.allocation.instance.Instance` object, which the index replaces only when the
 instance's ResourceSlice changes, so each selector is evaluated at most once per instance per
 slice generation.
 """
@@ -9,12 +9,9 @@ slice generation.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from kubedra.allocation.pool import Instance
-
-Verdict = bool | str
+from kubedra.allocation.instance import Instance, Verdict
 
 
 class Evaluator(Protocol):
@@ -67,10 +64,10 @@ class Selector:
 class Selectors:
     """Compiles each distinct expression once and hands out shared :class:`Selector` objects
     (LRU-bounded; per-instance verdicts are bounded too, so unique selectors cannot grow
-    memory without limit)."""
+    memory without limit). The compiler is given (CEL: :func:`.celadapter.cel_selectors`)."""
 
-    def __init__(self, compiler: Compiler | None = None, limit: int = 4096) -> None:
-        self._compiler = compiler if compiler is not None else _default_compiler()
+    def __init__(self, compiler: Compiler, limit: int = 4096) -> None:
+        self._compiler = compiler
         self._cache: dict[str, Selector | SelectorCompileError] = {}
         self._limit = limit
 
@@ -88,8 +85,3 @@ class Selectors:
             raise hit
         return hit
 
-
-def _default_compiler() -> Compiler:
-    from kubedra.allocation.celadapter import compile_selector
-
-    return compile_selector

@@ -1,8 +1,10 @@
 """Offline placement of pending pods on a cluster snapshot, and the autoscaler question.
 
-The pipeline mirrors the scheduler's DynamicResources checks (claim lookup, reservation rules,
-``availableOnNodes``, class ``suitableNodes``, joint structured allocation) plus the pod's
-``nodeSelector``; other scheduler plugins (CPU/memory, taints, affinity) are not modelled.
+The pipeline is the scheduler's DynamicResources checks, shared through
+:mod:`~kubedra.allocation.podclaims` (claim lookup, reservation rules, ``availableOnNodes``,
+class ``suitableNodes``, joint structured allocation), plus the pod's ``nodeSelector`` and
+required node affinity; the ResourceClaim controller's part (claims from templates) is played
+here too. Other scheduler plugins (CPU/memory, taints) are not modelled.
 Among suitable nodes the one left with the fewest free instances wins (bin packing), ties by
 name, so results are deterministic. Placed pods' allocations count for the next pods.
 """
@@ -13,26 +15,34 @@ import copy
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from kubedra.allocation.claims import ClaimPlan, ClaimPlanError, plan_claim
-from kubedra.allocation.engine import PodAllocator
+import msgspec
+
+from kubedra.allocation.celadapter import cel_selectors
 from kubedra.allocation.explain import NodeExplanation, PodExplanation, explain_node
 from kubedra.allocation.index import AllocationIndex, claim_key
-from kubedra.allocation.nodeselector import matches
-from kubedra.allocation.parameters import ParameterError, ParameterStore, kobj
+from kubedra.allocation.parameters import ParameterStore
+from kubedra.allocation.podclaims import (
+    PodPlan,
+    Unschedulable,
+    claim_from_template,
+    consumer_ref,
+    node_reason,
+    pod_claims,
+    prepare,
+    template_not_found,
+)
 from kubedra.allocation.selectors import Selectors
-from kubedra.api.core import Node, Pod
-from kubedra.api.meta import ObjectMeta, OwnerReference
+from kubedra.api.core import Node, Pod, PodResourceClaimStatus
+from kubedra.api.meta import kobj
+from kubedra.api.nodeaffinity import MISMATCH, pod_matches_node
 from kubedra.api.resource import (
     ResourceClaim,
-    ResourceClaimConsumerReference,
     ResourceClaimParameters,
     ResourceClaimTemplate,
     ResourceClass,
     ResourceClassParameters,
     ResourceSlice,
 )
-
-POD_CLAIM_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 
 
 @dataclass
@@ -91,15 +101,6 @@ class Placement:
     message: str = ""
 
 
-@dataclass
-class _Prepared:
-    pod: Pod
-    claims: list[ResourceClaim]
-    allocated: list[ResourceClaim]
-    plans: list[ClaimPlan]
-    allocator: PodAllocator
-
-
 def pod_name(pod: Pod) -> str:
     return kobj(pod.metadata.namespace, pod.metadata.name)
 
@@ -113,7 +114,7 @@ class Simulator:
 
     def __init__(self, snapshot: Snapshot, selectors: Selectors | None = None,
                  added_nodes: Iterable[str] = ()) -> None:
-        self.selectors = selectors or Selectors()
+        self.selectors = selectors or cel_selectors()
         self.added = set(added_nodes)  # used only when no existing node fits (autoscaler)
         self.index = AllocationIndex()
         self.params = ParameterStore()
@@ -137,142 +138,65 @@ class Simulator:
 
     # --- claims of a pod ----------------------------------------------------------------------
 
-    def _pod_claims(self, pod: Pod) -> list[ResourceClaim]:
-        ns = pod.metadata.namespace or ""
-        out: list[ResourceClaim] = []
-        statuses = {s.name: s.resource_claim_name for s in pod.status.resource_claim_statuses or ()}
-        for pc in pod.spec.resource_claims or ():
-            src = pc.source
-            if src.resource_claim_name:
-                claim = self.claims.get((ns, src.resource_claim_name))
-                if claim is None:
-                    raise ParameterError(
-                        f'resourceclaim.resource.k8s.io "{src.resource_claim_name}" not found',
-                        unresolvable=True,
-                    )
-            elif src.resource_claim_template_name:
-                if pc.name in statuses and statuses[pc.name] is None:
-                    continue  # claim not needed
-                claim = self._template_claim(pod, pc.name, src.resource_claim_template_name,
-                                             statuses.get(pc.name))
-            else:
-                raise ParameterError(
-                    f'pod "{pod_name(pod)}", spec.resourceClaim "{pc.name}": '
-                    "none of the supported fields are set",
-                    unresolvable=True,
-                )
-            out.append(claim)
-        return out
+    def _lookup(self, namespace: str, name: str) -> ResourceClaim | None:
+        claim = self.claims.get((namespace, name))
+        return None if claim is None else self.index.claim(claim_key(claim)) or claim
 
-    def _template_claim(self, pod: Pod, pod_claim: str, template: str,
-                        name: str | None) -> ResourceClaim:
-        """The generated claim, created from the template as the claim controller would."""
+    def _as_created(self, pod: Pod) -> Pod:
+        """The pod as the ResourceClaim controller leaves it: with a UID, and a claim created
+        from the template (and recorded in the status) for every template entry."""
         ns = pod.metadata.namespace or ""
-        name = name or f"{pod.metadata.name}-{pod_claim}"
-        existing = self.claims.get((ns, name))
-        if existing is not None:
-            return existing
-        tmpl = self.templates.get((ns, template))
-        if tmpl is None:
-            raise ParameterError(
-                f'resource claim template "{template}": resourceclaimtemplate.resource.k8s.io '
-                f'"{template}" not found',
-                unresolvable=True,
-            )
-        claim = ResourceClaim(
-            api_version="resource.k8s.io/v1alpha2",
-            kind="ResourceClaim",
-            metadata=ObjectMeta(
-                name=name,
-                namespace=ns,
-                uid=f"sim-{ns}-{name}",
-                labels=tmpl.spec.metadata.labels,
-                annotations={**(tmpl.spec.metadata.annotations or {}),
-                             POD_CLAIM_ANNOTATION: pod_claim},
-                owner_references=[OwnerReference(
-                    api_version="v1", kind="Pod", name=pod.metadata.name or "",
-                    uid=_pod_uid(pod), controller=True, block_owner_deletion=True)],
-            ),
-            spec=copy.deepcopy(tmpl.spec.spec),
-        )
-        self._store(claim)
-        return claim
+        pod = msgspec.structs.replace(
+            pod, metadata=msgspec.structs.replace(pod.metadata, uid=_pod_uid(pod)))
+        recorded = {s.name: s.resource_claim_name
+                    for s in pod.status.resource_claim_statuses or ()}
+        statuses: list[PodResourceClaimStatus] = []
+        for pc in pod.spec.resource_claims or ():
+            template = pc.source.resource_claim_template_name
+            if not template:
+                continue
+            name = recorded.get(pc.name, f"{pod.metadata.name}-{pc.name}")
+            statuses.append(PodResourceClaimStatus(name=pc.name, resource_claim_name=name))
+            if not name or (ns, name) in self.claims:
+                continue
+            tmpl = self.templates.get((ns, template))
+            if tmpl is None:
+                raise Unschedulable(template_not_found(template))
+            claim = claim_from_template(pod, pc.name, tmpl, name=name)
+            claim.metadata.uid = f"sim-{ns}-{name}"
+            self._store(claim)
+        return msgspec.structs.replace(pod, status=msgspec.structs.replace(
+            pod.status, resource_claim_statuses=statuses or None))
 
     # --- one pod ------------------------------------------------------------------------------
 
-    def _prepare(self, pod: Pod) -> _Prepared:
-        claims = [self.index.claim(claim_key(c)) or c for c in self._pod_claims(pod)]
-        allocated: list[ResourceClaim] = []
-        plans: list[ClaimPlan] = []
-        uid = _pod_uid(pod)
-        for claim in claims:
-            st = claim.status
-            if st.deallocation_requested:
-                raise ParameterError("resourceclaim must be reallocated", unresolvable=True)
-            if st.allocation is not None:
-                reserved = [r.uid for r in st.reserved_for or ()]
-                if not st.allocation.shareable and reserved and uid not in reserved:
-                    raise ParameterError("resourceclaim in use", unresolvable=True)
-                allocated.append(claim)
-                continue
-            cls = self.classes.get(claim.spec.resource_class_name)
-            if cls is None:
-                raise ParameterError(
-                    f"resource class {claim.spec.resource_class_name} does not exist",
-                    unresolvable=True,
-                )
-            if not cls.structured_parameters:
-                raise ParameterError(
-                    f"resource class {cls.metadata.name} does not use structured parameters; "
-                    "classic DRA needs a vendor control-plane controller, which is not "
-                    "supported",
-                    unresolvable=True,
-                )
-            class_params = self.params.class_parameters(cls)
-            claim_params = self.params.claim_parameters(claim, cls)
-            try:
-                plans.append(plan_claim(len(plans), claim, cls, class_params, claim_params,
-                                        self.selectors))
-            except ClaimPlanError as err:
-                raise ParameterError(str(err), unresolvable=False) from err
-        return _Prepared(pod, claims, allocated, plans, PodAllocator(self.index, plans))
+    def _prepare(self, pod: Pod) -> PodPlan:
+        pod = self._as_created(pod)
+        claims = pod_claims(pod, self._lookup)
+        return prepare(pod, claims, self.classes, self.index, self.params, self.selectors)
 
-    def _node_reason(self, prep: _Prepared, node: str) -> str | None:
+    def _node_reason(self, plan: PodPlan, node: str) -> str | None:
         obj = self.nodes[node]
-        labels = obj.metadata.labels or {}
-        for key, value in (prep.pod.spec.node_selector or {}).items():
-            if labels.get(key) != value:
-                return "node(s) didn't match Pod's node affinity/selector"
-        for claim in prep.allocated:
-            alloc = claim.status.allocation
-            assert alloc is not None
-            if alloc.available_on_nodes is not None and not matches(
-                alloc.available_on_nodes, labels, node
-            ):
-                return "resourceclaim not available on the node"
-        for plan in prep.plans:
-            suitable = plan.resource_class.suitable_nodes
-            if suitable is not None and not matches(suitable, labels, node):
-                return "excluded by resource class node filter"
-        verdict = prep.allocator.filter(node)
-        return None if verdict.ok else verdict.reason
+        if not pod_matches_node(plan.pod, obj.metadata.labels or {}, node):
+            return MISMATCH
+        return node_reason(plan, obj, plan.allocator.filter)
 
-    def _score(self, prep: _Prepared, node: str) -> tuple[bool, int, str]:
+    def _score(self, plan: PodPlan, node: str) -> tuple[bool, int, str]:
         free = sum(self.index.free_count(node, d) - len(r)
-                   for d, r in prep.allocator.requests.items())
+                   for d, r in plan.allocator.requests.items())
         return (node in self.added, free, node)
 
     def place(self, pod: Pod) -> Placement:
         """Place one pod (committing its allocations) or say why it does not fit anywhere."""
         placement = Placement(pod_name(pod), None)
         try:
-            prep = self._prepare(pod)
-        except ParameterError as err:
+            plan = self._prepare(pod)
+        except Unschedulable as err:
             placement.message = err.message
             return placement
         feasible: list[str] = []
         for node in sorted(self.nodes):
-            reason = self._node_reason(prep, node)
+            reason = self._node_reason(plan, node)
             if reason is None:
                 feasible.append(node)
             else:
@@ -282,20 +206,18 @@ class Simulator:
                 f"0/{len(self.nodes)} nodes are available" if self.nodes else "no nodes"
             )
             return placement
-        node = min(feasible, key=lambda n: self._score(prep, n))
+        node = min(feasible, key=lambda n: self._score(plan, n))
         placement.node = node
         placement.reasons.clear()
-        placement.claims = self._commit(prep, node)
+        placement.claims = self._commit(plan, node)
         placement.message = "scheduled"
         return placement
 
-    def _commit(self, prep: _Prepared, node: str) -> list[ClaimOutcome]:
-        ref = ResourceClaimConsumerReference(
-            resource="pods", name=prep.pod.metadata.name or "", uid=_pod_uid(prep.pod)
-        )
-        new = {claim_key(a.plan.claim): a for a in prep.allocator.allocate(node)}
+    def _commit(self, plan: PodPlan, node: str) -> list[ClaimOutcome]:
+        ref = consumer_ref(plan.pod)
+        new = {claim_key(a.plan.claim): a for a in plan.allocator.allocate(node)}
         outcomes: list[ClaimOutcome] = []
-        for claim in prep.claims:
+        for claim in plan.claims:
             a = new.get(claim_key(claim))
             updated = copy.deepcopy(a.claim if a is not None else claim)
             if ref.uid not in [r.uid for r in updated.status.reserved_for or ()]:
@@ -311,21 +233,21 @@ class Simulator:
         """Per node: why the pod's claims fit or not (nothing is committed)."""
         name = pod_name(pod)
         try:
-            prep = self._prepare(pod)
-        except ParameterError as err:
+            plan = self._prepare(pod)
+        except Unschedulable as err:
             return PodExplanation(name, [], [], err.message)
         nodes: list[NodeExplanation] = []
         for node in sorted(self.nodes):
-            reason = self._node_reason(prep, node)
-            verdict = prep.allocator.filter(node)
-            ex = explain_node(prep.allocator, verdict)
+            reason = self._node_reason(plan, node)
+            verdict = plan.allocator.filter(node)
+            ex = explain_node(plan.allocator, verdict)
             ex.suitable, ex.reason = reason is None, reason or ""
             nodes.append(ex)
         ok = [n.node for n in nodes if n.suitable]
         result = f"fits on {', '.join(ok)}" if ok else "fits on no node"
         claims = [kobj(c.metadata.namespace, c.metadata.name) +
                   (" (allocated)" if c.status.allocation is not None else "")
-                  for c in prep.claims]
+                  for c in plan.claims]
         return PodExplanation(name, claims, nodes, result)
 
 

@@ -13,6 +13,11 @@ import msgspec
 from kubedra.api.base import Model, always
 
 
+def kobj(namespace: str | None, name: str | None) -> str:
+    """klog.KObj formatting: ``ns/name``, or just ``name`` without a namespace."""
+    return f"{namespace}/{name or ''}" if namespace else name or ""
+
+
 class OwnerReference(Model):
     api_version: str = ""
     kind: str = ""

@@ -16,11 +16,11 @@ from kubedra.cli.kubelet import node_config, node_options
 from kubedra.cli.localcluster import Component
 from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.client import kubeconfig
-from kubedra.client.fake_nodes import gpu_attributes
 from kubedra.client.rest import Client
 from kubedra.driver import Driver, dra_socket_path
 from kubedra.driver.example import ExampleDriver, instance_names
 from kubedra.kubelet.agent import NodeAgent
+from kubedra.testing import gpu_attributes
 
 MAX_SOCKET_PATH = 107
 """Bytes of a Unix socket path (``sun_path`` less its terminating NUL)."""

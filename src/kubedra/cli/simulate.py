@@ -19,7 +19,7 @@ import click
 import yaml
 
 from kubedra.allocation.autoscale import Autoscale, extra_nodes_needed
-from kubedra.allocation.explain import render, to_data
+from kubedra.allocation.explain import PodExplanation, to_data
 from kubedra.allocation.simulate import Placement, Simulator, Snapshot, pending_pods
 from kubedra.api import codec
 from kubedra.api.core import ClaimSource, Node, Pod, PodResourceClaim, PodSpec
@@ -174,3 +174,31 @@ def explain(files: tuple[str, ...], namespace: str, output: str, target: str) ->
     else:
         _emit(to_data(result), output)
 
+
+def render(explanation: PodExplanation) -> str:
+    """``kubedra explain``'s table: one block per node, one row per (request, instance)."""
+    lines = [f"pod {explanation.pod}: {explanation.result}"]
+    if explanation.claims:
+        lines.append("claims: " + ", ".join(explanation.claims))
+    for n in explanation.nodes:
+        lines.append("")
+        verdict = "suitable" if n.suitable else f"unsuitable: {n.reason}"
+        lines.append(f"node {n.node}: {verdict}")
+        lines += [f"  note: {note}" for note in n.notes]
+        rows: list[list[str]] = []
+        for r in n.requests:
+            req = f"{r.claim}#{r.request} ({r.driver})"
+            if not r.instances:
+                rows.append([req, "(no instances)", "", "", "", ""])
+            for i in r.instances:
+                state = "CHOSEN" if i.chosen else "free"
+                if i.chosen_for:
+                    state = f"chosen for {i.chosen_for}"
+                if i.held_by:
+                    users = f" (pods: {', '.join(i.reserved_for)})" if i.reserved_for else ""
+                    state = f"held by {i.held_by}{users}"
+                rows.append([req, i.instance, i.slice, i.filter, i.selector, state])
+        if rows:
+            table = _table(rows, ["REQUEST", "INSTANCE", "SLICE", "FILTER", "SELECTOR", "STATE"])
+            lines += ["  " + t for t in table.split("\n")]
+    return "\n".join(lines) + "\n"

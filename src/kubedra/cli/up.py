@@ -15,11 +15,11 @@ from pathlib import Path
 
 import click
 
+from kubedra.cli.fakenodes import create_fake_nodes
 from kubedra.cli.localcluster import ClusterError, LocalCluster
 from kubedra.cli.nodepool import pool_components
 from kubedra.cli.runtime import run_until_signalled, setup_logging
 from kubedra.client import kubeconfig
-from kubedra.client.fake_nodes import create_fake_nodes
 from kubedra.client.rest import Client
 
 RESTART_LIMIT = 5

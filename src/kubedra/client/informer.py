@@ -13,7 +13,7 @@ import contextlib
 import logging
 import random
 from collections.abc import Callable
-from typing import Generic, TypeVar
+from typing import Any, Generic, TypeVar
 
 import aiohttp
 
@@ -174,3 +174,27 @@ def _safely(handler: Callable[..., None], *args: object) -> None:
         handler(*args)
     except Exception:
         log.exception("informer handler %r failed", handler)
+
+
+class Informers:
+    """One informer per kind, shared by the components of one process (upstream's
+    SharedInformerFactory)."""
+
+    def __init__(self, client: Client) -> None:
+        self.client = client
+        self._by_model: dict[type[Any], Informer[Any]] = {}
+
+    def get(self, model: type[T]) -> Informer[T]:
+        informer: Informer[T] | None = self._by_model.get(model)
+        if informer is None:
+            informer = self._by_model[model] = Informer(self.client, model)
+        return informer
+
+    async def start(self) -> None:
+        for informer in self._by_model.values():
+            informer.start()
+        await asyncio.gather(*(i.wait_synced() for i in self._by_model.values()))
+
+    async def stop(self) -> None:
+        for informer in self._by_model.values():
+            await informer.stop()

@@ -17,9 +17,19 @@ from collections import OrderedDict
 
 import msgspec
 
+from kubedra.allocation.podclaims import (
+    POD_CLAIM_NAME_ANNOTATION,
+    can_be_reserved,
+    claim_from_template,
+    claim_names,
+    consumer_ref,
+    is_for_pod,
+    is_reserved_for_pod,
+    owning_pod,
+    template_not_found,
+)
 from kubedra.api import resource
 from kubedra.api.core import Pod, PodResourceClaim
-from kubedra.api.meta import ObjectMeta, OwnerReference
 from kubedra.api.resource import (
     ResourceClaim,
     ResourceClaimConsumerReference,
@@ -29,43 +39,15 @@ from kubedra.client.errors import ApiError, is_not_found
 from kubedra.client.events import EventRecorder
 from kubedra.client.informer import Informer, object_key
 from kubedra.client.rest import Client
-from kubedra.controllers.workqueue import WorkQueue
+from kubedra.client.workqueue import WorkQueue
 
 log = logging.getLogger(__name__)
-
-POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
-MAX_GENERATE_NAME_BASE = 57
-
-
-def generate_name(pod_name: str, pod_claim_name: str) -> str:
-    """``<pod>-<claim>-``; when longer than 57 characters both parts are cut in proportion to
-    their length, as upstream does (then without the trailing dash)."""
-    name = f"{pod_name}-{pod_claim_name}-"
-    if len(name) <= MAX_GENERATE_NAME_BASE:
-        return name
-    total = len(name)
-    return (pod_name[: len(pod_name) * MAX_GENERATE_NAME_BASE // total] + "-"
-            + pod_claim_name[: len(pod_claim_name) * MAX_GENERATE_NAME_BASE // total])
-
 
 def is_pod_done(pod: Pod) -> bool:
     """Terminal phase, or deleted before it was ever scheduled: it will not use its claims."""
     if pod.status.phase in ("Succeeded", "Failed"):
         return True
     return pod.metadata.deletion_timestamp is not None and not pod.spec.node_name
-
-
-def owning_pod(claim: ResourceClaim) -> tuple[str, str] | None:
-    for ref in claim.metadata.owner_references or ():
-        if ref.api_version == "v1" and ref.kind == "Pod" and ref.controller:
-            return ref.name, ref.uid
-    return None
-
-
-def claim_reservable(claim: ResourceClaim) -> bool:
-    status = claim.status
-    return status.allocation is not None and (
-        status.allocation.shareable or not status.reserved_for)
 
 
 class ResourceClaimController:
@@ -108,12 +90,8 @@ class ResourceClaimController:
 
     def _enqueue_claims_of(self, pod: Pod) -> None:
         ns = pod.metadata.namespace
-        for status in pod.status.resource_claim_statuses or ():
-            if status.resource_claim_name:
-                self.queue.add(f"claim:{ns}/{status.resource_claim_name}")
-        for pc in pod.spec.resource_claims or ():
-            if pc.source.resource_claim_name:
-                self.queue.add(f"claim:{ns}/{pc.source.resource_claim_name}")
+        for name in sorted(claim_names(pod)):
+            self.queue.add(f"claim:{ns}/{name}")
 
     def _claim_deleted(self, claim: ResourceClaim) -> None:
         key = _owner_key(claim)
@@ -186,7 +164,7 @@ class ResourceClaimController:
         uid = pod.metadata.uid or ""
         if recorded:
             claim = self.claims.get(recorded, ns)
-            if claim is None or _owned_by(claim, uid):
+            if claim is None or is_for_pod(pod, claim):
                 return recorded
         owned = self._owned.get((uid, pc.name))
         if owned is not None:
@@ -197,12 +175,11 @@ class ResourceClaimController:
         template_name = pc.source.resource_claim_template_name or ""
         template = self.templates.get(template_name, ns)
         if template is None:
-            message = (f'resource claim template "{template_name}": resourceclaimtemplate.'
-                       f'resource.k8s.io "{template_name}" not found')
+            message = template_not_found(template_name)
             await self.events.record(pod, "Warning", "FailedResourceClaimCreation",
                                      f"PodResourceClaim {pc.name}: {message}")
             raise LookupError(message)
-        claim = _claim_from_template(pod, pc, template)
+        claim = claim_from_template(pod, pc.name, template)
         try:
             created = await self.client.create(claim)
         except ApiError as e:
@@ -220,12 +197,11 @@ class ResourceClaimController:
                  else pc.source.resource_claim_name for pc in pod.spec.resource_claims or ()]
         for claim_name in names:
             claim = self.claims.get(claim_name, ns) if claim_name else None
-            if claim is None or not claim_reservable(claim) or any(
-                    r.uid == pod.metadata.uid for r in claim.status.reserved_for or ()):
+            if claim is None or not can_be_reserved(claim) or is_reserved_for_pod(pod, claim):
                 continue
             claim = msgspec.structs.replace(claim, status=msgspec.structs.replace(
                 claim.status, reserved_for=[*(claim.status.reserved_for or ()),
-                                            _consumer(pod)]))
+                                            consumer_ref(pod)]))
             await self.client.update_status(claim)
 
     # --- claims ---------------------------------------------------------------------------
@@ -304,31 +280,3 @@ def _owner_key(claim: ResourceClaim) -> tuple[str, str] | None:
     owner = owning_pod(claim)
     pod_claim = (claim.metadata.annotations or {}).get(POD_CLAIM_NAME_ANNOTATION)
     return None if owner is None or pod_claim is None else (owner[1], pod_claim)
-
-
-def _owned_by(claim: ResourceClaim, pod_uid: str) -> bool:
-    owner = owning_pod(claim)
-    return owner is not None and owner[1] == pod_uid
-
-
-def _consumer(pod: Pod) -> ResourceClaimConsumerReference:
-    return ResourceClaimConsumerReference(resource="pods", name=pod.metadata.name or "",
-                                          uid=pod.metadata.uid or "")
-
-
-def _claim_from_template(pod: Pod, pc: PodResourceClaim,
-                         template: ResourceClaimTemplate) -> ResourceClaim:
-    tmeta = template.spec.metadata
-    annotations = {**(tmeta.annotations or {}), POD_CLAIM_NAME_ANNOTATION: pc.name}
-    meta = ObjectMeta(
-        generate_name=generate_name(pod.metadata.name or "", pc.name),
-        namespace=pod.metadata.namespace,
-        labels=dict(tmeta.labels) if tmeta.labels else None,
-        annotations=annotations,
-        owner_references=[OwnerReference(api_version="v1", kind="Pod",
-                                         name=pod.metadata.name or "",
-                                         uid=pod.metadata.uid or "", controller=True,
-                                         block_owner_deletion=True)],
-    )
-    return ResourceClaim(api_version=resource.API_VERSION, kind="ResourceClaim", metadata=meta,
-                         spec=msgspec.structs.replace(template.spec.spec))

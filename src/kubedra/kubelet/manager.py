@@ -17,12 +17,12 @@ from typing import Any, Protocol
 
 import msgspec
 
+from kubedra.allocation import podclaims
 from kubedra.api import codec
 from kubedra.api.core import Pod
 from kubedra.api.meta import ObjectMeta
 from kubedra.api.resource import ResourceClaim, ResourceHandle
 from kubedra.client.rest import Client
-from kubedra.kubelet import podclaims
 from kubedra.kubelet.checkpoint import (
     NULL,
     AllocationResultState,
@@ -111,6 +111,12 @@ def is_prepared(info: ClaimInfoState) -> bool:
     return all(_plugin(info, h) in done for h in info.ResourceHandles or ())
 
 
+def _used_by_containers(pod: Pod, name: str) -> bool:
+    """Claims no container or init container lists in ``resources.claims`` are not prepared."""
+    containers = [*(pod.spec.init_containers or ()), *pod.spec.containers]
+    return any(c.name == name for ct in containers for c in ct.resources.claims or ())
+
+
 # -- the manager ---------------------------------------------------------------------------------
 
 class ClaimManager:
@@ -151,12 +157,12 @@ class ClaimManager:
             if name is None:
                 continue
             claim = await self.client.get(ResourceClaim, name, ns)
-            if must_own:
-                podclaims.check_for_pod(pod, claim)
+            if must_own and not podclaims.is_for_pod(pod, claim):
+                raise PrepareError(podclaims.not_for_pod(pod, claim))
             if not podclaims.is_reserved_for_pod(pod, claim):
                 raise PrepareError(f"pod {pod.metadata.name}({pod.metadata.uid}) is not allowed "
                                    f"to use resource claim {name}({claim.metadata.uid})")
-            if podclaims.used_by_containers(pod, pc):
+            if _used_by_containers(pod, pc.name):
                 out.append(claim)
         return out
 
@@ -164,7 +170,7 @@ class ClaimManager:
         """``PrepareResources``: errors leave the pod waiting; the caller retries."""
         try:
             claims = await self._claims_of(pod)
-        except podclaims.PodClaimError as e:
+        except podclaims.Unschedulable as e:
             raise PrepareError(str(e)) from e
         async with self._lock:
             pending: list[ClaimInfoState] = []

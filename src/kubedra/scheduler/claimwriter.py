@@ -10,11 +10,11 @@ from typing import TypeVar
 import msgspec
 
 from kubedra.allocation.engine import ClaimAllocation
+from kubedra.allocation.podclaims import IN_USE, can_be_reserved, consumer_ref, is_reserved_for_pod
 from kubedra.api.core import Pod
 from kubedra.api.resource import FINALIZER, ResourceClaim
 from kubedra.client.errors import ApiError, is_conflict
 from kubedra.client.rest import Client
-from kubedra.scheduler.plugins.dynamicresources import consumer
 
 ATTEMPTS = 8
 T = TypeVar("T")
@@ -59,7 +59,7 @@ class ClientClaimWriter:
             raise ClaimWriteError("claim has been marked for deletion")
         status = current.status
         reserved = list(status.reserved_for or ())
-        already = any(r.uid == pod.metadata.uid for r in reserved)
+        already = is_reserved_for_pod(pod, current)
         if already and (allocation is None or status.allocation is not None):
             return current
         if allocation is not None:
@@ -77,9 +77,9 @@ class ClientClaimWriter:
         else:
             if status.allocation is None:
                 raise ClaimWriteError(f"resourceclaim {current.metadata.name} is not allocated")
-            if not status.allocation.shareable and reserved:
-                raise ClaimWriteError("resourceclaim in use")
-        status = msgspec.structs.replace(status, reserved_for=[*reserved, consumer(pod)])
+            if not can_be_reserved(current):
+                raise ClaimWriteError(IN_USE)
+        status = msgspec.structs.replace(status, reserved_for=[*reserved, consumer_ref(pod)])
         return await self.client.update_status(msgspec.structs.replace(current, status=status))
 
     async def unreserve_claim(self, claim: ResourceClaim, pod: Pod) -> None:
@@ -101,7 +101,7 @@ class ClientClaimWriter:
             if current.status.allocation is None:
                 return
             if any(r.uid != pod.metadata.uid for r in current.status.reserved_for or ()):
-                raise ClaimWriteError("resourceclaim in use")
+                raise ClaimWriteError(IN_USE)
             status = msgspec.structs.replace(current.status, reserved_for=None,
                                              allocation=None, driver_name="")
             await self.client.update_status(msgspec.structs.replace(current, status=status))

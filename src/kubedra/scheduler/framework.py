@@ -2,17 +2,19 @@
 
 It mirrors kube-scheduler's framework closely enough that upstream plugin tests (the
 ``alloc-plugin-structured.json`` vectors) can drive our plugins phase by phase: PreEnqueue,
-PreFilter, Filter, PostFilter, PreScore, Score, Reserve, Unreserve, PreBind, PostBind.
+PreFilter, Filter, PostFilter, Score, Reserve, Unreserve, PreBind, PostBind, plus the queue's
+event registration. Each stage is a Protocol; a :class:`Profile` lists the plugins per stage.
 """
 
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from kubedra.api.core import Node, Pod, ResourceList
+from kubedra.scheduler.queue import ClusterEvent, Hint
 
 
 class Code(enum.Enum):
@@ -112,27 +114,84 @@ def fit_error_message(num_nodes: int, diagnosis: Diagnosis) -> str:
     return msg
 
 
+# --- extension points ---------------------------------------------------------------------------
+# One Protocol per stage (upstream framework/interface.go). A plugin takes part in a stage by
+# being listed for it in the :class:`Profile`; mypy checks it has the stage's method.
+
+
 class Plugin(Protocol):
-    name: str
+    @property
+    def name(self) -> str: ...
 
 
 class PreEnqueuePlugin(Plugin, Protocol):
-    def pre_enqueue(self, pod: Pod) -> Status: ...
+    def pre_enqueue(self, pod: Pod) -> Status:
+        """Not SUCCESS: the pod waits (no condition, no event) until an event moves it."""
+
+
+class EnqueueExtensions(Plugin, Protocol):
+    def events_to_register(self) -> list[tuple[ClusterEvent, Hint | None]]:
+        """The cluster events that may make a pod this plugin rejected schedulable, each with
+        its queueing hint (None: always requeue)."""
 
 
 class PreFilterPlugin(Plugin, Protocol):
-    def pre_filter(self, state: CycleState, pod: Pod) -> Status: ...
+    def pre_filter(self, state: CycleState, pod: Pod) -> Status:
+        """SKIP leaves the plugin out of Filter and Score for this pod."""
 
 
 class FilterPlugin(Plugin, Protocol):
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status: ...
 
 
+class PostFilterPlugin(Plugin, Protocol):
+    async def post_filter(self, state: CycleState, pod: Pod, diagnosis: Diagnosis) -> Status:
+        """Runs when no node fits; a SUCCESS ends the PostFilter stage."""
+
+
 class ScorePlugin(Plugin, Protocol):
-    weight: int
+    @property
+    def weight(self) -> int: ...
 
     def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> int:
         """0..100, higher is better."""
+
+
+class ReservePlugin(Plugin, Protocol):
+    def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status: ...
+
+    def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
+        """Undo :meth:`reserve` (in memory only; called in reverse order)."""
+
+
+class AfterUnreservePlugin(Plugin, Protocol):
+    async def after_unreserve(self, state: CycleState, pod: Pod) -> None:
+        """kubedra only: the API half of Unreserve, awaited after every plugin's
+        ``unreserve`` when binding failed (upstream does these writes inside Unreserve)."""
+
+
+class PreBindPlugin(Plugin, Protocol):
+    async def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status: ...
+
+
+class PostBindPlugin(Plugin, Protocol):
+    def post_bind(self, state: CycleState, pod: Pod, node_name: str) -> None: ...
+
+
+@dataclass(frozen=True)
+class Profile:
+    """Which plugins run at which extension point, in order (upstream's profile plugins)."""
+
+    pre_enqueue: Sequence[PreEnqueuePlugin] = ()
+    enqueue: Sequence[EnqueueExtensions] = ()
+    pre_filter: Sequence[PreFilterPlugin] = ()
+    filter: Sequence[FilterPlugin] = ()
+    post_filter: Sequence[PostFilterPlugin] = ()
+    score: Sequence[ScorePlugin] = ()
+    reserve: Sequence[ReservePlugin] = ()
+    after_unreserve: Sequence[AfterUnreservePlugin] = ()
+    pre_bind: Sequence[PreBindPlugin] = ()
+    post_bind: Sequence[PostBindPlugin] = ()
 
 
 def feasible_nodes_to_find(num_nodes: int, percentage: int = 0) -> int:
@@ -174,7 +233,3 @@ def node_allocatable(node: Node) -> Resources:
     return Resources(milli_cpu=cpu.milli_value() if cpu is not None else 0,
                      memory=mem.scaled_value(0) if mem is not None else 0,
                      pods=pods.scaled_value(0) if pods is not None else 110)
-
-
-def names(plugins: Iterable[Plugin]) -> list[str]:
-    return [p.name for p in plugins]

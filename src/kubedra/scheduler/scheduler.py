@@ -1,24 +1,23 @@
 """The scheduler: takes pending pods from the queue, finds a node through the plugins,
 reserves, and binds in the background so the next pod's cycle can start at once.
 
-Plugins are plain objects; a plugin takes part in an extension point by having its method
-(``pre_enqueue``, ``pre_filter``, ``filter``, ``post_filter``, ``score``, ``reserve``,
-``unreserve``, ``pre_bind``, ``post_bind``) and registers for cluster events with
-``events_to_register()``. Scoring (see :meth:`Scheduler._select`) adds each plugin's
-``score`` times its ``weight``; ties go to the first node in name order.
+Plugins take part in the extension points their :class:`~.framework.Profile` lists them for
+(one Protocol per stage in :mod:`.framework`). Scoring (see :meth:`Scheduler._select`) adds
+each plugin's ``score`` times its ``weight``; ties go to the first node in name order.
 """
 
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import datetime
+import functools
 import itertools
 import logging
 from collections.abc import Awaitable, Callable, Sequence
-from typing import Any
 
 from kubedra.api.core import Node, Pod
-from kubedra.client.informer import Informer
+from kubedra.client.informer import Informers
 from kubedra.client.rest import Client
 from kubedra.scheduler.cache import SchedulerCache
 from kubedra.scheduler.framework import (
@@ -26,7 +25,11 @@ from kubedra.scheduler.framework import (
     Code,
     CycleState,
     Diagnosis,
+    FilterPlugin,
     NodeInfo,
+    Plugin,
+    Profile,
+    ReservePlugin,
     Status,
     feasible_nodes_to_find,
     fit_error_message,
@@ -42,38 +45,15 @@ def _now() -> str:
     return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-class Informers:
-    """One informer per kind, shared by the scheduler and its plugins."""
-
-    def __init__(self, client: Client) -> None:
-        self.client = client
-        self._by_model: dict[type[Any], Informer[Any]] = {}
-
-    def get(self, model: type[Any]) -> Informer[Any]:
-        informer = self._by_model.get(model)
-        if informer is None:
-            informer = self._by_model[model] = Informer(self.client, model)
-        return informer
-
-    async def start(self) -> None:
-        for informer in self._by_model.values():
-            informer.start()
-        await asyncio.gather(*(i.wait_synced() for i in self._by_model.values()))
-
-    async def stop(self) -> None:
-        for informer in self._by_model.values():
-            await informer.stop()
-
-
 class Scheduler:
-    def __init__(self, client: Client, informers: Informers, plugins: Sequence[Any], *,
+    def __init__(self, client: Client, informers: Informers, profile: Profile, *,
                  scheduler_name: str = DEFAULT_SCHEDULER_NAME, parallel_binds: int = 32,
                  queue: SchedulingQueue | None = None,
                  record_event: Callable[[Pod, str, str, str], Awaitable[None]] | None = None,
                  ) -> None:
         self.client = client
         self.informers = informers
-        self.plugins = list(plugins)
+        self.profile = profile
         self.scheduler_name = scheduler_name
         self.queue = queue if queue is not None else SchedulingQueue()
         self.queue.pre_enqueue = self._pre_enqueue
@@ -82,11 +62,8 @@ class Scheduler:
         self._bind_tasks: set[asyncio.Task[None]] = set()
         self._next_start = 0
         self._record_event = record_event
-        self._stage = {name: [p for p in self.plugins if hasattr(p, name)] for name in (
-            "pre_enqueue", "pre_filter", "filter", "post_filter", "score", "reserve",
-            "unreserve", "pre_bind", "post_bind")}
-        for plugin in self.plugins:
-            for event, hint in getattr(plugin, "events_to_register", list)():
+        for plugin in profile.enqueue:
+            for event, hint in plugin.events_to_register():
                 self.queue.register(plugin.name, event, hint)
         self.pods = informers.get(Pod)
         self.nodes = informers.get(Node)
@@ -100,7 +77,7 @@ class Scheduler:
     def _pre_enqueue(self, pod: Pod) -> set[str]:
         """PreEnqueue plugins that reject the pod. Such a pod waits, without a condition or
         an event, until an event its rejectors registered for (or a pod update) moves it."""
-        return {p.name for p in self._stage["pre_enqueue"] if not p.pre_enqueue(pod).ok}
+        return {p.name for p in self.profile.pre_enqueue if not p.pre_enqueue(pod).ok}
 
     def _wire(self) -> None:
         self.pods.add_handler(on_add=self._pod_added, on_update=self._pod_updated,
@@ -168,16 +145,16 @@ class Scheduler:
         diagnosis = Diagnosis()
         rejectors: set[str] = set()
         skipped: set[str] = set()
-        for plugin in self._stage["pre_filter"]:
+        for plugin in self.profile.pre_filter:
             status = plugin.pre_filter(state, pod)
             if status.code is Code.SKIP:
                 skipped.add(plugin.name)
             elif not status.ok:
                 rejectors.add(plugin.name)
                 diagnosis.pre_filter_message = status.message
-                await self._fail(qp, pod, state, diagnosis, rejectors, status)
+                await self._fail(qp, pod, state, diagnosis, rejectors, _by(status, plugin))
                 return
-        filters = [p for p in self._stage["filter"] if p.name not in skipped]
+        filters = [p for p in self.profile.filter if p.name not in skipped]
         feasible = self._find_feasible(state, pod, filters, diagnosis, rejectors)
         if not feasible:
             await self._fail(qp, pod, state, diagnosis, rejectors, None)
@@ -185,7 +162,7 @@ class Scheduler:
         node = self._select(state, pod, feasible, skipped)
         await self._assume_and_bind(qp, pod, state, node)
 
-    def _find_feasible(self, state: CycleState, pod: Pod, filters: list[Any],
+    def _find_feasible(self, state: CycleState, pod: Pod, filters: Sequence[FilterPlugin],
                        diagnosis: Diagnosis, rejectors: set[str]) -> list[NodeInfo]:
         """Filter nodes round-robin from where the last pod stopped until enough are
         feasible (upstream's percentageOfNodesToScore). This loop is the hot path."""
@@ -194,18 +171,18 @@ class Scheduler:
         if not n:
             return []
         want = feasible_nodes_to_find(n)
-        checks = [p.filter for p in filters]
+        checks = [(p.filter, p) for p in filters]
         feasible: list[NodeInfo] = []
         start = self._next_start % n
         checked = 0
         for info in itertools.chain(itertools.islice(infos, start, None),
                                     itertools.islice(infos, start)):
             checked += 1
-            for check in checks:
-                status: Status = check(state, pod, info)
+            for check, plugin in checks:
+                status = check(state, pod, info)
                 if status is not SUCCESS and status.code is not Code.SUCCESS:
-                    diagnosis.node_statuses[info.name] = status
-                    rejectors.add(check.__self__.name)
+                    diagnosis.node_statuses[info.name] = _by(status, plugin)
+                    rejectors.add(plugin.name)
                     break
             else:
                 feasible.append(info)
@@ -216,8 +193,7 @@ class Scheduler:
 
     def _select(self, state: CycleState, pod: Pod, feasible: list[NodeInfo],
                 skipped: set[str]) -> NodeInfo:
-        scorers = [(p.score, getattr(p, "weight", 1))
-                   for p in self._stage["score"] if p.name not in skipped]
+        scorers = [(p.score, p.weight) for p in self.profile.score if p.name not in skipped]
         if len(feasible) == 1 or not scorers:
             return feasible[0]
         best, best_score = feasible[0], -1
@@ -236,8 +212,8 @@ class Scheduler:
             self.queue.requeue_error(qp)
             return
         if status is None:
-            for plugin in self._stage["post_filter"]:
-                result: Status = await plugin.post_filter(state, pod, diagnosis)
+            for plugin in self.profile.post_filter:
+                result = await plugin.post_filter(state, pod, diagnosis)
                 if result.message:
                     diagnosis.post_filter_message = result.message
                 if result.ok:
@@ -266,9 +242,9 @@ class Scheduler:
     async def _assume_and_bind(self, qp: QueuedPod, pod: Pod, state: CycleState,
                                node: NodeInfo) -> None:
         self.cache.assume(pod, node.name)
-        reserved: list[Any] = []
-        for plugin in self._stage["reserve"]:
-            status: Status = plugin.reserve(state, pod, node.name)
+        reserved: list[ReservePlugin] = []
+        for plugin in self.profile.reserve:
+            status = plugin.reserve(state, pod, node.name)
             reserved.append(plugin)
             if not status.ok:
                 self._unreserve(reserved, state, pod, node.name)
@@ -281,34 +257,44 @@ class Scheduler:
         self._bind_tasks.add(task)
         task.add_done_callback(self._bind_tasks.discard)
 
-    def _unreserve(self, plugins: list[Any], state: CycleState, pod: Pod, node: str) -> None:
+    def _unreserve(self, plugins: Sequence[ReservePlugin], state: CycleState, pod: Pod,
+                   node: str) -> None:
         for plugin in reversed(plugins):
-            if hasattr(plugin, "unreserve"):
-                plugin.unreserve(state, pod, node)
+            plugin.unreserve(state, pod, node)
 
     async def _bind(self, qp: QueuedPod, pod: Pod, state: CycleState, node: str) -> None:
         try:
-            for plugin in self._stage["pre_bind"]:
-                status: Status = await plugin.pre_bind(state, pod, node)
+            for plugin in self.profile.pre_bind:
+                status = await plugin.pre_bind(state, pod, node)
                 if not status.ok:
                     raise RuntimeError(status.message)
             await self.client.bind(pod.metadata.namespace or "", pod.metadata.name or "", node,
                                    pod.metadata.uid)
         except Exception as e:
             log.info("binding %s to %s failed: %s", qp.key, node, e)
-            self._unreserve(self._stage["reserve"], state, pod, node)
-            for plugin in self._stage["reserve"]:
-                if hasattr(plugin, "after_unreserve"):
-                    await plugin.after_unreserve(state, pod)
+            self._unreserve(self.profile.reserve, state, pod, node)
+            for after in self.profile.after_unreserve:
+                await after.after_unreserve(state, pod)
             self.cache.forget(pod)
             self.queue.requeue_error(qp)
             return
         finally:
             self._binds.release()
         self.queue.forget(qp.key)
-        for plugin in self._stage["post_bind"]:
-            plugin.post_bind(state, pod, node)
+        for bound in self.profile.post_bind:
+            bound.post_bind(state, pod, node)
         if self._record_event is not None:
             await self._record_event(
                 pod, "Normal", "Scheduled",
                 f"Successfully assigned {pod.metadata.namespace}/{pod.metadata.name} to {node}")
+
+
+@functools.lru_cache(maxsize=1024)
+def _named(status: Status, plugin: str) -> Status:
+    return dataclasses.replace(status, plugin=plugin)
+
+
+def _by(status: Status, plugin: Plugin) -> Status:
+    """``status`` as returned by ``plugin`` (upstream ``Status.SetPlugin``); plugins repeat a
+    few statuses very often, so the named copies are shared."""
+    return _named(status, plugin.name)

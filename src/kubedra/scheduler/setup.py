@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from kubedra.allocation.podclaims import claim_names
 from kubedra.api.core import Pod
 from kubedra.api.resource import (
     ResourceClaim,
@@ -13,14 +14,11 @@ from kubedra.api.resource import (
     ResourceSlice,
 )
 from kubedra.client.events import EventRecorder
+from kubedra.client.informer import Informers
 from kubedra.client.rest import Client
 from kubedra.scheduler.claimwriter import ClientClaimWriter
-from kubedra.scheduler.plugins.dynamicresources import (
-    DRAState,
-    DynamicResources,
-    claim_names,
-    frees_instances,
-)
+from kubedra.scheduler.framework import Profile
+from kubedra.scheduler.plugins.dynamicresources import DRAState, DynamicResources, frees_instances
 from kubedra.scheduler.plugins.nodes import (
     NodeAffinity,
     NodeName,
@@ -29,13 +27,23 @@ from kubedra.scheduler.plugins.nodes import (
     TaintToleration,
 )
 from kubedra.scheduler.queue import ClusterEvent, SchedulingQueue, pod_key
-from kubedra.scheduler.scheduler import DEFAULT_SCHEDULER_NAME, Informers, Scheduler
+from kubedra.scheduler.scheduler import DEFAULT_SCHEDULER_NAME, Scheduler
 
 
-def default_plugins(dra: DynamicResources) -> list[Any]:
+def default_profile(dra: DynamicResources) -> Profile:
     """The default profile, in upstream's filter order (cheap checks first)."""
-    return [NodeUnschedulable(), NodeName(), TaintToleration(), NodeAffinity(),
-            NodeResourcesFit(), dra]
+    node_name, affinity, fit = NodeName(), NodeAffinity(), NodeResourcesFit()
+    return Profile(
+        pre_enqueue=[dra],
+        enqueue=[dra],
+        pre_filter=[node_name, affinity, fit, dra],
+        filter=[NodeUnschedulable(), node_name, TaintToleration(), affinity, fit, dra],
+        post_filter=[dra],
+        score=[dra],
+        reserve=[dra],
+        after_unreserve=[dra],
+        pre_bind=[dra],
+    )
 
 
 def wire_dra(informers: Informers, state: DRAState, queue: SchedulingQueue) -> None:
@@ -124,5 +132,5 @@ def build_scheduler(client: Client, *, scheduler_name: str = DEFAULT_SCHEDULER_N
     async def record(pod: Pod, event_type: str, reason: str, message: str) -> None:
         await recorder.record(pod, event_type, reason, message)
 
-    return Scheduler(client, informers, default_plugins(dra), scheduler_name=scheduler_name,
+    return Scheduler(client, informers, default_profile(dra), scheduler_name=scheduler_name,
                      queue=queue, record_event=record if record_events else None)

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from kubedra.allocation.celadapter import compile_selector
-from kubedra.allocation.pool import Instance
-from kubedra.allocation.selectors import SelectorCompileError, Selectors
+from kubedra.allocation.celadapter import cel_selectors, compile_selector
+from kubedra.allocation.instance import Instance
+from kubedra.allocation.selectors import SelectorCompileError
 from kubedra.api.codec import decode
 from kubedra.api.resource import NamedResourcesInstance
 
@@ -26,7 +26,7 @@ def test_compile_errors_carry_upstream_detail() -> None:
 
 
 def test_verdicts_and_errors() -> None:
-    sels = Selectors()
+    sels = cel_selectors()
     inst = instance({"name": "gpu-0", "attributes": [
         {"name": "model", "string": "a100"}, {"name": "memory", "quantity": "40Gi"},
         {"name": "driverVersion", "version": "1.2.3"}]})

@@ -10,10 +10,11 @@ from kubedra.allocation.engine import (
     AllocationError,
     PodAllocator,
 )
-from kubedra.allocation.explain import PodExplanation, explain_node, render, to_data
+from kubedra.allocation.explain import PodExplanation, explain_node, to_data
 from kubedra.allocation.index import AllocationIndex
-from kubedra.allocation.pool import Instance
+from kubedra.allocation.instance import Instance
 from kubedra.allocation.selectors import Evaluator, Selectors
+from kubedra.cli.simulate import render
 from tests.unit.allocation.helpers import make_claim, make_plan, make_slice, predicate
 
 
@@ -59,6 +60,28 @@ def test_evaluation_error_is_unsuitable_instance_and_reason_carries_it() -> None
         PodAllocator(index, [plan2]).allocate("n")
 
 
+def test_commit_keeps_the_written_claim_counted_and_release_frees_the_rest() -> None:
+    index = AllocationIndex()
+    index.upsert_slice(make_slice("s", "n", "d", [("i0", {}), ("i1", {}), ("i2", {})]))
+    plans = [make_plan(0, make_claim("a"), {"d": ["true"]}),
+             make_plan(1, make_claim("b"), {"d": ["true"]})]
+    index.upsert_claim(make_claim("a"))
+    index.upsert_claim(make_claim("b"))
+    alloc = PodAllocator(index, plans)
+    first, _ = alloc.reserve("n")
+    assert index.is_in_flight("uid-a") and index.free_count("n", "d") == 1
+    stored = first.claim
+    stored.metadata.resource_version = "2"  # as the API server returns it
+    assert alloc.commit(stored)
+    assert not index.is_in_flight("uid-a") and index.claim("uid-a") is stored
+    alloc.release()  # the second write never happened
+    assert not index.is_in_flight("uid-b")
+    assert index.free_count("n", "d") == 2  # a's instance stays taken (assumed)
+    stale = make_claim("b", rv=0)
+    index.upsert_claim(make_claim("b", rv=3))
+    assert not PodAllocator(index, plans[1:]).commit(stale)  # older than the informer's
+
+
 def test_reserve_unreserve_and_shared_claim_consumes_once() -> None:
     index = AllocationIndex()
     index.upsert_slice(make_slice("s", "n", "d", [("i0", {}), ("i1", {})]))
@@ -69,7 +92,7 @@ def test_reserve_unreserve_and_shared_claim_consumes_once() -> None:
     assert index.free_count("n", "d") == 1
     b = PodAllocator(index, [make_plan(0, make_claim("b"), {"d": ["true", "true"]})])
     assert not b.filter("n").ok
-    a.unreserve()
+    a.release()
     assert index.free_count("n", "d") == 2
     assert b.filter("n").ok  # the cached verdict is dropped when the index changes
     # the shared claim, allocated and reserved by many pods, holds its instance once

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import asyncio
 
+from kubedra.allocation.podclaims import generate_name
 from kubedra.api import codec
 from kubedra.api.core import Pod
-from kubedra.controllers.resourceclaim import generate_name, is_pod_done
-from kubedra.controllers.workqueue import WorkQueue
+from kubedra.client.workqueue import WorkQueue
+from kubedra.controllers.resourceclaim import is_pod_done
 
 
 def test_generate_name_short_and_truncated_proportionally() -> None:

@@ -5,13 +5,18 @@ from __future__ import annotations
 
 from kubedra.api.codec import decode
 from kubedra.api.core import Pod
-from kubedra.api.resource import ResourceClaim, ResourceClass, ResourceSlice
-from kubedra.client.fake_nodes import fake_node
+from kubedra.api.resource import (
+    ResourceClaim,
+    ResourceClaimParameters,
+    ResourceClass,
+    ResourceSlice,
+)
+from kubedra.client.informer import Informers
 from kubedra.scheduler.cache import SchedulerCache
 from kubedra.scheduler.framework import CycleState, NodeInfo
 from kubedra.scheduler.plugins.dynamicresources import DRAState, DynamicResources, feed
-from kubedra.scheduler.scheduler import Informers
 from kubedra.scheduler.setup import ClaimUsers
+from kubedra.testing import fake_node
 
 
 def cluster(nodes: int, instances: int) -> DRAState:
@@ -79,3 +84,21 @@ def test_claim_users_index_follows_pod_updates() -> None:
     assert users.of("ns", "p-r-x") == {"ns/p"} and users.of("ns", "shared") == set()
     pods._emit_delete(recorded)
     assert users.of("ns", "p-r-x") == set()
+
+
+def test_structured_claim_without_requests_fits_any_node() -> None:
+    state = cluster(1, 0)  # not even a free instance
+    feed(state, [
+        decode({"metadata": {"name": "none", "namespace": "ns"}, "driverRequests": []},
+               ResourceClaimParameters),
+        decode({"metadata": {"name": "c0", "namespace": "ns", "uid": "cu0",
+                             "resourceVersion": "1"},
+                "spec": {"resourceClassName": "c", "parametersRef": {
+                    "apiGroup": "resource.k8s.io", "kind": "ResourceClaimParameters",
+                    "name": "none"}}}, ResourceClaim)])
+    pod = decode({"metadata": {"name": "p0", "namespace": "ns", "uid": "pu0"},
+                  "spec": {"resourceClaims": [{"name": "r", "source": {
+                      "resourceClaimName": "c0"}}]}}, Pod)
+    plugin, cycle = DynamicResources(state), CycleState()
+    assert plugin.pre_filter(cycle, pod).ok
+    assert plugin.filter(cycle, pod, node("n0")).ok

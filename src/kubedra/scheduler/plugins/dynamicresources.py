@@ -1,8 +1,10 @@
 """The DynamicResources plugin for claims with structured parameters (v1.30 semantics, with
 the fixes listed in docs/deviations.md).
 
-All allocation decisions come from :mod:`kubedra.allocation`: the pod's unallocated structured
-claims are allocated jointly on one node against the incremental free-instance index.
+All allocation decisions come from :mod:`kubedra.allocation`: the claim checks of PreEnqueue,
+PreFilter and Filter are :mod:`~kubedra.allocation.podclaims` (shared with the simulator and
+the controllers), and the pod's unallocated structured claims are allocated jointly on one node
+against the incremental free-instance index.
 Cluster state (:class:`DRAState`) is fed from informers by the scheduler and is plain data, so
 tests drive the plugin phase by phase without a server. Writes go through a
 :class:`ClaimWriter`.
@@ -16,24 +18,32 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import msgspec
 
-from kubedra.allocation.claims import ClaimPlan, ClaimPlanError, plan_claim
-from kubedra.allocation.engine import ClaimAllocation, PodAllocator
+from kubedra.allocation.celadapter import cel_selectors
+from kubedra.allocation.engine import ClaimAllocation, NodeVerdict
 from kubedra.allocation.index import AllocationIndex, claim_key
-from kubedra.allocation.nodeselector import matches
-from kubedra.allocation.parameters import ParameterError, ParameterStore
+from kubedra.allocation.parameters import ParameterStore
+from kubedra.allocation.podclaims import (
+    NOT_AVAILABLE,
+    PodPlan,
+    Unschedulable,
+    is_reserved_for_pod,
+    node_reason,
+    pod_claims,
+    prepare,
+    structured_allocation,
+)
 from kubedra.allocation.selectors import Selectors
-from kubedra.api.core import Node, NodeSelector, Pod
+from kubedra.allocation.verdicts import NodeVerdicts
+from kubedra.api.core import Pod
 from kubedra.api.resource import (
     ALLOCATION_MODE_IMMEDIATE,
-    FINALIZER,
     ResourceClaim,
-    ResourceClaimConsumerReference,
     ResourceClaimParameters,
     ResourceClass,
     ResourceClassParameters,
@@ -42,15 +52,23 @@ from kubedra.api.resource import (
 from kubedra.scheduler.framework import (
     SKIP,
     SUCCESS,
+    AfterUnreservePlugin,
     CycleState,
     Diagnosis,
+    EnqueueExtensions,
+    FilterPlugin,
     NodeInfo,
+    PostFilterPlugin,
+    PreBindPlugin,
+    PreEnqueuePlugin,
+    PreFilterPlugin,
+    ReservePlugin,
+    ScorePlugin,
     Status,
     error,
     unresolvable,
     unschedulable,
 )
-from kubedra.scheduler.plugins.verdicts import NodeVerdicts
 from kubedra.scheduler.queue import ClusterEvent, Hint
 
 log = logging.getLogger(__name__)
@@ -79,7 +97,7 @@ class DRAState:
 
     index: AllocationIndex = field(default_factory=AllocationIndex)
     parameters: ParameterStore = field(default_factory=ParameterStore)
-    selectors: Selectors = field(default_factory=Selectors)
+    selectors: Selectors = field(default_factory=cel_selectors)
     claims: dict[str, ResourceClaim] = field(default_factory=dict)  # "ns/name" -> claim
     classes: dict[str, ResourceClass] = field(default_factory=dict)
 
@@ -101,95 +119,22 @@ class DRAState:
         """The newest copy: assumed (our own write) over the informer's."""
         return self.index.claim(claim_key(claim)) or claim
 
-
-class ClaimLookupError(Exception):
-    """A pod claim cannot be resolved (upstream: UnschedulableAndUnresolvable)."""
-
-
-def pod_claims(pod: Pod, state: DRAState) -> list[ResourceClaim]:
-    """The pod's claims in spec order (upstream ``foreachPodResourceClaim``); entries whose
-    generated claim is recorded as not needed are skipped."""
-    ns = pod.metadata.namespace or ""
-    pod_ref = f"{ns}/{pod.metadata.name}"
-    statuses = {s.name: s for s in pod.status.resource_claim_statuses or ()}
-    out: list[ResourceClaim] = []
-    for pc in pod.spec.resource_claims or ():
-        source = pc.source
-        if source.resource_claim_name:
-            name, generated = source.resource_claim_name, False
-        elif source.resource_claim_template_name:
-            status = statuses.get(pc.name)
-            if status is None:
-                raise ClaimLookupError(f'pod "{pod_ref}": ResourceClaim not created yet')
-            if not status.resource_claim_name:
-                continue
-            name, generated = status.resource_claim_name, True
-        else:
-            raise ClaimLookupError(f'pod "{pod_ref}", spec.resourceClaim "{pc.name}": '
-                                   "none of the supported fields are set")
-        claim = state.claims.get(f"{ns}/{name}")
-        if claim is None:
-            raise ClaimLookupError(f'resourceclaim.resource.k8s.io "{name}" not found')
-        if claim.metadata.deletion_timestamp is not None:
-            raise ClaimLookupError(f'resourceclaim "{name}" is being deleted')
-        if generated and not _controlled_by(claim, pod):
-            raise ClaimLookupError(f"ResourceClaim {ns}/{name} was not created for pod "
-                                   f"{pod_ref} (pod is not owner)")
-        out.append(state.current(claim))
-    return out
+    def lookup(self, namespace: str, name: str) -> ResourceClaim | None:
+        claim = self.claims.get(f"{namespace}/{name}")
+        return None if claim is None else self.current(claim)
 
 
 def frees_instances(old: ResourceClaim, new: ResourceClaim) -> bool:
     """A structured allocation was removed (the first test of isSchedulableAfterClaimChange)."""
-    return _structured_allocation(old) and new.status.allocation is None
-
-
-def claim_names(pod: Pod) -> set[str]:
-    """Names of the claims the pod uses, as far as known (spec references, and generated
-    claims recorded in the status): a claim event can only help pods that name it."""
-    names = {pc.source.resource_claim_name for pc in pod.spec.resource_claims or ()
-             if pc.source.resource_claim_name}
-    names.update(s.resource_claim_name for s in pod.status.resource_claim_statuses or ()
-                 if s.resource_claim_name)
-    return names
-
-
-def _structured_allocation(claim: ResourceClaim) -> bool:
-    """upstream IsAllocatedWithStructuredParameters: some handle carries structured data."""
-    allocation = claim.status.allocation
-    return allocation is not None and any(
-        h.structured_data is not None for h in allocation.resource_handles or ())
-
-
-def _controlled_by(claim: ResourceClaim, pod: Pod) -> bool:
-    return any(ref.controller and ref.uid == pod.metadata.uid
-               for ref in claim.metadata.owner_references or ())
-
-
-def _reserved_for(claim: ResourceClaim, pod: Pod) -> bool:
-    return any(r.uid == pod.metadata.uid for r in claim.status.reserved_for or ())
-
-
-def _node_matches(selector: NodeSelector, node: Node) -> bool:
-    return matches(selector, node.metadata.labels or {}, node.metadata.name or "")
-
-
-@dataclass
-class _ClaimInfo:
-    available_on: NodeSelector | None = None
-    structured: bool = False
-    pending: bool = False  # unallocated structured claim allocated by this pod
+    return structured_allocation(old) and new.status.allocation is None
 
 
 @dataclass
 class _Cycle:
-    claims: list[ResourceClaim]
-    infos: list[_ClaimInfo]
-    allocator: PodAllocator | None = None
+    plan: PodPlan
+    verdict: Callable[[str], NodeVerdict]
     unavailable: set[int] = field(default_factory=set)
     allocations: list[ClaimAllocation] = field(default_factory=list)
-    signature: int = -1  # NodeVerdicts.signature_id
-    only_structured: bool = False
 
 
 class DynamicResources:
@@ -231,8 +176,8 @@ class DynamicResources:
         if isinstance(old, ResourceClaim) and frees_instances(old, new):
             return True  # freed instances may help any pod this plugin rejected
         try:
-            claims = pod_claims(pod, self.state)
-        except ClaimLookupError:
+            claims = pod_claims(pod, self.state.lookup)
+        except Unschedulable:
             return False
         uid = new.metadata.uid
         if not any(c.metadata.uid == uid for c in claims):
@@ -244,8 +189,8 @@ class DynamicResources:
 
     def _pod_claim_refs(self, pod: Pod) -> list[ResourceClaim]:
         try:
-            return pod_claims(pod, self.state)
-        except ClaimLookupError:
+            return pod_claims(pod, self.state.lookup)
+        except Unschedulable:
             return []
 
     def hint_claim_parameters(self, pod: Pod, old: object, new: object) -> bool:
@@ -292,67 +237,28 @@ class DynamicResources:
 
     def pre_enqueue(self, pod: Pod) -> Status:
         try:
-            pod_claims(pod, self.state)
-        except ClaimLookupError as e:
-            return unresolvable(str(e))
+            pod_claims(pod, self.state.lookup)
+        except Unschedulable as e:
+            return unresolvable(e.message)
         return SUCCESS
 
     def pre_filter(self, state: CycleState, pod: Pod) -> Status:
         if not pod.spec.resource_claims:
             return SKIP
         try:
-            claims = pod_claims(pod, self.state)
-        except ClaimLookupError as e:
-            return unresolvable(str(e))
-        if not claims:
-            return SKIP
-        infos: list[_ClaimInfo] = []
-        plans: list[ClaimPlan] = []
-        for claim in claims:
-            info = _ClaimInfo()
-            status = claim.status
-            if status.deallocation_requested:
-                return unresolvable("resourceclaim must be reallocated")
-            if status.allocation is not None:
-                reservable = status.allocation.shareable or not status.reserved_for
-                if not reservable and not _reserved_for(claim, pod):
-                    return unresolvable("resourceclaim in use")
-                info.available_on = status.allocation.available_on_nodes
-                # Upstream's marker of an allocation made from structured parameters.
-                info.structured = FINALIZER in (claim.metadata.finalizers or ())
-                infos.append(info)
-                continue
-            cls = self.state.classes.get(claim.spec.resource_class_name)
-            if cls is None:
-                return unresolvable(
-                    f"resource class {claim.spec.resource_class_name} does not exist")
-            info.available_on = cls.suitable_nodes
-            if not cls.structured_parameters:
-                if claim.spec.allocation_mode == ALLOCATION_MODE_IMMEDIATE:
-                    return unresolvable("unallocated immediate resourceclaim")
-                return unresolvable(
-                    f"resource class {cls.metadata.name} does not use structured parameters; "
-                    "classic DRA needs a vendor control-plane controller, which is not supported")
-            if self.state.index.is_in_flight(claim_key(claim)):
-                return unresolvable(f"resource claim {claim.metadata.namespace}/"
-                                    f"{claim.metadata.name} is in the process of being allocated")
-            try:
-                class_params = self.state.parameters.class_parameters(cls)
-                claim_params = self.state.parameters.claim_parameters(claim, cls)
-                plans.append(plan_claim(len(plans), claim, cls, class_params, claim_params,
-                                        self.state.selectors))
-            except ParameterError as e:
-                return unresolvable(str(e)) if e.unresolvable else error(str(e))
-            except ClaimPlanError as e:
-                return error(str(e))
-            info.structured = info.pending = True
-            infos.append(info)
-        cycle = _Cycle(claims, infos)
-        if plans:
-            cycle.allocator = PodAllocator(self.state.index, plans)
-            cycle.signature = self.verdicts.signature_id(cycle.allocator)
-            cycle.only_structured = all(i.pending and i.available_on is None for i in infos)
-        state[NAME] = cycle
+            claims = pod_claims(pod, self.state.lookup)
+            if not claims:
+                return SKIP
+            plan = prepare(pod, claims, self.state.classes, self.state.index,
+                           self.state.parameters, self.state.selectors)
+        except Unschedulable as e:
+            return unresolvable(e.message) if e.unresolvable else error(e.message)
+        allocator = plan.allocator
+        verdict: Callable[[str], NodeVerdict] = allocator.filter
+        if allocator.plans:  # pods asking for the same thing share verdicts
+            verdict = functools.partial(self.verdicts.verdict, allocator,
+                                        self.verdicts.signature_id(allocator))
+        state[NAME] = _Cycle(plan, verdict)
         return SUCCESS
 
     # --- Filter / PostFilter --------------------------------------------------------------------
@@ -361,48 +267,32 @@ class DynamicResources:
         cycle: _Cycle | None = state.get(NAME)
         if cycle is None:
             return SUCCESS
-        if cycle.only_structured and cycle.allocator is not None:
-            # Hot path: only unallocated claims without class node filters.
-            verdict = self.verdicts.verdict(cycle.allocator, cycle.signature, node.name)
-            return SUCCESS if verdict.ok else _unresolvable(verdict.reason)
-        unavailable: list[int] = []
-        joint_checked = False
-        for i, info in enumerate(cycle.infos):
-            if not info.pending:
-                if info.available_on is not None and not _node_matches(info.available_on,
-                                                                       node.node):
-                    unavailable.append(i)
-                continue
-            if info.available_on is not None and not _node_matches(info.available_on, node.node):
-                return unresolvable("excluded by resource class node filter")
-            if not joint_checked and cycle.allocator is not None:
-                joint_checked = True
-                verdict = self.verdicts.verdict(cycle.allocator, cycle.signature, node.name)
-                if not verdict.ok:
-                    return unresolvable(verdict.reason)
-        if unavailable:
+        reason = node_reason(cycle.plan, node.node, cycle.verdict)
+        if reason is None:
+            return SUCCESS
+        if reason == NOT_AVAILABLE:
             # Deallocation only helps claims that would be allocated for this pod again:
             # WaitForFirstConsumer ones (upstream also counts claims with a controller).
+            checks = cycle.plan.checks
             cycle.unavailable.update(
-                i for i in unavailable
-                if cycle.claims[i].spec.allocation_mode != ALLOCATION_MODE_IMMEDIATE)
-            return unresolvable("resourceclaim not available on the node")
-        return SUCCESS
+                i for i in cycle.plan.unavailable_on(node.node)
+                if checks[i].claim.spec.allocation_mode != ALLOCATION_MODE_IMMEDIATE)
+        return _unresolvable(reason)
 
     async def post_filter(self, state: CycleState, pod: Pod, diagnosis: Diagnosis) -> Status:
         cycle: _Cycle | None = state.get(NAME)
         if cycle is None:
             return unschedulable("no new claims to deallocate")
         for i in sorted(cycle.unavailable):
-            claim = cycle.claims[i]
-            reserved = claim.status.reserved_for or []
+            check = cycle.plan.checks[i]
+            reserved = check.claim.status.reserved_for or []
             if reserved and not (len(reserved) == 1 and reserved[0].uid == pod.metadata.uid):
                 continue
-            if not cycle.infos[i].structured:
+            if not check.structured:
                 continue  # a classic allocation is its vendor controller's to undo
             if self.writer is not None:
                 try:
-                    await self.writer.deallocate(claim, pod)
+                    await self.writer.deallocate(check.claim, pod)
                 except Exception as e:
                     return error(str(e))
             return unschedulable("deallocation of ResourceClaim completed")
@@ -412,11 +302,11 @@ class DynamicResources:
 
     def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> int:
         cycle: _Cycle | None = state.get(NAME)
-        if cycle is None or cycle.allocator is None:
+        if cycle is None or not cycle.plan.allocator.plans:
             return 0
         pools = self.state.index.node_pools(node.name)
         free = 0
-        for driver in cycle.allocator.requests:
+        for driver in cycle.plan.allocator.requests:
             pool = pools.get(driver)
             if pool is not None:
                 free += pool.free.bit_count()
@@ -426,10 +316,10 @@ class DynamicResources:
 
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
         cycle: _Cycle | None = state.get(NAME)
-        if cycle is None or cycle.allocator is None:
+        if cycle is None or not cycle.plan.allocator.plans:
             return SUCCESS
         try:
-            cycle.allocations = cycle.allocator.reserve(node_name)
+            cycle.allocations = cycle.plan.allocator.reserve(node_name)
         except Exception as e:
             return error(f"claim allocation failed unexpectedly: {e}")
         return SUCCESS
@@ -438,8 +328,7 @@ class DynamicResources:
         cycle: _Cycle | None = state.get(NAME)
         if cycle is None:
             return
-        if cycle.allocator is not None:
-            cycle.allocator.unreserve()
+        cycle.plan.allocator.release()
         cycle.allocations = []
 
     async def after_unreserve(self, state: CycleState, pod: Pod) -> None:
@@ -448,8 +337,9 @@ class DynamicResources:
         cycle: _Cycle | None = state.get(NAME)
         if cycle is None or self.writer is None:
             return
-        for claim in cycle.claims:
-            if claim.status.allocation is None or not _reserved_for(claim, pod):
+        for check in cycle.plan.checks:
+            claim = check.claim
+            if claim.status.allocation is None or not is_reserved_for_pod(pod, claim):
                 continue
             try:
                 await self.writer.unreserve_claim(claim, pod)
@@ -463,26 +353,24 @@ class DynamicResources:
         if cycle is None:
             return SUCCESS
         by_uid = {a.claim.metadata.uid: a for a in cycle.allocations}
+        allocator = cycle.plan.allocator
         try:
-            for i, claim in enumerate(cycle.claims):
+            for check in cycle.plan.checks:
+                claim = check.claim
                 allocation = by_uid.get(claim.metadata.uid)
-                if allocation is None and _reserved_for(self.state.current(claim), pod):
+                if allocation is None and is_reserved_for_pod(pod, self.state.current(claim)):
                     continue
                 if self.writer is None:
                     raise RuntimeError("no claim writer configured")
                 stored = await self.writer.bind_claim(claim, pod, allocation)
-                cycle.claims[i] = stored  # Unreserve must see the reservation
-                try:
-                    # Also for a reservation only: the next pod must see "in use" at once.
-                    self.state.index.assume(stored)
-                except ValueError as e:
-                    log.info("assume %s: %s", claim.metadata.name, e)
-                self.state.index.clear_in_flight(claim_key(claim))
+                check.claim = stored  # Unreserve must see the reservation
+                # Also for a reservation only: the next pod must see "in use" at once.
+                if not allocator.commit(stored):
+                    log.info("assume %s: the informer has a newer copy", claim.metadata.name)
         except Exception as e:
             return error(str(e))
         finally:
-            for a in cycle.allocations:
-                self.state.index.clear_in_flight(claim_key(a.claim))
+            allocator.release()
         return SUCCESS
 
 
@@ -490,11 +378,6 @@ class DynamicResources:
 def _unresolvable(message: str) -> Status:
     """Filter statuses repeat a few messages very often: share the objects."""
     return unresolvable(message)
-
-
-def consumer(pod: Pod) -> ResourceClaimConsumerReference:
-    return ResourceClaimConsumerReference(resource="pods", name=pod.metadata.name or "",
-                                          uid=pod.metadata.uid or "")
 
 
 def feed(state: DRAState, objects: Sequence[Any]) -> None:
@@ -510,3 +393,16 @@ def feed(state: DRAState, objects: Sequence[Any]) -> None:
             state.parameters.upsert_claim_parameters(obj)
         elif isinstance(obj, ResourceClassParameters):
             state.parameters.upsert_class_parameters(obj)
+
+
+if TYPE_CHECKING:  # the stages DynamicResources implements (upstream: var _ framework.X = ...)
+    _plugin = DynamicResources(DRAState())
+    _pre_enqueue: PreEnqueuePlugin = _plugin
+    _enqueue: EnqueueExtensions = _plugin
+    _pre_filter: PreFilterPlugin = _plugin
+    _filter: FilterPlugin = _plugin
+    _post_filter: PostFilterPlugin = _plugin
+    _score: ScorePlugin = _plugin
+    _reserve: ReservePlugin = _plugin
+    _after_unreserve: AfterUnreservePlugin = _plugin
+    _pre_bind: PreBindPlugin = _plugin

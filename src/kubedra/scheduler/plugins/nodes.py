@@ -4,13 +4,17 @@ NodeResourcesFit (cpu, memory, pods)."""
 
 from __future__ import annotations
 
-from kubedra.allocation.nodeselector import matches
+from typing import TYPE_CHECKING
+
 from kubedra.api.core import Pod, Taint, Toleration
+from kubedra.api.nodeaffinity import MISMATCH, pod_matches_node, required_node_selector
 from kubedra.scheduler.framework import (
     SKIP,
     SUCCESS,
     CycleState,
+    FilterPlugin,
     NodeInfo,
+    PreFilterPlugin,
     Status,
     pod_requests,
     unresolvable,
@@ -73,25 +77,16 @@ class TaintToleration:
 
 class NodeAffinity:
     name = "NodeAffinity"
-    REASON = "node(s) didn't match Pod's node affinity/selector"
 
     def pre_filter(self, state: CycleState, pod: Pod) -> Status:
         """Skip (as upstream) when the pod has neither a nodeSelector nor required affinity."""
-        affinity = pod.spec.affinity
-        required = (affinity.node_affinity.required_during_scheduling_ignored_during_execution
-                    if affinity and affinity.node_affinity else None)
-        return SUCCESS if pod.spec.node_selector or required is not None else SKIP
+        wanted = pod.spec.node_selector or required_node_selector(pod) is not None
+        return SUCCESS if wanted else SKIP
 
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status:
-        selector = pod.spec.node_selector
-        if selector and any(node.labels.get(k) != v for k, v in selector.items()):
-            return unresolvable(self.REASON)
-        affinity = pod.spec.affinity
-        required = (affinity.node_affinity.required_during_scheduling_ignored_during_execution
-                    if affinity and affinity.node_affinity else None)
-        if required is not None and not matches(required, node.labels, node.name):
-            return unresolvable(self.REASON)
-        return SUCCESS
+        if pod_matches_node(pod, node.labels, node.name):
+            return SUCCESS
+        return unresolvable(MISMATCH)
 
 
 class NodeResourcesFit:
@@ -114,3 +109,9 @@ class NodeResourcesFit:
         if reasons:
             return unschedulable("\n".join(reasons))
         return SUCCESS
+
+
+if TYPE_CHECKING:  # the stages each plugin implements (upstream: var _ framework.X = ...)
+    _filters: tuple[FilterPlugin, ...] = (NodeName(), NodeUnschedulable(), TaintToleration(),
+                                          NodeAffinity(), NodeResourcesFit())
+    _pre_filters: tuple[PreFilterPlugin, ...] = (NodeName(), NodeAffinity(), NodeResourcesFit())

@@ -1,9 +1,10 @@
-"""Fake Nodes with ResourceSlices, for trying the control plane without a node agent
-(``kubedra up --fake-nodes``, benchmarks and end-to-end tests)."""
+"""A public test kit: object builders for Nodes with GPU-like ResourceSlices, standing in for
+the node side in tests, benchmarks and ``kubedra up --fake-nodes`` (as kopf's ``kopf.testing``).
+
+Pure builders, no I/O; :mod:`kubedra.cli.fakenodes` creates them on a server.
+"""
 
 from __future__ import annotations
-
-import asyncio
 
 from kubedra.api.core import Node, NodeSpec, NodeStatus
 from kubedra.api.meta import ObjectMeta, OwnerReference
@@ -17,8 +18,6 @@ from kubedra.api.resource import (
     NamedResourcesStringSlice,
     ResourceSlice,
 )
-from kubedra.client.errors import ApiError, is_already_exists
-from kubedra.client.rest import Client
 
 
 def fake_node(name: str) -> Node:
@@ -59,28 +58,3 @@ def fake_slice(node: Node, instances: int, driver: str,
             instances=[NamedResourcesInstance(name=f"instance-{i}",
                                               attributes=gpu_attributes(i) if attributes else None)
                        for i in range(instances)]))
-
-
-async def create_fake_nodes(client: Client, count: int, instances: int, driver: str,
-                            prefix: str = "node-", concurrency: int = 16,
-                            attributes: bool = False) -> None:
-    """Create ``count`` Nodes, each with one ResourceSlice of ``instances`` instances.
-    Existing ones are kept, so the command can be repeated."""
-    gate = asyncio.Semaphore(concurrency)
-
-    async def one(i: int) -> None:
-        async with gate:
-            node = fake_node(f"{prefix}{i}")
-            try:
-                node = await client.create(node)
-            except ApiError as e:
-                if not is_already_exists(e):
-                    raise
-                node = await client.get(Node, node.metadata.name or "")
-            try:
-                await client.create(fake_slice(node, instances, driver, attributes))
-            except ApiError as e:
-                if not is_already_exists(e):
-                    raise
-
-    await asyncio.gather(*(one(i) for i in range(count)))

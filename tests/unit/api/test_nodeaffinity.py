@@ -6,9 +6,9 @@ from typing import Any
 
 import pytest
 
-from kubedra.allocation.nodeselector import matches
 from kubedra.api.codec import decode
 from kubedra.api.core import NodeSelector
+from kubedra.api.nodeaffinity import matches
 
 LABELS = {"zone": "a", "gpus": "4", "kubernetes.io/hostname": "n1"}
 

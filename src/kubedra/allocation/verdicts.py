@@ -44,6 +44,8 @@ class NodeVerdicts:
     def verdict(self, allocator: PodAllocator, sig: int, node: str) -> NodeVerdict:
         index = allocator.index
         state: _PoolState
+        if not allocator.requests:  # claims without requests fit anywhere
+            return allocator.filter(node)
         if len(allocator.requests) == 1:  # the common case, without generic overhead
             pool = index.pool(node, next(iter(allocator.requests)))
             if pool is None or not pool.free:

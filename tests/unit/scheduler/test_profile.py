@@ -1,0 +1,57 @@
+"""The scheduler runs the plugins its profile lists per stage and names the plugin behind
+every status it records (upstream ``Status.SetPlugin``)."""
+
+from __future__ import annotations
+
+from kubedra.api.codec import decode
+from kubedra.api.core import Pod
+from kubedra.client.informer import Informers
+from kubedra.scheduler.framework import (
+    SUCCESS,
+    CycleState,
+    Diagnosis,
+    NodeInfo,
+    Profile,
+    Status,
+    unresolvable,
+)
+from kubedra.scheduler.plugins.dynamicresources import DRAState, DynamicResources
+from kubedra.scheduler.scheduler import Scheduler
+from kubedra.scheduler.setup import default_profile
+from kubedra.testing import fake_node
+
+
+class OnlyNode:
+    name = "OnlyNode"
+
+    def __init__(self, wanted: str) -> None:
+        self.wanted = wanted
+
+    def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status:
+        return SUCCESS if node.name == self.wanted else unresolvable("not the one")
+
+
+def test_filter_statuses_carry_the_plugin_name() -> None:
+    only = OnlyNode("n1")
+    scheduler = Scheduler(None, Informers(None), Profile(filter=[only]))  # type: ignore[arg-type]
+    for name in ("n0", "n1", "n2"):
+        scheduler.cache.set_node(fake_node(name))
+    pod = decode({"metadata": {"name": "p", "namespace": "ns"}}, Pod)
+    diagnosis, rejectors = Diagnosis(), set[str]()
+    feasible = scheduler._find_feasible(CycleState(), pod, [only], diagnosis, rejectors)
+    assert [n.name for n in feasible] == ["n1"]
+    assert rejectors == {"OnlyNode"}
+    assert {n: (s.plugin, s.message) for n, s in diagnosis.node_statuses.items()} == {
+        "n0": ("OnlyNode", "not the one"), "n2": ("OnlyNode", "not the one")}
+
+
+def test_default_profile_lists_dynamic_resources_at_each_of_its_stages() -> None:
+    dra = DynamicResources(DRAState())
+    profile = default_profile(dra)
+    stages = {stage: [p.name for p in getattr(profile, stage)]
+              for stage in Profile.__dataclass_fields__}
+    assert [s for s, names in stages.items() if "DynamicResources" in names] == [
+        "pre_enqueue", "enqueue", "pre_filter", "filter", "post_filter", "score", "reserve",
+        "after_unreserve", "pre_bind"]
+    assert stages["filter"] == ["NodeUnschedulable", "NodeName", "TaintToleration",
+                                "NodeAffinity", "NodeResourcesFit", "DynamicResources"]
