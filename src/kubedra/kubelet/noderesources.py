@@ -21,8 +21,7 @@ from typing import Protocol
 import msgspec
 
 from kubedra.api.core import Node
-from kubedra.api.meta import ObjectMeta, OwnerReference
-from kubedra.api.resource import API_VERSION, NamedResourcesResources, ResourceSlice
+from kubedra.api.resource import NamedResourcesResources, ResourceSlice, node_slice
 from kubedra.client.errors import ApiError, is_not_found
 from kubedra.client.informer import Informer
 from kubedra.client.rest import Client
@@ -58,13 +57,7 @@ class SyncPlan:
 
 
 def new_slice(node: Node, driver: str, model: ResourceModel) -> ResourceSlice:
-    name = node.metadata.name or ""
-    owner = OwnerReference(api_version="v1", kind="Node", name=name,
-                           uid=node.metadata.uid or "", controller=True)
-    return ResourceSlice(
-        api_version=API_VERSION, kind="ResourceSlice",
-        metadata=ObjectMeta(generate_name=f"{name}-{driver}-", owner_references=[owner]),
-        node_name=name, driver_name=driver, named_resources=model)
+    return node_slice(node, driver, model, generate_name=f"{node.metadata.name}-{driver}-")
 
 
 def plan_sync(node: Node, driver: str, desired: Sequence[ResourceModel] | None,
