@@ -13,8 +13,8 @@ from pathlib import Path
 import click
 
 from kubedra.cli.runtime import run_until_signalled, setup_logging
-from kubedra.driver import Driver, SocketPathError
-from kubedra.driver.example import ExampleDriver, generated_instances, load_instances, names_of
+from kubedra.driver import SocketPathError
+from kubedra.driver.example import build, generated_instances, load_instances, names_of
 
 log = logging.getLogger("kubedra.example-driver")
 
@@ -29,8 +29,8 @@ log = logging.getLogger("kubedra.example-driver")
 @click.option("--cdi-dir", type=click.Path(file_okay=False, path_type=Path),
               default=Path("/var/run/cdi"), show_default=True, help="where CDI specs are written")
 @click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path),
-              help="YAML file with the instances to publish (namedResources shape); "
-                   "reloaded on SIGHUP")
+              help="YAML file with the instances to publish instead of --instances "
+                   "(namedResources shape); reloaded on SIGHUP")
 @click.option("--node-name", default=None,
               help="this node's name (default: $NODE_NAME, else the host name)")
 @click.option("-v", "--verbose", count=True)
@@ -45,10 +45,11 @@ def example_driver(driver_name: str, root_dir: Path, instances: int, cdi_dir: Pa
             generated_instances(max(instances, 0)))
     except (OSError, ValueError) as err:
         raise click.ClickException(f"--config: {err}") from None
-    example = ExampleDriver(driver_name, cdi_dir, node)
-    example.set_instances(names_of(initial))
-    driver = Driver(driver_name, prepare=example.prepare, unprepare=example.unprepare,
-                    root_dir=root_dir, instances=initial, publish_resources=publish)
+    try:
+        driver, example = build(driver_name, root_dir, cdi_dir, node,
+                                initial if publish else None)
+    except ValueError as err:
+        raise click.ClickException(str(err)) from None
 
     def reload() -> None:
         assert config is not None

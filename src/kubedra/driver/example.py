@@ -22,6 +22,7 @@ from kubedra.api import resource as api
 from kubedra.api.quantity import Quantity
 from kubedra.driver import cdi
 from kubedra.driver.claims import Claim, ClaimError
+from kubedra.driver.plugin import Driver
 
 
 def instance_names(count: int) -> list[str]:
@@ -160,3 +161,25 @@ def _render(handle: Any) -> str:
 
 def names_of(instances: Sequence[api.NamedResourcesInstance]) -> list[str]:
     return [i.name for i in instances]
+
+
+def build(
+    driver_name: str,
+    root_dir: Path,
+    cdi_dir: Path,
+    node_name: str,
+    instances: Sequence[api.NamedResourcesInstance] | None,
+) -> tuple[Driver, ExampleDriver]:
+    """The example driver wired into a :class:`Driver`; ``instances=None`` opts out of
+    publishing (``--instances -1``)."""
+    example = ExampleDriver(driver_name, cdi_dir, node_name)
+    example.set_instances(names_of(instances or ()))
+    driver = Driver(
+        driver_name,
+        prepare=example.prepare,
+        unprepare=example.unprepare,
+        root_dir=root_dir,
+        instances=instances or (),
+        publish_resources=instances is not None,
+    )
+    return driver, example

@@ -104,7 +104,8 @@ class Driver:
         return self._node.prepared
 
     def publish(self, instances: Sequence[api.NamedResourcesInstance]) -> None:
-        """Replace the published instances; every open stream gets the new list at once."""
+        """Replace the published instances; every open stream gets the new list at once.
+        Call it from the event loop's thread (``loop.call_soon_threadsafe`` from others)."""
         if self._publisher is None:
             raise RuntimeError(f"driver {self.name} was started with publish_resources=False")
         self._publisher.publish(instances)
@@ -156,9 +157,11 @@ class Driver:
 
     @staticmethod
     async def _stop_server(server: grpc.aio.Server | None, path: Path, grace: float) -> None:
+        """Stop ``server`` and remove its socket; without a server of ours, leave ``path``."""
+        if server is None:
+            return
         try:
-            if server is not None:
-                await server.stop(grace)
+            await server.stop(grace)
         finally:
             sockets.release_socket_path(path)
 

@@ -28,7 +28,7 @@ class Publisher:
     @staticmethod
     def _build(instances: Sequence[api.NamedResourcesInstance]) -> Any:
         message = dra_pb2.NodeListAndWatchResourcesResponse()
-        message.resources.append(convert.instances_to_model(instances))
+        convert.instances_to_model(instances, message.resources.add())
         size = message.ByteSize()
         if size >= MAX_MESSAGE_BYTES:
             raise ValueError(

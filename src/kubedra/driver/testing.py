@@ -15,6 +15,7 @@ published resources and send prepare/unprepare for claims given as ordinary Reso
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import dataclasses
 from collections.abc import Sequence
 from pathlib import Path
@@ -74,7 +75,8 @@ class FakeKubelet:
         self._accept = accept
         self._reg_channel: grpc.aio.Channel | None = None
         self._dra_channel: grpc.aio.Channel | None = None
-        self._node: Any = None
+        self.node: Any = None
+        """The raw ``v1alpha3.Node`` stub, for requests the helpers below do not build."""
         self._stream: Any = None
         self._messages: asyncio.Queue[list[api.NamedResourcesInstance] | BaseException] = (
             asyncio.Queue()
@@ -104,14 +106,16 @@ class FakeKubelet:
         problem = _registration_problem(info, self._registration_socket)
         if problem or not self._accept:
             error = problem or "rejected by the test"
-            await registration.NotifyRegistrationStatus(
-                reg_pb2.RegistrationStatus(plugin_registered=False, error=error),
-                timeout=NOTIFY_TIMEOUT,
-            )
+            with contextlib.suppress(grpc.aio.AioRpcError):  # the plugin answers with an error
+                await registration.NotifyRegistrationStatus(
+                    reg_pb2.RegistrationStatus(plugin_registered=False, error=error),
+                    timeout=NOTIFY_TIMEOUT,
+                )
+            await self.close()
             raise RegistrationRejected(error)
         endpoint = info.endpoint or str(self._registration_socket)
         self._dra_channel = grpc.aio.insecure_channel(f"unix:{endpoint}")
-        self._node = dra_grpc.NodeStub(self._dra_channel)
+        self.node = dra_grpc.NodeStub(self._dra_channel)
         await registration.NotifyRegistrationStatus(
             reg_pb2.RegistrationStatus(plugin_registered=True), timeout=NOTIFY_TIMEOUT
         )
@@ -140,7 +144,7 @@ class FakeKubelet:
         return item
 
     async def _read_stream(self) -> None:
-        stream = self._node.NodeListAndWatchResources(dra_pb2.NodeListAndWatchResourcesRequest())
+        stream = self.node.NodeListAndWatchResources(dra_pb2.NodeListAndWatchResourcesRequest())
         try:
             async for message in stream:
                 instances: list[api.NamedResourcesInstance] = []
@@ -159,18 +163,18 @@ class FakeKubelet:
         assert self.info is not None, "register() first"
         out = []
         for claim in _parse_claims(claims):
-            handles = convert.handles_for_driver(claim, self.info.name)
-            if not handles:
+            batch = convert.claim_batches(claim).get(self.info.name)
+            if not batch:
                 raise ValueError(
                     f"claim {claim.metadata.name!r} has no allocation for driver {self.info.name}"
                 )
-            out += [convert.claim_to_proto(claim, h) for h in handles]
+            out += batch
         return out
 
     async def prepare(self, *claims: ClaimInput) -> dict[str, PrepareResult]:
         """``NodePrepareResources`` for the claims; claim UID -> result."""
         request = dra_pb2.NodePrepareResourcesRequest(claims=self.claims_request(claims))
-        response = await self._node.NodePrepareResources(request, timeout=PREPARE_TIMEOUT)
+        response = await self.node.NodePrepareResources(request, timeout=PREPARE_TIMEOUT)
         return {
             uid: PrepareResult(list(r.cdi_devices), r.error) for uid, r in response.claims.items()
         }
@@ -178,7 +182,7 @@ class FakeKubelet:
     async def unprepare(self, *claims: ClaimInput) -> dict[str, str]:
         """``NodeUnprepareResources`` for the claims; claim UID -> error (``""`` = success)."""
         request = dra_pb2.NodeUnprepareResourcesRequest(claims=self.claims_request(claims))
-        response = await self._node.NodeUnprepareResources(request, timeout=PREPARE_TIMEOUT)
+        response = await self.node.NodeUnprepareResources(request, timeout=PREPARE_TIMEOUT)
         return {uid: r.error for uid, r in response.claims.items()}
 
 

@@ -30,48 +30,45 @@ class ConversionError(ValueError):
 
 def _value_to_proto(attr: api.NamedResourcesAttribute, out: Any) -> None:
     """Fill ``NamedResourcesAttributeValue`` ``out``; exactly one member must be set."""
-    members = [
-        attr.quantity is not None,
-        attr.bool_ is not None,
-        attr.int_ is not None,
-        attr.int_slice is not None,
-        attr.string is not None,
-        attr.string_slice is not None,
-        attr.version is not None,
-    ]
-    if sum(members) != 1:
+    count = (
+        (attr.quantity is not None)
+        + (attr.bool_ is not None)
+        + (attr.int_ is not None)
+        + (attr.int_slice is not None)
+        + (attr.string is not None)
+        + (attr.string_slice is not None)
+        + (attr.version is not None)
+    )
+    if count != 1:
         raise ConversionError(f"attribute {attr.name!r}: exactly one value must be set")
-    if attr.quantity is not None:
-        out.quantity.string = attr.quantity.canonical()
-    elif attr.bool_ is not None:
-        out.bool = attr.bool_
+    if attr.string is not None:
+        out.string = attr.string
     elif attr.int_ is not None:
         out.int = attr.int_
+    elif attr.bool_ is not None:
+        out.bool = attr.bool_
+    elif attr.quantity is not None:
+        out.quantity.string = attr.quantity.canonical()
+    elif attr.version is not None:
+        out.version = attr.version
     elif attr.int_slice is not None:
         out.intSlice.SetInParent()
         out.intSlice.ints.extend(attr.int_slice.ints)
-    elif attr.string is not None:
-        out.string = attr.string
     elif attr.string_slice is not None:
         out.stringSlice.SetInParent()
         out.stringSlice.strings.extend(attr.string_slice.strings)
-    else:
-        out.version = attr.version
 
 
-def instances_to_model(instances: Sequence[api.NamedResourcesInstance]) -> Any:
-    """Our instances -> one ``ResourceModel`` (``namedResources`` present even when empty)."""
-    model = resource_pb2.ResourceModel()
-    named = model.namedResources
-    named.SetInParent()
+def instances_to_model(instances: Sequence[api.NamedResourcesInstance], out: Any = None) -> Any:
+    """Our instances -> a ``ResourceModel`` (``namedResources`` present even when empty),
+    filled into ``out`` when given (saves a copy of a large message)."""
+    model = resource_pb2.ResourceModel() if out is None else out
+    model.namedResources.SetInParent()
+    add_instance = model.namedResources.instances.add
     for inst in instances:
-        out = named.instances.add()
-        out.name = inst.name
+        add_attribute = add_instance(name=inst.name).attributes.add
         for attr in inst.attributes or ():
-            pb_attr = out.attributes.add()
-            pb_attr.name = attr.name
-            pb_attr.attributeValue.SetInParent()
-            _value_to_proto(attr, pb_attr.attributeValue)
+            _value_to_proto(attr, add_attribute(name=attr.name).attributeValue)
     return model
 
 
@@ -178,20 +175,30 @@ def handle_from_proto(pb: Any) -> api.StructuredResourceHandle:
 
 def claim_to_proto(claim: api.ResourceClaim, handle: api.ResourceHandle) -> Any:
     """The ``v1alpha3.Claim`` the kubelet sends for one resource handle of an allocated claim:
-    the structured handle when there is one (then ``resource_handle`` stays empty), else the
-    opaque data."""
+    the opaque data, plus the structured handle as the single entry of its repeated field."""
     meta = claim.metadata
-    out = dra_pb2.Claim(namespace=meta.namespace or "", uid=meta.uid or "", name=meta.name or "")
+    out = dra_pb2.Claim(
+        namespace=meta.namespace or "",
+        uid=meta.uid or "",
+        name=meta.name or "",
+        resource_handle=handle.data,
+    )
     if handle.structured_data is not None:
         out.structured_resource_handle.append(handle_to_proto(handle.structured_data))
-    else:
-        out.resource_handle = handle.data
     return out
 
 
-def handles_for_driver(claim: api.ResourceClaim, driver_name: str) -> list[api.ResourceHandle]:
-    """The resource handles of an allocated claim that belong to ``driver_name``."""
-    allocation = claim.status.allocation
-    if allocation is None:
-        return []
-    return [h for h in allocation.resource_handles or () if h.driver_name == driver_name]
+def claim_batches(claim: api.ResourceClaim) -> dict[str, list[Any]]:
+    """Driver name -> the ``v1alpha3.Claim`` messages the kubelet sends it for ``claim``, as
+    the v1.30 DRA manager builds them (pkg/kubelet/cm/dra/manager.go): one per resource handle,
+    to the handle's driver or else the claim's ``status.driverName``; an allocation without
+    handles still sends one empty handle to ``status.driverName``."""
+    status = claim.status
+    handles = (status.allocation.resource_handles if status.allocation else None) or [
+        api.ResourceHandle()
+    ]
+    batches: dict[str, list[Any]] = {}
+    for handle in handles:
+        driver = handle.driver_name or status.driver_name
+        batches.setdefault(driver, []).append(claim_to_proto(claim, handle))
+    return batches

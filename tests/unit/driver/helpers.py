@@ -32,12 +32,15 @@ def claim_yaml(
     request_params: str = "null",
 ) -> str:
     """A ResourceClaim allocated with structured parameters to ``instances`` on ``node``."""
-    results = "".join(
-        f"""
+    results = (
+        "".join(
+            f"""
         - vendorRequestParameters: {request_params}
           namedResources: {{name: {inst}}}"""
-        for inst in instances
-    ) or " []"
+            for inst in instances
+        )
+        or " []"
+    )
     return f"""
 apiVersion: resource.k8s.io/v1alpha2
 kind: ResourceClaim
