@@ -183,10 +183,7 @@ class ClaimManager:
                 info.PodUIDs = {**(info.PodUIDs or {}), pod.metadata.uid or "": {}}
                 if info.ClaimUID not in self.prepared:
                     pending.append(info)
-            try:
-                await self._call(pending, prepare=True)
-            finally:
-                self._store()
+            await self._checkpointed(pending, prepare=True)
 
     async def unprepare(self, pod_uid: str) -> None:
         """``UnprepareResources``: drop the pod from its claims; claims no other pod uses are
@@ -201,10 +198,18 @@ class ClaimManager:
                     info.PodUIDs = {u: v for u, v in pods.items() if u != pod_uid}
                 else:
                     pending.append(info)
-            try:
-                await self._call(pending, prepare=False)
-            finally:
-                self._store()
+            await self._checkpointed(pending, prepare=False)
+
+    async def _checkpointed(self, infos: list[ClaimInfoState], *, prepare: bool) -> None:
+        """Call the drivers (each batch is checkpointed), and checkpoint the pod references
+        when there was nothing to call or a call failed."""
+        try:
+            await self._call(infos, prepare=prepare)
+        except BaseException:
+            self._store()
+            raise
+        if not infos:
+            self._store()
 
     async def _call(self, infos: list[ClaimInfoState], *, prepare: bool) -> None:
         by_uid = {info.ClaimUID: info for info in infos}

@@ -119,11 +119,14 @@ class PodWorker:
                                  "FailedPrepareDynamicResources", stop_when_deleting=True):
             return
         devices = self.claims.devices(pod)
-        if devices:
-            await self.events.record(pod, "Normal", "PreparedDynamicResources", "CDI devices: "
-                                     + "; ".join(f"claim {c}: {', '.join(d) or '<none>'}"
-                                                 for c, d in sorted(devices.items())))
-        await self._run_containers(pod, how)
+        event = None if not devices else asyncio.create_task(self.events.record(  # never delays
+            pod, "Normal", "PreparedDynamicResources", "CDI devices: " + "; ".join(
+                f"claim {c}: {', '.join(d) or '<none>'}" for c, d in sorted(devices.items()))))
+        try:
+            await self._run_containers(pod, how)
+        finally:
+            if event is not None:
+                await event
 
     def _resume(self, pod: Pod) -> tuple[str, int, float]:
         """After an agent restart: the run already started (its start time and restarts)."""
