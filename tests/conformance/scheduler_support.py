@@ -44,9 +44,10 @@ _MODELS: dict[str, tuple[type[TypedObject], str]] = {
 
 
 @asynccontextmanager
-async def api_client(tmp_path: Path) -> AsyncIterator[Client]:
+async def api_client(tmp_path: Path, options: Options | None = None) -> AsyncIterator[Client]:
+    """A client of an in-process API server on 127.0.0.1 (GC off unless ``options`` say)."""
     store = await SQLiteStore.open(tmp_path / "kubedra.db", compact_interval=0)
-    server = ApiServer(store, Options(gc=False))
+    server = ApiServer(store, options or Options(gc=False))
     try:
         port = await server.start("127.0.0.1", 0)
         async with Client(ClientConfig(server=f"http://127.0.0.1:{port}")) as client:

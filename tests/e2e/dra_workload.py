@@ -75,17 +75,24 @@ async def create_class_and_template(client: Client, namespace: str) -> None:
         "metadata": {"name": CLASS}, "driverName": DRIVER, "structuredParameters": True,
         "parametersRef": {"apiGroup": "resource.k8s.io", "kind": "ResourceClassParameters",
                           "name": "a100-only", "namespace": namespace}})
+    await create_claim_template(client, namespace, "big-gpu", [CLAIM_SELECTOR])
+
+
+async def create_claim_template(client: Client, namespace: str, parameters: str,
+                                selectors: list[str]) -> None:
+    """Claim parameters with one request per selector and the claim template ``gpu`` of the
+    class using them."""
     await client.create_raw(kind("resourceclaimparameters"), {
         "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaimParameters",
-        "metadata": {"name": "big-gpu", "namespace": namespace},
+        "metadata": {"name": parameters, "namespace": namespace},
         "driverRequests": [{"driverName": DRIVER, "requests": [
-            {"namedResources": {"selector": CLAIM_SELECTOR}}]}]}, namespace)
+            {"namedResources": {"selector": s}} for s in selectors]}]}, namespace)
     await client.create_raw(kind("resourceclaimtemplates"), {
         "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaimTemplate",
         "metadata": {"name": "gpu", "namespace": namespace},
         "spec": {"spec": {"resourceClassName": CLASS, "parametersRef": {
             "apiGroup": "resource.k8s.io", "kind": "ResourceClaimParameters",
-            "name": "big-gpu"}}}}, namespace)
+            "name": parameters}}}}, namespace)
 
 
 def pod_body(name: str) -> dict[str, Any]:

@@ -9,7 +9,7 @@ not a builtin: msgspec then always encodes the field, so an empty one comes out 
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import Annotated, Any
 
 import msgspec
 
@@ -49,3 +49,9 @@ def always(value: Any, name: str | None = None) -> Any:
     the non-builtin factory makes msgspec encode it even when it equals the zero value.
     ``name`` overrides the JSON key as in ``msgspec.field``."""
     return msgspec.field(default_factory=functools.partial(_same, value), name=name)
+
+
+# Go's integer types. msgspec decodes integers of any size; the bounds make decode reject what
+# a Go client could not hold (upstream answers 400), so no stored object breaks a typed reader.
+Int32 = Annotated[int, msgspec.Meta(ge=-(2**31), le=2**31 - 1)]
+Int64 = Annotated[int, msgspec.Meta(ge=-(2**63), le=2**63 - 1)]

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import msgspec
 
-from kubedra.api.base import Model, always, required_list
+from kubedra.api.base import Int32, Int64, Model, always, required_list
 from kubedra.api.core import PodTemplateSpec
 from kubedra.api.meta import LabelSelector, ListMeta, TypedObject
 
@@ -46,7 +46,7 @@ POD_FAILURE_POLICY_OPERATORS = ("In", "NotIn")
 class PodFailurePolicyOnExitCodesRequirement(Model):
     container_name: str | None = None
     operator: str = always("")
-    values: list[int] = required_list()
+    values: list[Int32] = required_list()
 
 
 class PodFailurePolicyOnPodConditionsPattern(Model):
@@ -66,7 +66,7 @@ class PodFailurePolicy(Model):
 
 class SuccessPolicyRule(Model):
     succeeded_indexes: str | None = None
-    succeeded_count: int | None = None
+    succeeded_count: Int32 | None = None
 
 
 class SuccessPolicy(Model):
@@ -74,18 +74,18 @@ class SuccessPolicy(Model):
 
 
 class JobSpec(Model):
-    parallelism: int | None = None
-    completions: int | None = None
-    active_deadline_seconds: int | None = None
+    parallelism: Int32 | None = None
+    completions: Int32 | None = None
+    active_deadline_seconds: Int64 | None = None
     pod_failure_policy: PodFailurePolicy | None = None
     success_policy: SuccessPolicy | None = None
-    backoff_limit: int | None = None
-    backoff_limit_per_index: int | None = None
-    max_failed_indexes: int | None = None
+    backoff_limit: Int32 | None = None
+    backoff_limit_per_index: Int32 | None = None
+    max_failed_indexes: Int32 | None = None
     selector: LabelSelector | None = None
     manual_selector: bool | None = None
     template: PodTemplateSpec = msgspec.field(default_factory=PodTemplateSpec)
-    ttl_seconds_after_finished: int | None = None
+    ttl_seconds_after_finished: Int32 | None = None
     completion_mode: str | None = None
     suspend: bool | None = None
     pod_replacement_policy: str | None = None
@@ -110,14 +110,14 @@ class JobStatus(Model):
     conditions: list[JobCondition] | None = None
     start_time: str | None = None
     completion_time: str | None = None
-    active: int = 0
-    succeeded: int = 0
-    failed: int = 0
-    terminating: int | None = None
+    active: Int32 = 0
+    succeeded: Int32 = 0
+    failed: Int32 = 0
+    terminating: Int32 | None = None
     completed_indexes: str = ""
     failed_indexes: str | None = None
     uncounted_terminated_pods: UncountedTerminatedPods | None = None
-    ready: int | None = None
+    ready: Int32 | None = None
 
 
 class Job(TypedObject):
@@ -130,3 +130,35 @@ class JobList(Model):
     kind: str = ""
     metadata: ListMeta = msgspec.field(default_factory=ListMeta)
     items: list[Job] = required_list()
+
+
+# --- conditions and modes (shared by validation and the controllers) -----------------------
+
+
+def is_condition_true(conditions: list[JobCondition] | None, ctype: str) -> bool:
+    return any(c.type == ctype and c.status == "True" for c in conditions or ())
+
+
+def is_job_complete(job: Job) -> bool:
+    return is_condition_true(job.status.conditions, JOB_COMPLETE)
+
+
+def is_job_failed(job: Job) -> bool:
+    return is_condition_true(job.status.conditions, JOB_FAILED)
+
+
+def is_job_finished(job: Job) -> bool:
+    """``Complete=True`` or ``Failed=True``: the controllers leave a finished Job alone."""
+    return is_job_complete(job) or is_job_failed(job)
+
+
+def is_failure_target(job: Job) -> bool:
+    return is_condition_true(job.status.conditions, JOB_FAILURE_TARGET)
+
+
+def is_success_criteria_met(job: Job) -> bool:
+    return is_condition_true(job.status.conditions, JOB_SUCCESS_CRITERIA_MET)
+
+
+def is_indexed(job: Job) -> bool:
+    return (job.spec.completion_mode or NON_INDEXED_COMPLETION) == INDEXED_COMPLETION

@@ -7,16 +7,16 @@ from __future__ import annotations
 
 import msgspec
 
-from kubedra.api.base import Model, required_list
+from kubedra.api.base import Int32, Model, required_list
 from kubedra.api.meta import ListMeta, TypedObject
 
 
 class LeaseSpec(Model):
     holder_identity: str | None = None
-    lease_duration_seconds: int | None = None
+    lease_duration_seconds: Int32 | None = None
     acquire_time: str | None = None
     renew_time: str | None = None
-    lease_transitions: int | None = None
+    lease_transitions: Int32 | None = None
 
 
 class Lease(TypedObject):

@@ -14,7 +14,7 @@ from typing import Any
 
 import msgspec
 
-from kubedra.api.base import Model, always, required_list
+from kubedra.api.base import Int32, Int64, Model, always, required_list
 from kubedra.api.meta import ListMeta, ObjectMeta, TypedObject
 from kubedra.api.quantity import Quantity
 
@@ -168,7 +168,7 @@ class NodeList(Model):
 
 
 class PreferredSchedulingTerm(Model):
-    weight: int = always(0)
+    weight: Int32 = always(0)
     preference: NodeSelectorTerm = msgspec.field(default_factory=NodeSelectorTerm)
 
 
@@ -192,7 +192,7 @@ class Toleration(Model):
     operator: str | None = None  # Exists | Equal (empty means Equal)
     value: str | None = None
     effect: str | None = None
-    toleration_seconds: int | None = None
+    toleration_seconds: Int64 | None = None
 
 
 class PodSchedulingGate(Model):
@@ -234,8 +234,8 @@ class EnvVar(Model):
 
 class ContainerPort(Model):
     name: str | None = None
-    host_port: int | None = None
-    container_port: int = always(0)
+    host_port: Int32 | None = None
+    container_port: Int32 = always(0)
     protocol: str | None = None
     host_ip: str | None = msgspec.field(default=None, name="hostIP")
 
@@ -276,8 +276,8 @@ class PodSpec(Model):
     containers: list[Container] = required_list()
     ephemeral_containers: list[RawObject] | None = None
     restart_policy: str | None = None
-    termination_grace_period_seconds: int | None = None
-    active_deadline_seconds: int | None = None
+    termination_grace_period_seconds: Int64 | None = None
+    active_deadline_seconds: Int64 | None = None
     dns_policy: str | None = None
     node_selector: dict[str, str] | None = None
     service_account_name: str | None = None
@@ -297,7 +297,7 @@ class PodSpec(Model):
     tolerations: list[Toleration] | None = None
     host_aliases: list[RawObject] | None = None
     priority_class_name: str | None = None
-    priority: int | None = None
+    priority: Int32 | None = None
     dns_config: RawObject | None = None
     readiness_gates: list[RawObject] | None = None
     runtime_class_name: str | None = None
@@ -337,7 +337,7 @@ class ContainerStatus(Model):
     state: RawObject = msgspec.field(default_factory=_empty_object)
     last_state: RawObject = msgspec.field(default_factory=_empty_object)
     ready: bool = always(False)
-    restart_count: int = always(0)
+    restart_count: Int32 = always(0)
     image: str = always("")
     image_id: str = always("", name="imageID")
     container_id: str | None = msgspec.field(default=None, name="containerID")
@@ -411,7 +411,7 @@ class Event(TypedObject):
     source: EventSource = msgspec.field(default_factory=EventSource)
     first_timestamp: str | None = None
     last_timestamp: str | None = None
-    count: int | None = None
+    count: Int32 | None = None
     type: str | None = None  # Normal | Warning
     event_time: str | None = None
     series: RawObject | None = None

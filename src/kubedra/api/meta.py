@@ -10,7 +10,7 @@ from typing import Any
 
 import msgspec
 
-from kubedra.api.base import Model, always
+from kubedra.api.base import Int32, Int64, Model, always
 
 
 def kobj(namespace: str | None, name: str | None) -> str:
@@ -44,10 +44,10 @@ class ObjectMeta(Model):
     self_link: str | None = None
     uid: str | None = None
     resource_version: str | None = None
-    generation: int | None = None
+    generation: Int64 | None = None
     creation_timestamp: str | None = None
     deletion_timestamp: str | None = None
-    deletion_grace_period_seconds: int | None = None
+    deletion_grace_period_seconds: Int64 | None = None
     labels: dict[str, str] | None = None
     annotations: dict[str, str] | None = None
     owner_references: list[OwnerReference] | None = None
@@ -59,7 +59,7 @@ class ListMeta(Model):
     self_link: str | None = None
     resource_version: str | None = None
     continue_: str | None = msgspec.field(default=None, name="continue")
-    remaining_item_count: int | None = None
+    remaining_item_count: Int64 | None = None
 
 
 class TypedObject(Model):
@@ -82,7 +82,7 @@ class StatusDetails(Model):
     kind: str | None = None
     uid: str | None = None
     causes: list[StatusCause] | None = None
-    retry_after_seconds: int | None = None
+    retry_after_seconds: Int32 | None = None
 
 
 class Status(Model):
@@ -95,7 +95,7 @@ class Status(Model):
     message: str | None = None
     reason: str | None = None
     details: StatusDetails | None = None
-    code: int | None = None
+    code: Int32 | None = None
 
 
 class LabelSelectorRequirement(Model):
@@ -114,7 +114,7 @@ class Condition(Model):
 
     type: str = ""
     status: str = ""
-    observed_generation: int | None = None
+    observed_generation: Int64 | None = None
     last_transition_time: str | None = None
     reason: str = ""
     message: str = ""
@@ -123,7 +123,7 @@ class Condition(Model):
 class DeleteOptions(Model):
     api_version: str | None = None
     kind: str | None = None
-    grace_period_seconds: int | None = None
+    grace_period_seconds: Int64 | None = None
     propagation_policy: str | None = None
     dry_run: list[str] | None = None
     preconditions: Preconditions | None = None

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from kubedra.api.base import Model, required_list
+from kubedra.api.base import Int64, Model, required_list
 from kubedra.api.core import Node, NodeSelector
 from kubedra.api.meta import ListMeta, ObjectMeta, OwnerReference, TypedObject
 from kubedra.api.quantity import Quantity
@@ -56,9 +56,9 @@ def _null_to_empty(obj: Any, name: str) -> None:
 
 class NamedResourcesIntSlice(Model):
     if TYPE_CHECKING:
-        ints: list[int] = required_list()
+        ints: list[Int64] = required_list()
     else:
-        ints: list[int] | None = required_list()
+        ints: list[Int64] | None = required_list()
 
     def __post_init__(self) -> None:
         _null_to_empty(self, "ints")
@@ -80,7 +80,7 @@ class NamedResourcesAttribute(Model):
     name: str = ""
     quantity: Quantity | None = None
     bool_: bool | None = msgspec.field(default=None, name="bool")
-    int_: int | None = msgspec.field(default=None, name="int")
+    int_: Int64 | None = msgspec.field(default=None, name="int")
     int_slice: NamedResourcesIntSlice | None = None
     string: str | None = None
     string_slice: NamedResourcesStringSlice | None = None

@@ -7,9 +7,11 @@ decode the new and the stored object once each and hand back the admitted JSON.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import asyncio
+from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Final, TypeVar
 
 from kubedra.api import codec
 from kubedra.api.base import Obj
@@ -18,6 +20,8 @@ from kubedra.apiserver import errors
 from kubedra.apiserver.registry import Resource
 from kubedra.registry import pipeline
 from kubedra.registry.pipeline import Decoded
+
+T = TypeVar("T")
 
 
 @contextmanager
@@ -33,12 +37,9 @@ def answers() -> Iterator[None]:
         raise errors.bad_request(err.message) from None
 
 
-def decode(res: Resource, raw: Any, mode: str, raw_bytes: bytes | None = None) -> Decoded:
-    """A parsed body → the kind's typed object. Duplicate keys are looked for (a second
-    parse) only under ``fieldValidation=Strict``."""
-    duplicates = None
-    if raw_bytes is not None and mode == "Strict":
-        duplicates = codec.duplicate_fields(raw_bytes)
+def decode(res: Resource, raw: Any, mode: str, duplicates: list[str] | None = None) -> Decoded:
+    """A parsed body → the kind's typed object; ``duplicates`` are the body's repeated keys
+    where the caller looked for them (only under ``fieldValidation=Strict``)."""
     with answers():
         return pipeline.decode(res.kind, raw, mode, duplicates)
 
@@ -60,9 +61,38 @@ def ensure_namespace(res: Resource, obj: TypedObject, namespace: str) -> None:
         pipeline.ensure_namespace(res.kind, obj, namespace)
 
 
-def before_create(res: Resource, obj: TypedObject) -> None:
-    with answers():
-        pipeline.before_create(res.strategy, res.kind, obj)
+# Admission whose validation compiles CEL (a 2.5 MB ResourceClaimParameters takes seconds)
+# runs on this thread, one request at a time, so the event loop keeps serving everyone else;
+# at most HEAVY_WAITING such requests wait, more are told to retry (429). Each gets a budget
+# of CPU seconds for compiling (docs/deviations.md).
+_HEAVY: Final = ThreadPoolExecutor(max_workers=1, thread_name_prefix="admission")
+HEAVY_WAITING: Final = 16
+COMPILE_CPU_SECONDS: Final = 2.0
+_waiting = 0
+
+
+async def _admit(res: Resource, step: Callable[[], T]) -> T:
+    """Run a pipeline step, off the event loop when the kind's validation is heavy."""
+    global _waiting
+    if not res.strategy.compiles_cel:
+        with answers():
+            return step()
+    if _waiting >= HEAVY_WAITING:
+        raise errors.too_many_requests()
+    _waiting += 1
+    try:
+        return await asyncio.get_running_loop().run_in_executor(_HEAVY, _budgeted, step)
+    finally:
+        _waiting -= 1
+
+
+def _budgeted(step: Callable[[], T]) -> T:
+    with answers(), pipeline.compile_budget(COMPILE_CPU_SECONDS):
+        return step()
+
+
+async def before_create(res: Resource, obj: TypedObject) -> None:
+    await _admit(res, lambda: pipeline.before_create(res.strategy, res.kind, obj))
 
 
 def _typed(res: Resource, obj: Obj) -> Any:
@@ -72,11 +102,10 @@ def _typed(res: Resource, obj: Obj) -> Any:
         raise errors.bad_request(pipeline.cannot_handle(res.kind, str(err))) from None
 
 
-def before_update(res: Resource, new: Obj, old: Obj, *, status: bool = False) -> Obj:
+async def before_update(res: Resource, new: Obj, old: Obj, *, status: bool = False) -> Obj:
     """The main or status update pipeline over JSON; returns the admitted new object."""
     typed_new, typed_old = _typed(res, new), _typed(res, old)
     step = pipeline.before_status_update if status else pipeline.before_update
-    with answers():
-        step(res.strategy, res.kind, typed_new, typed_old)
+    await _admit(res, lambda: step(res.strategy, res.kind, typed_new, typed_old))
     out: Obj = codec.to_builtins(typed_new)
     return out

@@ -18,7 +18,7 @@ from aiohttp import web
 from kubedra.api.core import Namespace
 from kubedra.api.features import FeatureGates
 from kubedra.api.meta import ObjectMeta
-from kubedra.apiserver import discovery, errors, objects, openapi
+from kubedra.apiserver import discovery, errors, malloc, objects, openapi, openapi_proto
 from kubedra.apiserver.auth import ADMIN, USER, Authenticator, NodeAuthorizer, User
 from kubedra.apiserver.gc import GarbageCollector
 from kubedra.apiserver.handlers import ResourceHandlers, resolve
@@ -45,6 +45,7 @@ class Options:
     token_users: dict[str, User] = field(default_factory=dict)
     gc: bool = True
     watch_window: int = 20_000
+    watch_window_bytes: int = 256 << 20
     # Tune the interpreter's cycle collector for a server process (see tune_cycle_collector);
     # off by default because it is process-wide (tests embed servers).
     tune_collector: bool = False
@@ -58,7 +59,8 @@ class ApiServer:
         self.store = store
         self.registry = Registry(self.options.gates)
         self.cache = objects.WireCache()
-        self.hub = WatchHub(store, self.cache, self.options.watch_window)
+        self.hub = WatchHub(store, self.cache, self.options.watch_window,
+                            self.options.watch_window_bytes)
         self.rest = Rest(self.registry, store, self.cache)
         self.resources = ResourceHandlers(
             self.hub, self.rest,
@@ -75,6 +77,8 @@ class ApiServer:
         self.authz = NodeAuthorizer(self.hub, store, slices)
         self.resources.authz = self.authz
         self.metrics = Metrics()
+        self.metrics.track_watch_cache(lambda: self.hub.window_bytes,
+                                       lambda: len(self.hub.window))
         self.inflight = 0
         self.address = ""
         self._runner: web.ServerRunner | None = None
@@ -95,6 +99,7 @@ class ApiServer:
         await self.prepare()
         if self.options.tune_collector:
             tune_cycle_collector()
+            malloc.tune_for_server()
         # The low-level server: no router or middleware chain, one handler does both.
         server = web.Server(self._handle, request_factory=self._make_request, access_log=None)
         self._runner = web.ServerRunner(server, handle_signals=False, shutdown_timeout=2.0)
@@ -216,6 +221,10 @@ class ApiServer:
                 return self._api_group(request, group)
             if len(parts) == 3:
                 return self._resource_list(request, group, parts[2])
+            if group == discovery.CRD_PATH[0] and parts[1:] == discovery.CRD_PATH and (
+                request.method in ("GET", "HEAD")
+            ):
+                return await self._custom_resource_definitions()
             return await self._resource(request, group, parts[2], parts[3:])
         return await self._fixed(request, path)
 
@@ -236,7 +245,7 @@ class ApiServer:
         if path == "/metrics":
             return web.Response(body=self.metrics.render(),
                                 headers={"Content-Type": self.metrics.content_type})
-        if path == "/version":
+        if path in ("/version", "/version/"):  # go-restful serves both; VersionApi asks "/version/"
             return _json_response(discovery.version_info())
         if path == "/openapi/v3":
             return self._cached("openapi/v3", lambda: openapi.v3_index(self.registry))
@@ -245,20 +254,24 @@ class ApiServer:
             return self._cached(gv, lambda: openapi.v3_document(self.registry, gv))
         if path == "/openapi/v2":
             accept = request.headers.get("Accept", "")
+            if any(t in accept for t in openapi_proto.MEDIA_TYPES):
+                return self._cached("openapi/v2.pb", lambda: openapi.v2_document(self.registry),
+                                    openapi_proto.encode, openapi_proto.CONTENT_TYPE)
             if accept and "json" not in accept and "*/*" not in accept:
                 raise errors.path_not_found()
             return self._cached("openapi/v2", lambda: openapi.v2_document(self.registry))
         raise errors.path_not_found()
 
-    def _cached(self, key: str, build: Callable[[], object | None]) -> web.Response:
+    def _cached(self, key: str, build: Callable[[], Any], encode: Callable[[Any], bytes]
+                = objects.encode, content_type: str = JSON) -> web.Response:
         """Static documents are encoded once; a builder answering None is a 404."""
         data = self._static.get(key)
         if data is None:
             doc = build()
             if doc is None:
                 raise errors.path_not_found()
-            data = self._static[key] = objects.encode(doc)
-        return web.Response(body=data, content_type=JSON)
+            data = self._static[key] = encode(doc)
+        return web.Response(body=data, headers={"Content-Type": content_type})
 
     def _discovery_root(self, request: web.BaseRequest, legacy: bool) -> web.Response:
         request[VERB] = "get"
@@ -271,6 +284,11 @@ class ApiServer:
         if legacy:
             return _json_response(discovery.api_versions(self.address or request.host))
         return _json_response(discovery.api_group_list(self.registry))
+
+    async def _custom_resource_definitions(self) -> web.Response:
+        """kubectl's validator looks a kind it cannot find up among the CRDs; none exist."""
+        revision = await self.store.current_revision()
+        return _json_response(discovery.custom_resource_definition_list(revision))
 
     def _api_group(self, request: web.BaseRequest, group: str) -> web.Response:
         body = discovery.api_group(self.registry, group)

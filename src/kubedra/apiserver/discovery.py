@@ -12,6 +12,9 @@ from kubedra.apiserver.registry import Registry, Resource
 
 AGGREGATED_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 AGGREGATED_V2BETA1 = "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList"
+# kubedra serves no custom resources, but answers the CRD list as kube-apiserver does without
+# any: kubectl's client-side validation lists CRDs for a kind it finds nowhere else
+CRD_PATH = ["apiextensions.k8s.io", "v1", "customresourcedefinitions"]
 
 
 def aggregated_version(accept: str) -> str | None:
@@ -143,6 +146,12 @@ def aggregated(registry: Registry, legacy: bool, version: str = "v2") -> Obj:
         "metadata": {},
         "items": items,
     }
+
+
+def custom_resource_definition_list(revision: int) -> Obj:
+    """The empty ``CustomResourceDefinitionList`` at ``revision``."""
+    return {"kind": "CustomResourceDefinitionList", "apiVersion": "apiextensions.k8s.io/v1",
+            "metadata": {"resourceVersion": str(revision)}, "items": []}
 
 
 def version_info() -> Obj:

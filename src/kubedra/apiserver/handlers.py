@@ -13,6 +13,7 @@ from typing import Any
 import msgspec
 from aiohttp import web
 
+from kubedra.api import codec
 from kubedra.api.base import Obj
 from kubedra.api.core import Namespace
 from kubedra.apiserver import admission, errors, objects, params, tables
@@ -33,6 +34,9 @@ from kubedra.apiserver.watch import EventWriter, Streamer
 from kubedra.registry.pipeline import MAX_REQUEST_BYTES, check_size
 
 JSON = "application/json"
+YAML = "application/yaml"
+# what a create or update body may be (upstream also reads protobuf, which kubedra does not)
+BODY_TYPES = (JSON, YAML)
 _NS_SUBRESOURCES = frozenset({"status", "finalize"})
 
 
@@ -212,10 +216,10 @@ class ResourceHandlers:
     # --- writes ---------------------------------------------------------------------------
 
     async def _create(self, request: web.BaseRequest, t: Target) -> web.StreamResponse:
-        raw, body = await read_json(request)
-        dry = _dry_run(request)
         mode = params.field_validation_mode(request.query.get("fieldValidation"))
-        dec = admission.decode(t.res, body, mode, raw)
+        body, duplicates = await read_object(request, mode)
+        dry = _dry_run(request)
+        dec = admission.decode(t.res, body, mode, duplicates)
         if self.authz is not None:
             self.authz.admit_create(_user(request), t.res, dec.obj)
         result = await self.rest.create(t.res, t.namespace, dec.obj, dry_run=dry,
@@ -226,9 +230,9 @@ class ResourceHandlers:
     async def _update(
         self, request: web.BaseRequest, t: Target, subresource: str = ""
     ) -> web.StreamResponse:
-        raw, body = await read_json(request)
         mode = params.field_validation_mode(request.query.get("fieldValidation"))
-        dec = admission.decode(t.res, body, mode, raw)
+        body, duplicates = await read_object(request, mode)
+        dec = admission.decode(t.res, body, mode, duplicates)
         if subresource == "finalize":
             result = await self._finalize(t, dec.obj)
         else:
@@ -256,7 +260,7 @@ class ResourceHandlers:
     async def _patch(
         self, request: web.BaseRequest, t: Target, subresource: str = ""
     ) -> web.StreamResponse:
-        content_type = request.headers.get("Content-Type", "").split(";")[0].strip().lower()
+        content_type = _media_type(request)
         if content_type not in dispatch.PATCH_TYPES:
             raise errors.unsupported_media_type(dispatch.PATCH_TYPES)
         raw = await read_body(request)
@@ -310,7 +314,7 @@ class ResourceHandlers:
         return self._answer(request, t, result)
 
     async def _bind(self, request: web.BaseRequest, t: Target) -> web.StreamResponse:
-        _, body = await read_json(request)
+        body, _ = await read_object(request, "Ignore")
         if not isinstance(body, dict):
             raise errors.bad_request("Binding in version \"v1\" cannot be handled as a Binding")
         result = await self.rest.bind_pod(t.res, t.namespace, t.name, body)
@@ -357,14 +361,36 @@ async def read_body(request: web.BaseRequest) -> bytes:
         raise errors.too_large(MAX_REQUEST_BYTES) from None
 
 
-async def read_json(request: web.BaseRequest) -> tuple[bytes, Any]:
+def _media_type(request: web.BaseRequest) -> str:
+    return request.headers.get("Content-Type", "").split(";")[0].strip().lower()
+
+
+async def read_object(request: web.BaseRequest, mode: str) -> tuple[Any, list[str] | None]:
+    """The body of a create, update or binding, parsed by its media type, and under
+    ``fieldValidation=Strict`` its repeated keys. Anything but JSON and YAML is refused
+    before the body is read (415), as ``NegotiateInputSerializer`` does; that also refuses
+    what a browser page may send another origin unasked (forms, plain text)."""
+    media = _media_type(request) or JSON  # no Content-Type: the first serializer, JSON
+    if media not in BODY_TYPES:
+        raise errors.unsupported_media_type(BODY_TYPES)
     raw = await read_body(request)
+    strict = mode == "Strict"
+    if media == YAML:
+        try:
+            docs = codec.load_documents(raw)
+        except codec.DecodeError as err:
+            raise errors.bad_request(
+                f"couldn't get version/kind; yaml parse error: {err.reason}"
+            ) from None
+        repeated = codec.yaml_duplicate_fields(raw) if strict else []
+        return (docs[0] if docs else None), (repeated[0] if repeated else None)
     try:
-        return raw, objects.decode(raw)
+        body = objects.decode(raw)
     except (msgspec.MsgspecError, RecursionError, UnicodeDecodeError) as err:
         raise errors.bad_request(
             f"couldn't get version/kind; json parse error: {err}"
         ) from None
+    return body, codec.duplicate_fields(raw) if strict else None
 
 
 def _dry_run(request: web.BaseRequest) -> bool:
@@ -398,7 +424,15 @@ def _include_object(request: web.BaseRequest) -> str:
 
 
 def _warning_text(text: str) -> str:
-    return text.replace("\\", "\\\\").replace('"', '\\"')
+    """The quoted text of a ``Warning`` header (RFC 7234): backslashes and quotes escaped,
+    control characters, which a header cannot carry, dropped (a stored write must still be
+    answered)."""
+    text = text.replace("\\", "\\\\").replace('"', '\\"')
+    return text.translate(_UNSENDABLE)
+
+
+# C0 controls but tab, and DEL
+_UNSENDABLE: dict[int, None] = {c: None for c in (*range(0x20), 0x7F) if c != 0x09}
 
 
 def _json(obj: Any, code: int = 200) -> web.Response:

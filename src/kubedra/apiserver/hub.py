@@ -15,19 +15,25 @@ from collections import deque
 from collections.abc import AsyncIterator
 
 from kubedra.api.base import Obj
-from kubedra.apiserver import objects
+from kubedra.apiserver import malloc, objects
 from kubedra.storage.contract import CompactedError, EventType, KeyValue, Store, WatchEvent
 
 log = logging.getLogger(__name__)
+
+# evicted bytes after which freed memory is handed back (a trim costs about a millisecond)
+_RELEASE_EVERY = 64 << 20
 
 
 class Change:
     """A decoded store event: objects are shared, never mutate them.
 
-    The previous value is kept as stored bytes and decoded only when a filtered watcher asks
-    (selector transitions), so the event window holds one dict per event, not two."""
+    Memory matters more than anything else here, since the window holds thousands: the wire
+    line is the only copy of the encoded object (``data`` is cut from it on demand); the
+    previous value, needed only for selector transitions of a MODIFIED event, is kept as
+    stored bytes and decoded only when a filtered watcher asks."""
 
-    __slots__ = ("_prev", "_prev_kv", "data", "key", "line", "obj", "revision", "type")
+    __slots__ = ("_prev", "_prev_kv", "_start", "key", "line", "obj", "revision", "size",
+                 "type")
 
     def __init__(self, typ: str, key: str, revision: int, obj: Obj, data: bytes,
                  prev: KeyValue | None) -> None:
@@ -35,11 +41,22 @@ class Change:
         self.key = key
         self.revision = revision
         self.obj = obj
-        self.data = data
-        self._prev_kv = prev
+        # only a MODIFIED event can move an object into or out of a selection
+        self._prev_kv = prev if typ == "MODIFIED" else None
         self._prev: Obj | None = None
         # the watch-stream line, built once and shared by every watcher
-        self.line = b'{"type":"' + typ.encode() + b'","object":' + data + b"}\n"
+        head = b'{"type":"' + typ.encode() + b'","object":'
+        self.line = head + data + b"}\n"
+        self._start = len(head)
+        # what the window pays for this event: the line, the decoded object (about as large
+        # as its JSON) and the previous stored value
+        self.size = 2 * len(self.line) + (len(prev.value) if self._prev_kv is not None
+                                          and prev is not None else 0)
+
+    @property
+    def data(self) -> bytes:
+        """The encoded object (for watchers that rewrite the line)."""
+        return self.line[self._start:-2]
 
     @property
     def prev(self) -> Obj | None:
@@ -120,15 +137,23 @@ class Subscription:
 
 
 class WatchHub:
-    def __init__(self, store: Store, cache: objects.WireCache, window: int = 20_000) -> None:
+    """The window is bounded twice: by event count and by the bytes its events hold, so a
+    client that writes large objects cannot grow the server without bound."""
+
+    def __init__(self, store: Store, cache: objects.WireCache, window: int = 20_000,
+                 window_bytes: int = 256 << 20) -> None:
         self.store = store
         self.cache = cache
-        self.window: deque[Change] = deque(maxlen=window)
+        self.window: deque[Change] = deque()
+        self.window_limit = window
+        self.window_bytes_limit = window_bytes
+        self.window_bytes = 0
         self.window_start = 0  # changes with revision > window_start are all in the window
         self.revision = 0
         self.subs: set[Subscription] = set()
         self.subscriber_limit = 50_000
         self._task: asyncio.Task[None] | None = None
+        self._released = 0  # bytes evicted since freed memory was last handed back
         self.stopped = False
 
     async def start(self) -> None:
@@ -165,21 +190,38 @@ class WatchHub:
             return
 
     async def _reset(self, compacted: int | None = None) -> None:
+        self._released += self.window_bytes
         self.window.clear()
+        self.window_bytes = 0
         self.revision = self.window_start = await self.store.current_revision()
         if compacted is None:
             compacted = await self.store.compacted_revision()
         for sub in list(self.subs):
             sub.expire(compacted)
         self.subs.clear()
+        self._release()
 
     def _publish(self, ch: Change) -> None:
-        if len(self.window) == self.window.maxlen:
-            self.window_start = self.window[0].revision
-        self.window.append(ch)
+        window = self.window
+        window.append(ch)
+        self.window_bytes += ch.size
+        while len(window) > self.window_limit or (
+            self.window_bytes > self.window_bytes_limit and len(window) > 1
+        ):
+            old = window.popleft()
+            self.window_bytes -= old.size
+            self._released += old.size
+            self.window_start = old.revision
         self.revision = ch.revision
         for sub in list(self.subs):
             sub.offer(ch)
+        if self._released >= _RELEASE_EVERY:
+            self._release()
+
+    def _release(self) -> None:
+        """Hand memory freed by evictions back to the system (the allocator keeps it)."""
+        self._released = 0
+        malloc.release_free_memory()
 
     def covers(self, after: int) -> bool:
         return after >= self.window_start

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from aiohttp import web
@@ -45,6 +46,14 @@ class Metrics:
             "Requests refused with 429 because too many were in flight.",
             registry=self.registry,
         )
+
+    def track_watch_cache(self, nbytes: Callable[[], int], events: Callable[[], int]) -> None:
+        """The watch cache's window, read at each scrape."""
+        Gauge("apiserver_watch_cache_window_bytes",
+              "Bytes held by the events in the watch cache window (bounded).",
+              registry=self.registry).set_function(nbytes)
+        Gauge("apiserver_watch_cache_window_events", "Events in the watch cache window.",
+              registry=self.registry).set_function(events)
 
     def observe(self, verb: str, group: str, resource: str, code: int, seconds: float) -> None:
         key = (verb, group, resource, code)

@@ -194,7 +194,7 @@ class Rest:
         generated = not meta.name and bool(meta.generate_name)
         for _ in range(_GENERATE_RETRIES):
             attempt = pipeline.fresh_copy(obj) if generated else obj
-            admission.before_create(res, attempt)
+            await admission.before_create(res, attempt)
             name = attempt.metadata.name or ""
             key = res.key(namespace, name)
             if dry_run:
@@ -257,7 +257,8 @@ class Rest:
             if manager:
                 new = managed_fields(res, old, new, manager, subresource)
             if admit:
-                new = admission.before_update(res, new, old, status=subresource == "status")
+                new = await admission.before_update(res, new, old,
+                                                    status=subresource == "status")
             if new == old:
                 return Result(new)
             if dry_run:

@@ -23,8 +23,13 @@ static limit). cel-cpp offers no cost tracker, so we bound evaluations different
    enclosing comprehension, assuming 10,000 iterations for non-literal ranges);
 2. at run time: cel-cpp stops every evaluation after 10,000 comprehension iterations, and our
    Python library functions charge a per-evaluation meter (elements scanned, characters
-   produced) limited to 1,000,000 units. Both surface as
-   ``operation cancelled: actual cost limit exceeded``.
+   produced) limited to 1,000,000 units, including the string functions whose work grows with
+   their operands (``+``, ``contains``, ``matches``, ``size``, ...: run in Python and charged
+   as cel-go charges them, _metered.py); an evaluation still charging after 0.5 s of wall
+   clock is stopped too. All surface as ``operation cancelled: actual cost limit exceeded``;
+3. per request: the API server compiles a request's selectors under
+   ``compile_budget(seconds)`` (thread CPU time); past it each further compile fails with
+   upstream's CRD-validation text :data:`BUDGET_EXCEEDED`.
 
 Together these keep any selector well under a second (see tests/unit/cel/test_hostile.py);
 docs/deviations.md ("CEL selectors") lists where this differs from cel-go.
@@ -35,6 +40,7 @@ from __future__ import annotations
 from kubedra.cel._cost import COST_LIMIT_EXCEEDED, RUNTIME_COST_LIMIT
 from kubedra.cel._env import EnvType
 from kubedra.cel._program import (
+    BUDGET_EXCEEDED,
     COMPILE_CACHE_SIZE,
     MAX_EXPRESSION_LENGTH,
     STATIC_COST_LIMIT,
@@ -44,6 +50,7 @@ from kubedra.cel._program import (
     Program,
     cache_info,
     clear_cache,
+    compile_budget,
     compile_expression,
     prepare,
     runtime_error_text,
@@ -54,6 +61,7 @@ from kubedra.cel._scheduler import scheduler_error_text
 compile = compile_expression
 
 __all__ = [
+    "BUDGET_EXCEEDED",
     "COMPILE_CACHE_SIZE",
     "COST_LIMIT_EXCEEDED",
     "MAX_EXPRESSION_LENGTH",
@@ -67,6 +75,7 @@ __all__ = [
     "cache_info",
     "clear_cache",
     "compile",
+    "compile_budget",
     "compile_expression",
     "prepare",
     "runtime_error_text",

@@ -1,4 +1,5 @@
-"""Static checks over a checked expression, read from cel-cpp's serialized ``CheckedExpr``.
+"""Static checks over a checked expression, read from cel-cpp's serialized ``CheckedExpr``,
+and the one rewrite of it we make (:func:`rename_calls`, for _numeric.py's comparisons).
 
 cel-expr-python exposes no AST, but ``Expression.serialize()`` returns a
 ``google.protobuf.Any`` holding a ``cel.expr.CheckedExpr``. This module walks its ``Expr`` tree
@@ -13,15 +14,19 @@ is not a literal can have (the evaluation knows it from the instance's attribute
   every call, and cel-cpp's list ``+`` and ``in``) add the list's length (literal) or
   ``unknown``; ``map``/``filter`` append to their result list, which cel-cpp copies on every
   step, so each step adds the iteration count (quadratic, as measured);
+* calls of the string functions charged by size (_metered.py) add one walk of the longest
+  string the instance holds;
 * selecting the internal key field of our object types (e.g. ``q.kubedra_value_key``) is
   reported.
 """
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Final
 
+from kubedra.cel._metered import STRING_OVERLOADS, STRING_TRAVERSAL
 from kubedra.cel._proto import KEY_FIELD
 
 ITERATION_BUDGET: Final = 10_000
@@ -44,11 +49,12 @@ _Span = tuple[int, int]
 
 
 class _Reader:
-    __slots__ = ("buf", "list_calls")
+    __slots__ = ("buf", "list_calls", "string_calls")
 
     def __init__(self, buf: bytes) -> None:
         self.buf = buf
         self.list_calls: dict[int, tuple[int, ...]] = {}
+        self.string_calls: set[int] = set()  # calls whose work grows with a string operand
 
     def varint(self, pos: int) -> tuple[int, int]:
         result = shift = 0
@@ -117,17 +123,25 @@ class CheckedAst:
 
     def __init__(self, serialized: bytes) -> None:
         r = self._r = _Reader(serialized)
+        # the overload ids the checker left possible for each call, by expression id
+        self.overloads: dict[int, list[str]] = {}
         (value,) = r.sub(0, len(serialized), 2)  # Any.value
         for key, ref in r.int_keyed_entries(value[0], value[1], 2):  # CheckedExpr.reference_map
-            for span in r.sub(ref[0], ref[1], 3):  # Reference.overload_id
-                operands = _list_operands(r.text(span))
+            ids = self.overloads[key] = [r.text(s) for s in r.sub(ref[0], ref[1], 3)]
+            for oid in ids:  # Reference.overload_id
+                operands = _list_operands(oid)
                 if operands:
                     r.list_calls[key] = operands
+                if oid in STRING_OVERLOADS:
+                    r.string_calls.add(key)
         self._roots = r.sub(value[0], value[1], 4)  # CheckedExpr.expr
 
-    def analyze(self, unknown: int) -> Analysis:
+    def analyze(self, unknown: int, unknown_string: int = 0) -> Analysis:
+        """The estimate when non-literal lists/maps hold up to ``unknown`` items and strings
+        up to ``unknown_string`` characters (each string function walks one such string)."""
         out = Analysis()
         walker = _Walker(self._r, max(0, unknown), out)
+        walker.string_cost = 1 + math.ceil(max(0, unknown_string) * STRING_TRAVERSAL)
         for span in self._roots:
             walker.walk(span, 1, 0)
         return out
@@ -148,10 +162,11 @@ def _list_operands(overload_id: str) -> tuple[int, ...]:
 
 
 class _Walker:
-    __slots__ = ("out", "r", "unknown")
+    __slots__ = ("out", "r", "string_cost", "unknown")
 
     def __init__(self, r: _Reader, unknown: int, out: Analysis) -> None:
         self.r, self.unknown, self.out = r, unknown, out
+        self.string_cost = 1
 
     def list_len(self, span: _Span) -> int | None:
         for num, wt, vs, ve in self.r.fields(*span):
@@ -182,6 +197,8 @@ class _Walker:
                     elif fnum == 2 and fwt == 2 and r.text((fs, fe)) == KEY_FIELD:
                         out.selects_internal_field = True
             elif num == _CALL:
+                if expr_id in r.string_calls:
+                    out.estimated_cost += mult * self.string_cost
                 operands = r.list_calls.get(expr_id, ())
                 arg = 0
                 for fnum, fwt, fs, fe in r.fields(vs, ve):
@@ -223,3 +240,60 @@ class _Walker:
         for num in (5, 6):  # loop condition and step run once per iteration
             if num in parts:
                 self.walk(parts[num], inner, iters)
+
+
+# --- rewriting -----------------------------------------------------------------------------
+
+# the message fields that hold messages, per message type (cel-spec syntax.proto/checked.proto)
+_CHILDREN: Final[dict[str, dict[int, str]]] = {
+    "Any": {2: "CheckedExpr"},
+    "CheckedExpr": {4: "Expr"},
+    "Expr": {_SELECT: "Select", _CALL: "Call", _LIST: "CreateList", _STRUCT: "CreateStruct",
+             _COMPREHENSION: "Comprehension"},
+    "Select": {1: "Expr"},
+    "Call": {1: "Expr", 3: "Expr"},
+    "CreateList": {1: "Expr"},
+    "CreateStruct": {2: "Entry"},
+    "Entry": {3: "Expr", 4: "Expr"},
+    "Comprehension": {2: "Expr", 4: "Expr", 5: "Expr", 6: "Expr", 7: "Expr"},
+}
+_CALL_FUNCTION: Final = 2
+
+
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def rename_calls(serialized: bytes, renames: dict[int, str]) -> bytes:
+    """The serialized ``CheckedExpr`` with the function of each call whose expression id is
+    in ``renames`` replaced (the checker's types and references stay as they are)."""
+    r = _Reader(serialized)
+
+    def message(span: _Span, kind: str, rename: str | None) -> bytes:
+        out = bytearray()
+        children = _CHILDREN.get(kind, {})
+        fields = r.fields(*span)
+        if kind == "Expr":
+            expr_id = next((r.varint(fs)[0] for n, wt, fs, _ in fields if n == _ID and wt == 0),
+                           -1)
+            rename = renames.get(expr_id)
+        for num, wt, start, end in fields:
+            if wt == 2 and num in children:
+                data = message((start, end), children[num], rename)
+            elif wt == 2 and kind == "Call" and num == _CALL_FUNCTION and rename is not None:
+                data = rename.encode()
+            else:
+                out += _varint(num << 3 | wt)
+                if wt == 2:
+                    out += _varint(end - start)
+                out += r.buf[start:end]
+                continue
+            out += _varint(num << 3 | 2) + _varint(len(data)) + data
+        return bytes(out)
+
+    return message((0, len(serialized)), "Any", None)

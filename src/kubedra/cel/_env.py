@@ -16,7 +16,7 @@ from typing import Any, Final
 from cel_expr_python import cel
 from cel_expr_python.ext import ext_optional
 
-from kubedra.cel import _k8s, _lists, _net, _strings
+from kubedra.cel import _k8s, _lists, _metered, _net, _numeric, _strings
 from kubedra.cel._decl import Overloads
 from kubedra.cel._proto import POOL, QUANTITY, SEMVER
 
@@ -56,6 +56,10 @@ ATTRIBUTE_VARIABLES: Final = {
 }
 
 OPTIONS: Final = (
+    VersionedOption((1, 0), _numeric.same_type_overloads, note="standard <, <=, >, >="),
+    VersionedOption((1, 28), _numeric.cross_type_overloads,
+                    note="CrossTypeNumericComparisons(true)"),
+    VersionedOption((1, 0), _metered.overloads, note="string functions charged by size"),
     VersionedOption((1, 0), _k8s.url_overloads, note="library.URLs"),
     VersionedOption((1, 0), _lists.regex_overloads, note="library.Regex"),
     VersionedOption((1, 0), _lists.list_overloads, note="library.Lists"),
@@ -94,4 +98,5 @@ def build(env_type: EnvType) -> Any:
         for var, sig in (opt.variables or {}).items():
             variables[var] = T(sig)
     functions = [cel.FunctionDecl(name, ovs) for name, ovs in by_name.items()]
-    return cel.NewEnv(POOL, variables=variables, extensions=extensions, functions=functions)
+    return cel.NewEnv(POOL, config=_numeric.STDLIB_CONFIG, variables=variables,
+                      extensions=extensions, functions=functions)

@@ -131,7 +131,7 @@ _RE2_OPTIONS.log_errors = False
 
 
 @functools.lru_cache(maxsize=512)
-def _compile(pattern: str) -> Any:
+def compile_regex(pattern: str) -> Any:
     try:
         return re2.compile(pattern, options=_RE2_OPTIONS)
     except re2.error as e:
@@ -141,7 +141,7 @@ def _compile(pattern: str) -> Any:
 
 def _find(s: str, pattern: str) -> str:
     _cost.charge(len(s) + len(pattern))
-    m = _compile(pattern).search(s)
+    m = compile_regex(pattern).search(s)
     return m.group(0) if m else ""
 
 
@@ -152,7 +152,7 @@ def _find_all_n(s: str, pattern: str, n: int) -> list[str]:
         return []
     out: list[str] = []
     prev_end = -1
-    for m in _compile(pattern).finditer(s):
+    for m in compile_regex(pattern).finditer(s):
         if m.start() == m.end() and m.start() == prev_end:
             continue
         out.append(m.group(0))

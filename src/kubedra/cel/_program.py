@@ -5,8 +5,10 @@ from __future__ import annotations
 import functools
 import re
 import threading
+import time
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
@@ -15,14 +17,16 @@ from cel_expr_python import cel
 from kubedra.api.goformat import go_quote
 from kubedra.api.quantity import Quantity
 from kubedra.api.semver import SemverError, Version
-from kubedra.cel import _cost, _env, _k8s
-from kubedra.cel._ast import CheckedAst
+from kubedra.cel import _cost, _env, _k8s, _metered, _numeric
+from kubedra.cel._ast import CheckedAst, rename_calls
 from kubedra.cel._env import EnvType
 from kubedra.cel._validators import literal_issues
 
 MAX_EXPRESSION_LENGTH: Final = 10_000
 STATIC_COST_LIMIT: Final = 1_000_000
 COMPILE_CACHE_SIZE: Final = 1024
+# overload id the checker picked -> the helper the checked AST is rewritten to call
+_REWRITES: Final = {**_numeric.HELPERS, **_metered.HELPERS}
 
 _STATUS_PREFIX: Final = re.compile(r"^[A-Z_]+: ")
 _STATUS_SUFFIX: Final = re.compile(r" \[[A-Z_]+\]$")
@@ -101,7 +105,7 @@ class Prepared:
     with upstream's ``extract attributes with type version: ...`` error, as in upstream.
     """
 
-    __slots__ = ("_activations", "_data", "_error", "size_bucket")
+    __slots__ = ("_activations", "_data", "_error", "cost_key", "size_bucket")
 
     def __init__(self, data: dict[str, Any], error: str | None) -> None:
         self._data = data
@@ -113,6 +117,11 @@ class Prepared:
             for lst in data[kind].values():
                 largest = max(largest, len(lst))
         self.size_bucket = _bucket(largest)
+        longest = max(map(len, data["attributes.string"].values()), default=0)
+        for lst in data["attributes.stringslice"].values():
+            longest = max(longest, max(map(len, lst), default=0))
+        # what the static estimate of a program depends on for this instance
+        self.cost_key = (self.size_bucket, _bucket(longest))
 
     def activation(self, env_type: EnvType) -> Any:
         if self._error is not None:
@@ -203,18 +212,17 @@ class Program:
     returns_bool: bool
     _expr: Any
     _ast: CheckedAst
-    _too_costly: dict[int, bool]
+    _too_costly: dict[tuple[int, int], bool]
 
-    def estimated_cost(self, size_bucket: int) -> int:
-        """Static work estimate when non-literal lists/maps hold up to ``size_bucket`` items."""
-        return self._ast.analyze(size_bucket).estimated_cost
+    def estimated_cost(self, size_bucket: int, string_bucket: int = 0) -> int:
+        """Static work estimate when non-literal lists/maps hold up to ``size_bucket`` items
+        and strings up to ``string_bucket`` characters."""
+        return self._ast.analyze(size_bucket, string_bucket).estimated_cost
 
-    def _check_cost(self, size_bucket: int) -> None:
-        over = self._too_costly.get(size_bucket)
+    def _check_cost(self, key: tuple[int, int]) -> None:
+        over = self._too_costly.get(key)
         if over is None:
-            over = self._too_costly[size_bucket] = (
-                self.estimated_cost(size_bucket) > STATIC_COST_LIMIT
-            )
+            over = self._too_costly[key] = self.estimated_cost(*key) > STATIC_COST_LIMIT
         if over:
             raise EvalError(_cost.COST_LIMIT_EXCEEDED)
 
@@ -223,8 +231,8 @@ class Program:
         prepared = attributes if attributes.__class__ is Prepared else _as_prepared(attributes)
         assert isinstance(prepared, Prepared)
         act = prepared._activations.get(self.env_type) or prepared.activation(self.env_type)
-        if self._too_costly.get(prepared.size_bucket) is not False:
-            self._check_cost(prepared.size_bucket)
+        if self._too_costly.get(prepared.cost_key) is not False:
+            self._check_cost(prepared.cost_key)
         _cost.reset()
         try:
             value = self._expr.eval(act).value()
@@ -240,7 +248,7 @@ class Program:
         """The result as a Python value (Quantity / Version for those object types)."""
         prepared = _as_prepared(attributes)
         act = prepared.activation(self.env_type)
-        self._check_cost(prepared.size_bucket)
+        self._check_cost(prepared.cost_key)
         _cost.reset()
         try:
             result = self._expr.eval(act)
@@ -309,6 +317,28 @@ class _LRU:
 _CACHE: Final = _LRU(COMPILE_CACHE_SIZE)
 
 
+class _Budget(threading.local):
+    deadline: float | None = None  # thread CPU time after which compiles are refused
+
+
+_BUDGET: Final = _Budget()
+BUDGET_EXCEEDED: Final = (
+    "validation failed due to running out of cost budget, no further validation rules will "
+    "be run"
+)
+
+
+@contextmanager
+def compile_budget(cpu_seconds: float) -> Iterator[None]:
+    """Bound the CPU time this thread spends compiling (cache misses) inside the block;
+    past it every further compile fails with :data:`BUDGET_EXCEEDED`, which is not cached."""
+    _BUDGET.deadline = time.thread_time() + cpu_seconds
+    try:
+        yield
+    finally:
+        _BUDGET.deadline = None
+
+
 def compile_expression(
     expression: str, env_type: EnvType = EnvType.STORED_EXPRESSIONS, *, require_bool: bool = True
 ) -> Program:
@@ -321,6 +351,9 @@ def compile_expression(
     key = (expression, env_type, require_bool)
     hit = _CACHE.get(key)
     if hit is None:
+        deadline = _BUDGET.deadline
+        if deadline is not None and time.thread_time() > deadline:
+            raise CompileError(BUDGET_EXCEEDED)
         hit = _compile_uncached(expression, env_type, require_bool)
         _CACHE.put(key, hit)
     if hit.__class__ is Program:
@@ -363,7 +396,11 @@ def _compile_uncached(
             f"compilation failed: estimated evaluation cost {found.estimated_cost} exceeds "
             f"the limit {STATIC_COST_LIMIT}"
         )
-    return Program(expression, env_type, require_bool, expr, ast, {0: False})
+    renames = {expr_id: _REWRITES[ids[0]] for expr_id, ids in ast.overloads.items()
+               if len(ids) == 1 and ids[0] in _REWRITES}
+    if renames:  # comparisons cel-go orders differently, string work cel-cpp does not meter
+        expr = env.deserialize(rename_calls(serialized, renames))
+    return Program(expression, env_type, require_bool, expr, ast, {(0, 0): False})
 
 
 def validate_selector(expression: str, stored: bool) -> str | None:

@@ -13,6 +13,7 @@ from pathlib import Path
 import click
 
 from kubedra.api.features import FeatureGateError, parse_feature_gates
+from kubedra.api.quantity import Quantity, QuantityError
 from kubedra.apiserver import tls as serving
 from kubedra.apiserver.app import ApiServer, Options
 from kubedra.apiserver.auth import AuthFileError, load_token_file
@@ -68,6 +69,8 @@ async def serve(
 @click.option("--max-requests-inflight", type=int, default=400, show_default=True)
 @click.option("--watch-cache-size", type=int, default=20_000, show_default=True,
               help="Recent events kept in memory for watches that resume.")
+@click.option("--watch-cache-bytes", default="256Mi", show_default=True,
+              help="Bound on the memory those events hold (a quantity: 64Mi, 1Gi).")
 @click.option("--compaction-interval", type=float, default=300.0, show_default=True,
               help="Seconds between store compactions (0: never).")
 @click.option("--compaction-retain", type=int, default=1000, show_default=True,
@@ -76,7 +79,7 @@ async def serve(
 def apiserver(
     data_dir: Path, bind_address: str, port: int, kubeconfig: Path | None, feature_gates: str,
     tls: bool, token: str | None, token_auth_file: Path | None, max_requests_inflight: int,
-    watch_cache_size: int,
+    watch_cache_size: int, watch_cache_bytes: str,
     compaction_interval: float, compaction_retain: int, verbose: int,
 ) -> None:
     """Serve the Kubernetes API (v1.30 REST semantics) on the embedded store."""
@@ -94,7 +97,20 @@ def apiserver(
         raise click.BadParameter(str(err), param_hint="--token-auth-file") from None
     options = Options(gates=gates, max_inflight=max_requests_inflight, token=token or None,
                       token_users=token_users, watch_window=watch_cache_size,
+                      watch_window_bytes=_byte_count(watch_cache_bytes),
                       tune_collector=True)
     run_until_signalled(lambda stop: serve(stop, data_dir, bind_address, port, kubeconfig,
                                            options, tls,
                                            (compaction_interval, compaction_retain)))
+
+
+def _byte_count(text: str) -> int:
+    """A byte size written as a Kubernetes quantity (``256Mi``)."""
+    try:
+        value = Quantity.parse(text).as_int64()
+    except QuantityError as err:
+        raise click.BadParameter(str(err), param_hint="--watch-cache-bytes") from None
+    if value is None or value <= 0:
+        raise click.BadParameter(f"{text!r} is not a positive byte count",
+                                 param_hint="--watch-cache-bytes")
+    return value

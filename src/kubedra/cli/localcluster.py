@@ -68,7 +68,8 @@ class LocalCluster:
     def __init__(self, data_dir: Path, *, port: int = 0, verbose: int = 0,
                  feature_gates: str = "", schedulers: int = 1,
                  controller_manager: bool = True,
-                 scheduler_args: Sequence[str] = ()) -> None:
+                 scheduler_args: Sequence[str] = (),
+                 controller_manager_args: Sequence[str] = ()) -> None:
         self.data_dir = data_dir
         self.kubeconfig_path = data_dir / "kubeconfig"
         logs = data_dir / "logs"
@@ -86,9 +87,14 @@ class LocalCluster:
             for i in range(schedulers)]
         self.others: list[Component] = list(self.schedulers)
         if controller_manager:
-            self.others.append(Component("controller-manager", ["controller-manager",
-                                                                *client_args],
-                                         logs / "controller-manager.log"))
+            gates = ["--feature-gates", feature_gates] if feature_gates else []
+            self.controller_manager: Component | None = Component(
+                "controller-manager",
+                ["controller-manager", *client_args, *gates, *controller_manager_args],
+                logs / "controller-manager.log")
+            self.others.append(self.controller_manager)
+        else:
+            self.controller_manager = None
         self.server = ""
 
     @property

@@ -39,7 +39,8 @@ from kubedra.client.errors import ApiError, is_not_found
 from kubedra.client.events import EventRecorder
 from kubedra.client.informer import Informer, object_key
 from kubedra.client.rest import Client
-from kubedra.client.workqueue import WorkQueue
+from kubedra.controllers.metrics import ControllerMetrics
+from kubedra.controllers.workqueue import WorkQueue
 
 log = logging.getLogger(__name__)
 
@@ -51,13 +52,14 @@ def is_pod_done(pod: Pod) -> bool:
 
 
 class ResourceClaimController:
-    def __init__(self, client: Client, *, workers: int = 4) -> None:
+    def __init__(self, client: Client, *, workers: int = 4,
+                 metrics: ControllerMetrics | None = None) -> None:
         self.client = client
         self.workers = workers
         self.pods = Informer(client, Pod)
         self.claims = Informer(client, ResourceClaim)
         self.templates = Informer(client, ResourceClaimTemplate)
-        self.queue = WorkQueue()
+        self.queue = WorkQueue("resource_claim", metrics=metrics)
         self.events = EventRecorder(client, "resource_claim")
         self._deleted_pods: OrderedDict[str, None] = OrderedDict()
         self._created: dict[tuple[str, str], str] = {}

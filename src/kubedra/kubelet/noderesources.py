@@ -25,7 +25,7 @@ from kubedra.api.resource import NamedResourcesResources, ResourceSlice, node_sl
 from kubedra.client.errors import ApiError, is_not_found
 from kubedra.client.informer import Informer
 from kubedra.client.rest import Client
-from kubedra.client.workqueue import WorkQueue
+from kubedra.controllers.workqueue import WorkQueue
 from kubedra.validation.equality import semantic_equal
 
 log = logging.getLogger(__name__)
@@ -99,7 +99,7 @@ class NodeResourcesController:
         self.node_name = get_node().metadata.name or ""
         self.informer: Informer[ResourceSlice] = Informer(
             client, ResourceSlice, field_selector=f"nodeName={self.node_name}")
-        self.queue = WorkQueue(base_delay=0.005, max_delay=1000.0)
+        self.queue = WorkQueue("node_resource_slices", base_delay=0.005, max_delay=1000.0)
         self.resources: dict[str, list[ResourceModel] | None] = {}
         self._monitors: dict[str, asyncio.Task[None]] = {}
         self.retry_initial = retry_initial

@@ -14,10 +14,13 @@ them into Status bodies, the CLI into kubectl's rendering of those.
 from __future__ import annotations
 
 import copy
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
 
+from kubedra import cel
 from kubedra.api import codec
+from kubedra.api.goformat import go_quote
 from kubedra.api.kinds import Kind
 from kubedra.api.meta import TypedObject
 from kubedra.registry.identity import generate_name, new_uid, now
@@ -105,8 +108,9 @@ def decode(kind: Kind, raw: Any, mode: str, duplicates: list[str] | None = None)
     _check_type_meta(kind, raw)
     warnings: list[str] = []
     if mode in ("Strict", "Warn"):
-        problems = [f'unknown field "{p}"' for p in codec.unknown_fields(raw, kind.model)]
-        problems += [f'duplicate field "{p}"' for p in duplicates or ()]
+        # sigs.k8s.io/json names the field with %q: control characters come out escaped
+        problems = [f"unknown field {go_quote(p)}" for p in codec.unknown_fields(raw, kind.model)]
+        problems += [f"duplicate field {go_quote(p)}" for p in duplicates or ()]
         if problems and mode == "Strict":
             raise StrictDecodingError(kind, "strict decoding error: " + ", ".join(problems))
         warnings = problems
@@ -197,3 +201,8 @@ def _common_update_errors(kind: Kind, new: TypedObject, old: TypedObject) -> lis
 def _raise_invalid(kind: Kind, obj: TypedObject, errs: list[FieldError]) -> None:
     if errs:
         raise Invalid(kind, obj.metadata.name or "", errs)
+
+
+def compile_budget(cpu_seconds: float) -> AbstractContextManager[None]:
+    """The CPU seconds one request's validation may spend compiling CEL selectors."""
+    return cel.compile_budget(cpu_seconds)

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from kubedra.api import batch
-from kubedra.api.batch import Job, JobCondition, UncountedTerminatedPods
+from kubedra.api.batch import Job, UncountedTerminatedPods
 from kubedra.api.features import FeatureGates
 from kubedra.api.goformat import go_quote
 from kubedra.validation import gorepr
@@ -50,37 +50,6 @@ class JobStatusValidationOptions:
     reject_not_complete_job_with_completion_time: bool = False
     reject_complete_job_with_failed_condition: bool = False
     reject_complete_job_with_failure_target_condition: bool = False
-
-
-# --- condition helpers (shared with the controller) --------------------------------------------
-
-
-def is_condition_true(conditions: list[JobCondition] | None, ctype: str) -> bool:
-    return any(c.type == ctype and c.status == "True" for c in conditions or ())
-
-
-def is_job_complete(job: Job) -> bool:
-    return is_condition_true(job.status.conditions, batch.JOB_COMPLETE)
-
-
-def is_job_failed(job: Job) -> bool:
-    return is_condition_true(job.status.conditions, batch.JOB_FAILED)
-
-
-def is_job_finished(job: Job) -> bool:
-    return is_job_complete(job) or is_job_failed(job)
-
-
-def _failure_target(job: Job) -> bool:
-    return is_condition_true(job.status.conditions, batch.JOB_FAILURE_TARGET)
-
-
-def _success_criteria_met(job: Job) -> bool:
-    return is_condition_true(job.status.conditions, batch.JOB_SUCCESS_CRITERIA_MET)
-
-
-def _is_indexed(job: Job) -> bool:
-    return (job.spec.completion_mode or batch.NON_INDEXED_COMPLETION) == batch.INDEXED_COMPLETION
 
 
 # --- timestamps ---------------------------------------------------------------------------------
@@ -122,10 +91,10 @@ def status_validation_options(
     if not gates.job_managed_by:
         return JobStatusValidationOptions()
     ns, os = new.status, old.status
-    finished_changed = is_job_finished(old) != is_job_finished(new)
-    complete_changed = is_job_complete(old) != is_job_complete(new)
-    failed_changed = is_job_failed(old) != is_job_failed(new)
-    failure_target_changed = _failure_target(old) != _failure_target(new)
+    finished_changed = batch.is_job_finished(old) != batch.is_job_finished(new)
+    complete_changed = batch.is_job_complete(old) != batch.is_job_complete(new)
+    failed_changed = batch.is_job_failed(old) != batch.is_job_failed(new)
+    failure_target_changed = batch.is_failure_target(old) != batch.is_failure_target(new)
     completed_changed = os.completed_indexes != ns.completed_indexes
     failed_indexes_changed = os.failed_indexes != ns.failed_indexes
     active_changed = os.active != ns.active
@@ -137,7 +106,7 @@ def status_validation_options(
     return JobStatusValidationOptions(
         # Elastic Indexed jobs (completions == parallelism) may scale down their succeeded count.
         reject_decreasing_succeeded_counter=(
-            not _is_indexed(new) or new.spec.completions != new.spec.parallelism
+            not batch.is_indexed(new) or new.spec.completions != new.spec.parallelism
         ),
         reject_decreasing_failed_counter=True,
         reject_disabling_terminal_condition=True,
@@ -283,12 +252,16 @@ def validate_job_status(job: Job, path: Path, opts: JobStatusValidationOptions) 
             st.uncounted_terminated_pods, path.child("uncountedTerminatedPods")
         )
     conditions = path.child("conditions")
-    complete = is_job_complete(job)
-    if opts.reject_complete_job_with_failed_condition and complete and is_job_failed(job):
+    complete = batch.is_job_complete(job)
+    if opts.reject_complete_job_with_failed_condition and complete and batch.is_job_failed(job):
         errs.append(
             invalid(conditions, OMIT_VALUE, "cannot set Complete=True and Failed=true conditions")
         )
-    if opts.reject_complete_job_with_failure_target_condition and complete and _failure_target(job):
+    if (
+        opts.reject_complete_job_with_failure_target_condition
+        and complete
+        and batch.is_failure_target(job)
+    ):
         errs.append(
             invalid(
                 conditions, OMIT_VALUE, "cannot set Complete=True and FailureTarget=true conditions"
@@ -322,7 +295,7 @@ def validate_job_status(job: Job, path: Path, opts: JobStatusValidationOptions) 
                 "completionTime cannot be set before startTime",
             )
         )
-    finished = is_job_finished(job)
+    finished = batch.is_job_finished(job)
     if opts.reject_finished_job_with_active_pods and st.active > 0 and finished:
         errs.append(
             invalid(path.child("active"), st.active, "active>0 is invalid for finished job")
@@ -376,7 +349,7 @@ def _validate_indexes(job: Job, path: Path, opts: JobStatusValidationOptions) ->
     if (
         opts.reject_completed_indexes_for_non_indexed_job
         and st.completed_indexes
-        and not _is_indexed(job)
+        and not batch.is_indexed(job)
     ):
         errs.append(
             invalid(
@@ -415,15 +388,15 @@ def _validate_indexes(job: Job, path: Path, opts: JobStatusValidationOptions) ->
 
 
 def _validate_success_criteria(job: Job, conditions: Path) -> ErrorList:
-    met = _success_criteria_met(job)
+    met = batch.is_success_criteria_met(job)
     rules = (
-        (met and not _is_indexed(job), "cannot set SuccessCriteriaMet to NonIndexed Job"),
+        (met and not batch.is_indexed(job), "cannot set SuccessCriteriaMet to NonIndexed Job"),
         (
-            met and is_job_failed(job),
+            met and batch.is_job_failed(job),
             "cannot set SuccessCriteriaMet=True and Failed=true conditions",
         ),
         (
-            met and _failure_target(job),
+            met and batch.is_failure_target(job),
             "cannot set SuccessCriteriaMet=True and FailureTarget=true conditions",
         ),
         (
@@ -431,7 +404,7 @@ def _validate_success_criteria(job: Job, conditions: Path) -> ErrorList:
             "cannot set SuccessCriteriaMet=True for Job without SuccessPolicy",
         ),
         (
-            job.spec.success_policy is not None and not met and is_job_complete(job),
+            job.spec.success_policy is not None and not met and batch.is_job_complete(job),
             "cannot set Complete=True for Job with SuccessPolicy unless SuccessCriteriaMet=True",
         ),
     )
@@ -448,7 +421,7 @@ def validate_job_status_transition(
     conditions = status.child("conditions")
     if opts.reject_disabling_terminal_condition:
         for ctype in (batch.JOB_FAILED, batch.JOB_COMPLETE, batch.JOB_FAILURE_TARGET):
-            if is_condition_true(os.conditions, ctype) and not is_condition_true(
+            if batch.is_condition_true(os.conditions, ctype) and not batch.is_condition_true(
                 ns.conditions, ctype
             ):
                 errs.append(
@@ -490,11 +463,15 @@ def validate_job_status_transition(
         errs.append(
             required(status.child("startTime"), "startTime cannot be removed for unsuspended job")
         )
-    if _success_criteria_met(old) and not _success_criteria_met(new):
+    if batch.is_success_criteria_met(old) and not batch.is_success_criteria_met(new):
         errs.append(
             invalid(conditions, OMIT_VALUE, "cannot disable the SuccessCriteriaMet=True condition")
         )
-    if is_job_complete(old) and not _success_criteria_met(old) and _success_criteria_met(new):
+    if (
+        batch.is_job_complete(old)
+        and not batch.is_success_criteria_met(old)
+        and batch.is_success_criteria_met(new)
+    ):
         errs.append(
             invalid(
                 conditions,

@@ -22,8 +22,8 @@ class Env:
     http: aiohttp.ClientSession
 
     async def call(self, method: str, path: str, body: Any = None,
-                   content_type: str | None = None) -> tuple[int, Any]:
-        headers = {"Content-Type": content_type} if content_type else {}
+                   content_type: str = "application/json") -> tuple[int, Any]:
+        headers = {"Content-Type": content_type}
         data = json.dumps(body).encode() if body is not None else None
         async with self.http.request(method, path, data=data, headers=headers) as resp:
             text = await resp.text()

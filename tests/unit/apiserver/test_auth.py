@@ -35,7 +35,9 @@ async def test_node_authorizer_over_http(make_env: MakeEnv) -> None:
     })
 
     async def call(token: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
-        headers = {"Authorization": f"Bearer {token}"} if token else {}
+        headers = {"Content-Type": "application/json"}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
         data = json.dumps(body).encode() if body is not None else None
         async with env.http.request(method, path, data=data, headers=headers) as resp:
             return resp.status, await resp.json(content_type=None)

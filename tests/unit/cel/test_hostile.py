@@ -37,6 +37,7 @@ def big() -> Prepared:
                 name="big", int_slice=NamedResourcesIntSlice(ints=list(range(100_000)))
             ),
             NamedResourcesAttribute(name="s", string="a" * 1000),
+            NamedResourcesAttribute(name="blob", string="a" * 1_000_000),
             NamedResourcesAttribute(
                 name="ss", string_slice=NamedResourcesStringSlice(strings=["x" * 100] * 1000)
             ),
@@ -53,6 +54,16 @@ COMPILE_REJECTED = {
 }
 
 BIG = 'attributes.intslice["big"]'
+BLOB = 'attributes.string["blob"]'
+LIST = "[" + ",".join(str(i) for i in range(1000)) + "]"
+STRING_WORK = {
+    "concat-loop": f"{LIST}.all(i, ({BLOB} + {BLOB} + {BLOB}).size() > 0)",
+    "size-loop": f"{LIST}.all(i, size({BLOB}) > 0 && {BLOB}.size() > 0)",
+    "matches-loop": f'{LIST}.all(i, {BLOB}.matches("a+b?$"))',
+    "contains-loop": f'{LIST}.all(i, {BLOB}.contains("aaaaaaaaaaaaaaaaaaab") == false)',
+    "prefix-loop": f'{LIST}.all(i, {BLOB}.startsWith("a") && {BLOB}.endsWith("a"))',
+    "nested-lists": f'{LIST}.all(i, attributes.stringslice["ss"].all(x, (x + x).size() > 0))',
+}
 EVAL_STOPPED = {
     "nested-unknown": f"{BIG}.all(x, {BIG}.all(y, y >= 0))",
     "sum-in-loop": 'attributes.intslice["big"].all(x, attributes.intslice["big"].sum() > 0)',
@@ -67,6 +78,8 @@ EVAL_STOPPED = {
     "exists-one": 'attributes.intslice["big"].exists_one(x, x == 5)',
     "split-loop": 'attributes.intslice["big"].all(x, attributes.string["s"].split("").size() > 0)',
     "indexof-loop": f"{BIG}.exists(x, {BIG}.indexOf(9) == x)",
+    # string work charged by operand size (before: up to 24 s with a 1 MB attribute)
+    **STRING_WORK,
 }
 
 
@@ -87,6 +100,26 @@ def test_stopped_during_evaluation(expr: str, big: Prepared) -> None:
         program.evaluate(big)
     assert str(exc.value) == COST_LIMIT_EXCEEDED
     assert time.perf_counter() - start < BOUND
+
+
+@pytest.mark.parametrize("expr", STRING_WORK.values(), ids=STRING_WORK.keys())
+def test_string_work_is_fine_on_ordinary_strings(expr: str) -> None:
+    small = prepare([
+        NamedResourcesAttribute(name="blob", string="aaa"),
+        NamedResourcesAttribute(name="ss", string_slice=NamedResourcesStringSlice(strings=["b"])),
+    ])
+    assert compile_expression(expr).evaluate(small) is True
+
+
+def test_string_costs_follow_cel_go() -> None:
+    """One ⌈0.1·n⌉ walk per call: concatenating a 1 MB string with itself costs 200,001 units
+    of the 1,000,000 and the size of the result as much again, so twice fits, three times
+    does not."""
+    one = prepare([NamedResourcesAttribute(name="blob", string="a" * 1_000_000)])
+    two = " && ".join(f"({BLOB} + {BLOB}).size() > {i}" for i in range(2))
+    assert compile_expression(two).evaluate(one) is True
+    with pytest.raises(EvalError, match="cost limit"):
+        compile_expression(two + f" && ({BLOB} + {BLOB}).size() > 5").evaluate(one)
 
 
 def test_same_selector_is_fine_on_small_data() -> None:

@@ -7,8 +7,8 @@ import asyncio
 from kubedra.allocation.podclaims import generate_name
 from kubedra.api import codec
 from kubedra.api.core import Pod
-from kubedra.client.workqueue import WorkQueue
 from kubedra.controllers.resourceclaim import is_pod_done
+from kubedra.controllers.workqueue import WorkQueue
 
 
 def test_generate_name_short_and_truncated_proportionally() -> None:
@@ -34,7 +34,7 @@ def test_pod_done() -> None:
 
 
 async def test_workqueue_deduplicates_and_retries() -> None:
-    q = WorkQueue(base_delay=0.001)
+    q = WorkQueue("test", base_delay=0.001)
     seen: list[str] = []
     fail_once = {"b"}
 
@@ -57,7 +57,7 @@ async def test_workqueue_deduplicates_and_retries() -> None:
 
 
 async def test_workqueue_never_runs_one_key_twice_at_once() -> None:
-    q = WorkQueue()
+    q = WorkQueue("test")
     running: set[str] = set()
     overlaps = 0
     done = asyncio.Event()

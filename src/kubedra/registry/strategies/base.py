@@ -89,6 +89,8 @@ class Strategy(Generic[T]):
     allow_create_on_update: bool = False
     #: DELETE sets deletionTimestamp and waits a grace period (pods) instead of removing.
     graceful_delete: bool = False
+    #: Validation compiles CEL selectors: CPU-heavy, so the server admits it off its loop.
+    compiles_cel: bool = False
 
     # --- writes (typed) ---------------------------------------------------------------------
 

@@ -47,7 +47,9 @@ class ResourceStrategy(Strategy[T], Generic[T]):
         revalidate_on_update: bool,
         status_update: Callable[[T, T], Errors] | None = None,
         default: Callable[[T], None] | None = None,
+        compiles_cel: bool = False,
     ) -> None:
+        self.compiles_cel = compiles_cel
         self._create = create
         self._update = update
         self._revalidate = revalidate_on_update
@@ -126,12 +128,12 @@ def pod_scheduling_context() -> ResourceStrategy[r.PodSchedulingContext]:
 def resource_claim_parameters() -> ResourceStrategy[r.ResourceClaimParameters]:
     return ResourceStrategy(
         v.validate_resource_claim_parameters, v.validate_resource_claim_parameters_update,
-        revalidate_on_update=False,
+        revalidate_on_update=False, compiles_cel=True,
     )
 
 
 def resource_class_parameters() -> ResourceStrategy[r.ResourceClassParameters]:
     return ResourceStrategy(
         v.validate_resource_class_parameters, v.validate_resource_class_parameters_update,
-        revalidate_on_update=False,
+        revalidate_on_update=False, compiles_cel=True,
     )

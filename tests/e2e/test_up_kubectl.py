@@ -1,0 +1,68 @@
+"""kubectl 1.30's everyday read-only commands against ``kubedra up`` as a user starts it:
+``kubectl version`` (client and server), ``kubectl explain`` of the DRA kinds."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from tests.e2e.conftest import _stop as stop
+from tests.e2e.kubectl import KubectlUnavailable, ensure_kubectl
+
+BANNER = "Press Ctrl-C to stop."
+
+
+@pytest.fixture(scope="module")
+def up_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
+    try:
+        binary = ensure_kubectl()
+    except KubectlUnavailable as err:
+        pytest.skip(str(err))
+    data = tmp_path_factory.mktemp("up-kubectl")
+    log = (data / "up.out").open("w+b")
+    proc = subprocess.Popen(
+        [sys.executable, "-c", "from kubedra.cli.main import main; main()", "up",
+         "--data-dir", str(data / "data"), "--port", "0", "--fake-nodes", "1"],
+        stdout=log, stderr=subprocess.STDOUT)
+    try:
+        deadline = time.monotonic() + 60
+        while BANNER not in (data / "up.out").read_text(errors="replace"):
+            if proc.poll() is not None or time.monotonic() > deadline:
+                pytest.fail((data / "up.out").read_text(errors="replace"))
+            time.sleep(0.1)
+        yield {"PATH": f"{binary.parent}:{os.environ.get('PATH', '/usr/bin:/bin')}",
+               "HOME": str(data), "KUBECONFIG": str(data / "data" / "kubeconfig")}
+    finally:
+        stop(proc)
+        log.close()
+
+
+def _kubectl(env: dict[str, str], *args: str) -> str:
+    proc = subprocess.run(["kubectl", *args], capture_output=True, text=True, env=env,
+                          timeout=60, check=False)
+    assert proc.returncode == 0, f"kubectl {' '.join(args)}:\n{proc.stdout}\n{proc.stderr}"
+    return proc.stdout
+
+
+def test_kubectl_version_prints_client_and_server(up_env: dict[str, str]) -> None:
+    out = _kubectl(up_env, "version")
+    assert "Client Version: v1.30.0" in out
+    assert "Server Version: v1.30.0" in out
+
+
+def test_kubectl_explain_resourceclaim_recursive(up_env: dict[str, str]) -> None:
+    out = _kubectl(up_env, "explain", "resourceclaim", "--recursive")
+    assert "KIND:       ResourceClaim" in out
+    assert "vendorClaimParameters\t<Object>" in out
+
+
+def test_kubectl_explain_claim_parameters_requests(up_env: dict[str, str]) -> None:
+    out = _kubectl(up_env, "explain", "resourceclaimparameters.driverRequests.requests")
+    assert "FIELD: requests <[]ResourceRequest>" in out
+    assert "Selector is a CEL expression" not in out  # one level only
+    assert "namedResources\t<NamedResourcesRequest>" in out

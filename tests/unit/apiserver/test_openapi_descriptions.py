@@ -1,0 +1,49 @@
+"""The OpenAPI documents carry a description on every type and field, and the descriptions
+table names only types and fields that exist (kubedra.api.descriptions)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from kubedra.api.descriptions import DESCRIPTIONS
+from kubedra.api.features import FeatureGates
+from kubedra.apiserver import openapi
+from kubedra.apiserver.registry import Registry
+
+
+def _definitions() -> dict[str, Any]:
+    registry = Registry(FeatureGates())
+    defs: dict[str, Any] = {}
+    for path in openapi.v3_index(registry)["paths"]:
+        doc = openapi.v3_document(registry, path)
+        assert doc is not None
+        defs.update(doc["components"]["schemas"])
+    return defs
+
+
+def test_every_type_and_field_is_described() -> None:
+    missing = []
+    for name, schema in _definitions().items():
+        if name.endswith("List"):
+            continue
+        if not schema.get("description"):
+            missing.append(name)
+        missing += [f"{name}.{field}" for field, prop in schema.get("properties", {}).items()
+                    if not prop.get("description")]
+    assert missing == []
+
+
+def test_descriptions_name_existing_fields() -> None:
+    defs = _definitions()
+    stale = [f"{name}.{field}" for name, fields in DESCRIPTIONS.items() for field in fields
+             if name not in defs or (field and field not in defs[name].get("properties", {}))]
+    assert stale == []
+
+
+def test_v2_definitions_match_v3() -> None:
+    registry = Registry(FeatureGates())
+    v2 = openapi.v2_document(registry)["definitions"]
+    assert set(v2) == set(_definitions())
+    claim = v2["io.k8s.api.resource.v1alpha2.ResourceClaim"]["properties"]["spec"]
+    assert claim == {"description": DESCRIPTIONS["io.k8s.api.resource.v1alpha2.ResourceClaim"][
+        "spec"], "$ref": "#/definitions/io.k8s.api.resource.v1alpha2.ResourceClaimSpec"}

@@ -1,0 +1,20 @@
+"""``kubedra controller-manager`` refuses bad flags with upstream's messages, before it
+connects anywhere."""
+
+from __future__ import annotations
+
+from click.testing import CliRunner
+
+from kubedra.cli.controller_manager import controller_manager
+
+
+def test_unknown_feature_gate_is_refused() -> None:
+    result = CliRunner().invoke(controller_manager, ["--feature-gates", "NoSuchGate=true"])
+    assert result.exit_code == 2
+    assert "unrecognized feature gate: NoSuchGate" in result.output
+
+
+def test_negative_backoff_is_refused() -> None:
+    result = CliRunner().invoke(controller_manager, ["--job-pod-failure-backoff", "-1"])
+    assert result.exit_code == 2
+    assert "--job-pod-failure-backoff" in result.output
