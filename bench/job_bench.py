@@ -19,13 +19,12 @@ import tempfile
 import time
 from pathlib import Path
 
-from kubedra.client.fake_nodes import create_fake_nodes
-
 from bench._common import arg_parser, write_json
 from bench._kubelet_sim import RUN_SECONDS, SimulatedKubelet
 from kubedra.api import batch, codec
 from kubedra.api.batch import Job
 from kubedra.api.core import Pod
+from kubedra.cli.fakenodes import create_fake_nodes
 from kubedra.cli.localcluster import LocalCluster
 from kubedra.client import kubeconfig
 from kubedra.client.informer import Informer

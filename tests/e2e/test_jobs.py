@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 from bench._kubelet_sim import EXIT_CODE, RUN_SECONDS, SimulatedKubelet
-from kubedra.client.fake_nodes import create_fake_nodes
 
 from kubedra.api import batch
+from kubedra.cli.fakenodes import create_fake_nodes
 from kubedra.cli.localcluster import LocalCluster
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
