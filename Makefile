@@ -27,7 +27,7 @@ $(TEST_STAMP): $(RUNTIME_STAMP)
 	touch $@
 
 up: $(RUNTIME_STAMP)
-	$(BIN)/kubedra up --fake-nodes 3 $(ARGS)
+	$(BIN)/kubedra up --nodes 3 $(ARGS)
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench

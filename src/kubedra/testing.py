@@ -7,16 +7,16 @@ Pure builders, no I/O; :mod:`kubedra.cli.fakenodes` creates them on a server.
 from __future__ import annotations
 
 from kubedra.api.core import Node, NodeSpec, NodeStatus
-from kubedra.api.meta import ObjectMeta, OwnerReference
+from kubedra.api.meta import ObjectMeta
 from kubedra.api.quantity import Quantity
 from kubedra.api.resource import (
-    API_VERSION,
     NamedResourcesAttribute,
     NamedResourcesInstance,
     NamedResourcesIntSlice,
     NamedResourcesResources,
     NamedResourcesStringSlice,
     ResourceSlice,
+    node_slice,
 )
 
 
@@ -47,14 +47,7 @@ def gpu_attributes(i: int) -> list[NamedResourcesAttribute]:
 
 def fake_slice(node: Node, instances: int, driver: str,
                attributes: bool = False) -> ResourceSlice:
-    name = node.metadata.name or ""
-    owner = OwnerReference(api_version="v1", kind="Node", name=name,
-                           uid=node.metadata.uid or "", controller=True)
-    return ResourceSlice(
-        api_version=API_VERSION, kind="ResourceSlice",
-        metadata=ObjectMeta(name=f"{name}-{driver}", owner_references=[owner]),
-        node_name=name, driver_name=driver,
-        named_resources=NamedResourcesResources(
-            instances=[NamedResourcesInstance(name=f"instance-{i}",
-                                              attributes=gpu_attributes(i) if attributes else None)
-                       for i in range(instances)]))
+    return node_slice(node, driver, NamedResourcesResources(
+        instances=[NamedResourcesInstance(name=f"instance-{i}",
+                                          attributes=gpu_attributes(i) if attributes else None)
+                   for i in range(instances)]), name=f"{node.metadata.name}-{driver}")

@@ -14,8 +14,8 @@ from typing import TYPE_CHECKING, Any
 import msgspec
 
 from kubedra.api.base import Int64, Model, required_list
-from kubedra.api.core import NodeSelector
-from kubedra.api.meta import ListMeta, ObjectMeta, TypedObject
+from kubedra.api.core import Node, NodeSelector
+from kubedra.api.meta import ListMeta, ObjectMeta, OwnerReference, TypedObject
 from kubedra.api.quantity import Quantity
 
 GROUP = "resource.k8s.io"
@@ -214,6 +214,19 @@ class ResourceSlice(TypedObject):
     node_name: str = ""
     driver_name: str = ""
     named_resources: NamedResourcesResources | None = None
+
+
+def node_slice(node: Node, driver: str, model: NamedResourcesResources | None, *,
+               name: str | None = None, generate_name: str | None = None) -> ResourceSlice:
+    """A slice of ``node``'s resources, controlled by the Node as the kubelet writes it (so
+    the garbage collector removes it with the Node)."""
+    node_name = node.metadata.name or ""
+    owner = OwnerReference(api_version="v1", kind="Node", name=node_name,
+                           uid=node.metadata.uid or "", controller=True)
+    return ResourceSlice(
+        api_version=API_VERSION, kind="ResourceSlice",
+        metadata=ObjectMeta(name=name, generate_name=generate_name, owner_references=[owner]),
+        node_name=node_name, driver_name=driver, named_resources=model)
 
 
 class ResourceSliceList(Model):

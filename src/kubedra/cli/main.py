@@ -17,6 +17,8 @@ SUBCOMMANDS: dict[str, str] = {
     "up": "kubedra.cli.up:up",
     "simulate": "kubedra.cli.simulate:simulate",
     "explain": "kubedra.cli.simulate:explain",
+    "kubelet": "kubedra.cli.kubelet:kubelet",
+    "node-pool": "kubedra.cli.nodepool:node_pool",
     "example-driver": "kubedra.cli.example_driver:example_driver",
 }
 

@@ -20,6 +20,7 @@ import click
 
 from kubedra.cli.fakenodes import create_fake_nodes
 from kubedra.cli.localcluster import ClusterError, LocalCluster
+from kubedra.cli.nodepool import pool_components
 from kubedra.cli.runtime import run_until_signalled, setup_logging
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
@@ -35,10 +36,15 @@ RESTART_LIMIT = 5
 @click.option("--fake-nodes", default=0, show_default=True,
               help="create this many Nodes, each with a ResourceSlice of GPU-like instances "
                    "(no node agent needed)")
+@click.option("--nodes", default=0, show_default=True,
+              help="run this many simulated nodes (node-0, ...): node agents, each with the "
+                   "example driver publishing its instances")
+@click.option("--nodes-per-process", default=25, show_default=True,
+              help="node agents hosted by one process")
 @click.option("--instances", default=8, show_default=True,
-              help="named-resource instances per fake node's ResourceSlice")
+              help="named-resource instances per node (fake or simulated)")
 @click.option("--driver", default="gpu.example.com", show_default=True,
-              help="driver name of the fake ResourceSlices")
+              help="driver name of the nodes' ResourceSlices")
 @click.option("--feature-gates", default="JobManagedBy=true", show_default=True,
               help="passed to the API server (upstream 1.30 defaults apply to the rest)")
 @click.option("--etcd-servers", default=None,
@@ -53,9 +59,10 @@ RESTART_LIMIT = 5
 @click.option("--scheduler-metrics-port", type=int, default=None,
               help="the scheduler serves Prometheus metrics on 127.0.0.1:PORT/metrics")
 @click.option("-v", "--verbose", count=True)
-def up(data_dir: str, port: int, fake_nodes: int, instances: int, driver: str,
-       feature_gates: str, etcd_servers: str | None, local_etcd: bool, apiservers: int,
-       scheduler_metrics_port: int | None, verbose: int) -> None:
+def up(data_dir: str, port: int, fake_nodes: int, nodes: int, nodes_per_process: int,
+       instances: int, driver: str, feature_gates: str, etcd_servers: str | None,
+       local_etcd: bool, apiservers: int, scheduler_metrics_port: int | None,
+       verbose: int) -> None:
     """Run a local cluster until Ctrl-C."""
     setup_logging(verbose)
     if local_etcd and etcd_servers:
@@ -69,6 +76,8 @@ def up(data_dir: str, port: int, fake_nodes: int, instances: int, driver: str,
                                etcd_members=1 if local_etcd else 0, apiservers=apiservers)
     except (ClusterError, EtcdNotFoundError) as e:
         raise click.UsageError(str(e)) from e
+    cluster.others += pool_components(cluster.data_dir, cluster.kubeconfig_path, nodes,
+                                      nodes_per_process, instances, driver, verbose)
 
     async def main(stop: asyncio.Event) -> None:
         try:

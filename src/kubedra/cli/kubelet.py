@@ -1,0 +1,89 @@
+"""``kubedra kubelet``: one node agent (the kubelet's DRA half over a simulated container
+runtime) until SIGINT/SIGTERM. Drivers register through ``ROOT/plugins_registry``."""
+
+from __future__ import annotations
+
+import asyncio
+from pathlib import Path
+
+import click
+
+from kubedra.api.core import TAINT_EFFECTS, Taint
+from kubedra.api.quantity import Quantity, QuantityError
+from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
+from kubedra.client import kubeconfig
+from kubedra.client.rest import Client
+from kubedra.kubelet.agent import NodeAgent
+from kubedra.kubelet.checkpoint import CheckpointError
+from kubedra.kubelet.node import NodeConfig
+
+
+def parse_label(text: str) -> tuple[str, str]:
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise click.BadParameter(f"{text!r}: want KEY=VALUE")
+    return key, value
+
+
+def parse_taint(text: str) -> Taint:
+    """``KEY[=VALUE]:EFFECT``, as ``kubectl taint`` and ``--register-with-taints``."""
+    head, sep, effect = text.rpartition(":")
+    key, _, value = head.partition("=")
+    if not sep or not key or effect not in TAINT_EFFECTS:
+        raise click.BadParameter(f"{text!r}: want KEY[=VALUE]:EFFECT with EFFECT one of "
+                                 f"{', '.join(sorted(TAINT_EFFECTS))}")
+    return Taint(key=key, value=value or None, effect=effect)
+
+
+def node_options(f: click.decorators.FC) -> click.decorators.FC:
+    """The Node's shape, shared by every command that runs node agents."""
+    for option in reversed([
+        click.option("--cpu", default="4", show_default=True, help="cpu capacity"),
+        click.option("--memory", default="32Gi", show_default=True, help="memory capacity"),
+        click.option("--pods", default="110", show_default=True, help="pod capacity"),
+        click.option("--label", "labels", multiple=True, metavar="KEY=VALUE",
+                     help="extra Node label (repeatable)"),
+        click.option("--taint", "taints", multiple=True, metavar="KEY[=VALUE]:EFFECT",
+                     help="Node taint registered with the Node (repeatable)"),
+    ]):
+        f = option(f)
+    return f
+
+
+def node_config(name: str, cpu: str, memory: str, pods: str, labels: tuple[str, ...],
+                taints: tuple[str, ...]) -> NodeConfig:
+    for flag, value in (("--cpu", cpu), ("--memory", memory), ("--pods", pods)):
+        try:
+            Quantity.parse(value)
+        except QuantityError as e:
+            raise click.BadParameter(f"{flag} {value!r}: {e}") from None
+    return NodeConfig(name=name, cpu=cpu, memory=memory, pods=pods,
+                      labels=dict(parse_label(label) for label in labels),
+                      taints=[parse_taint(t) for t in taints])
+
+
+@click.command("kubelet")
+@click.option("--kubeconfig", "kubeconfig_path", type=click.Path(dir_okay=False),
+              help="kubeconfig of the API server (default: $KUBECONFIG or ~/.kube/config)")
+@click.option("--node-name", required=True, help="name of the Node this agent registers")
+@click.option("--root-dir", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="state directory: plugins_registry/, dra_manager_state")
+@node_options
+@click.option("-v", "--verbose", count=True)
+def kubelet(kubeconfig_path: str | None, node_name: str, root_dir: Path, cpu: str, memory: str,
+            pods: str, labels: tuple[str, ...], taints: tuple[str, ...], verbose: int) -> None:
+    """Run a node agent until SIGINT/SIGTERM."""
+    setup_logging(verbose)
+    config = node_config(node_name, cpu, memory, pods, labels, taints)
+    api = kubeconfig.load(kubeconfig_path)
+
+    async def main(stop: asyncio.Event) -> None:
+        async with Client(api, user_agent=f"kubedra-kubelet/{node_name}") as client:
+            try:
+                agent = NodeAgent(client, config, root_dir.absolute())
+            except CheckpointError as e:
+                raise click.ClickException(f"failed to create claimInfo cache: error calling "
+                                           f"GetOrCreate() on checkpoint state: {e}") from None
+            await until_stopped(stop, agent.run())
+
+    run_until_signalled(main)

@@ -1,0 +1,100 @@
+"""``kubedra node-pool``: many simulated nodes in one process, for large local clusters
+(``kubedra up --nodes 100``). Each node is a full node agent with its own root directory,
+sockets, checkpoint and Lease, and its own example driver serving the upstream sockets in that
+root directory; only the process and the API connection pool are shared."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+from pathlib import Path
+
+import click
+
+from kubedra.api.resource import NamedResourcesInstance
+from kubedra.cli.kubelet import node_config, node_options
+from kubedra.cli.localcluster import Component
+from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
+from kubedra.client import kubeconfig
+from kubedra.client.rest import Client
+from kubedra.driver import Driver, dra_socket_path
+from kubedra.driver.example import ExampleDriver, instance_names
+from kubedra.kubelet.agent import NodeAgent
+from kubedra.testing import gpu_attributes
+
+MAX_SOCKET_PATH = 107
+"""Bytes of a Unix socket path (``sun_path`` less its terminating NUL)."""
+
+
+def pool_instances(count: int) -> list[NamedResourcesInstance]:
+    """The example driver's instance names with GPU-like attributes, so the manifests in
+    ``examples/`` (class filter and claim selector) match half of them."""
+    return [NamedResourcesInstance(name=name, attributes=gpu_attributes(i))
+            for i, name in enumerate(instance_names(count))]
+
+
+@click.command("node-pool")
+@click.option("--kubeconfig", "kubeconfig_path", type=click.Path(dir_okay=False),
+              help="kubeconfig of the API server (default: $KUBECONFIG or ~/.kube/config)")
+@click.option("--root-dir", type=click.Path(file_okay=False, path_type=Path), required=True,
+              help="each node's state lives in ROOT/<node name>/")
+@click.option("--prefix", default="node-", show_default=True, help="node names: PREFIX<i>")
+@click.option("--first", default=0, show_default=True, help="index of the first node")
+@click.option("--count", default=1, show_default=True, help="how many nodes this process runs")
+@click.option("--driver-name", default="gpu.example.com", show_default=True)
+@click.option("--instances", default=8, show_default=True,
+              help="instances each node's example driver publishes")
+@node_options
+@click.option("-v", "--verbose", count=True)
+def node_pool(kubeconfig_path: str | None, root_dir: Path, prefix: str, first: int,
+              count: int, driver_name: str, instances: int, cpu: str, memory: str, pods: str,
+              labels: tuple[str, ...], taints: tuple[str, ...], verbose: int) -> None:
+    """Run COUNT node agents, each with the example driver, until SIGINT/SIGTERM."""
+    setup_logging(verbose)
+    api = kubeconfig.load(kubeconfig_path)
+    names = [f"{prefix}{i}" for i in range(first, first + count)]
+    published = pool_instances(instances)
+
+    async def main(stop: asyncio.Event) -> None:
+        drivers: list[Driver] = []
+        async with Client(api, user_agent="kubedra-node-pool") as client:
+            agents = []
+            try:
+                for name in names:
+                    root = (root_dir / name).absolute()
+                    example = ExampleDriver(driver_name, root / "cdi", name)
+                    example.set_instances(instance_names(instances))
+                    driver = Driver(driver_name, prepare=example.prepare,
+                                    unprepare=example.unprepare, root_dir=root,
+                                    instances=published)
+                    await driver.start()
+                    drivers.append(driver)
+                    agents.append(NodeAgent(client, node_config(name, cpu, memory, pods,
+                                                                labels, taints), root))
+                await until_stopped(stop, *(a.run() for a in agents))
+            finally:
+                for driver in drivers:
+                    await driver.stop()
+
+    run_until_signalled(main)
+
+
+def pool_components(data_dir: Path, kubeconfig_path: Path, nodes: int, per_process: int,
+                    instances: int, driver: str, verbose: int = 0) -> list[Component]:
+    """The ``node-pool`` processes of ``kubedra up --nodes``: ``node-0`` ... in chunks of
+    ``per_process`` nodes, state under ``DATA/nodes/``."""
+    longest = dra_socket_path(data_dir / "nodes" / f"node-{max(nodes - 1, 0)}", driver)
+    if nodes and len(os.fsencode(longest)) > MAX_SOCKET_PATH:
+        raise click.UsageError(f"--data-dir {data_dir} is too deep for the nodes' sockets "
+                               f"({longest} exceeds {MAX_SOCKET_PATH} bytes)")
+    vflag = ["-" + "v" * verbose] if verbose else []
+    out = []
+    for first in range(0, nodes, max(per_process, 1)):
+        count = min(per_process, nodes - first)
+        out.append(Component(
+            f"nodes-{first}-{first + count - 1}",
+            ["node-pool", "--kubeconfig", str(kubeconfig_path),
+             "--root-dir", str(data_dir / "nodes"), "--first", str(first), "--count", str(count),
+             "--driver-name", driver, "--instances", str(instances), *vflag],
+            data_dir / "logs" / f"nodes-{first}.log"))
+    return out

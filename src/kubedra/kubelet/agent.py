@@ -1,0 +1,175 @@
+"""One node agent: the Node and its Lease, plugin discovery, the node resources controller,
+the claim manager with its checkpoint, and a pod worker per pod bound to the node. Several
+agents can share one process and event loop (each with its own root dir, sockets and Lease).
+
+At start the checkpoint is read; claims of pods that are gone or finished are unprepared once
+the pod list is known, so a claim released while the agent was down is not forgotten.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Coroutine
+from pathlib import Path
+from typing import Any
+
+from kubedra.api.core import Pod
+from kubedra.client.errors import ApiError
+from kubedra.client.events import EventRecorder
+from kubedra.client.informer import Informer, object_key
+from kubedra.client.rest import Client
+from kubedra.kubelet.checkpoint import CheckpointState
+from kubedra.kubelet.manager import ClaimManager, DriverClient
+from kubedra.kubelet.node import NodeAgentNode, NodeConfig
+from kubedra.kubelet.noderesources import NodeResourcesController
+from kubedra.kubelet.pluginmanager import PluginManager
+from kubedra.kubelet.plugins import Plugin, PluginStore
+from kubedra.kubelet.podworker import PodWorker
+from kubedra.kubelet.registration import DraClient, register_socket
+
+log = logging.getLogger(__name__)
+
+REGISTRY_DIR = "plugins_registry"
+REGISTER_RETRY = 1.0
+WORKER_RETRY = 1.0
+
+
+class NodeAgent:
+    def __init__(self, client: Client, config: NodeConfig, root_dir: Path) -> None:
+        self.client = client
+        self.config = config
+        self.root_dir = root_dir
+        self.node = NodeAgentNode(client, config)
+        self.store = PluginStore(on_register=self._registered, on_deregister=self._deregistered)
+        self.plugins = PluginManager(root_dir / REGISTRY_DIR, self.store, register_socket)
+        self.claims = ClaimManager(client, CheckpointState(root_dir), self._driver)
+        self.events = EventRecorder(client, "kubelet")
+        self.pods: Informer[Pod] = Informer(client, Pod,
+                                            field_selector=f"spec.nodeName={config.name}")
+        self.pods.add_handler(on_add=self._pod_changed,
+                              on_update=lambda _old, new: self._pod_changed(new),
+                              on_delete=self._pod_deleted)
+        self.resources: NodeResourcesController | None = None
+        self._workers: dict[str, tuple[PodWorker, asyncio.Task[None]]] = {}
+        self._cleanups: set[asyncio.Task[None]] = set()
+        self.ready = asyncio.Event()
+
+    # -- drivers ---------------------------------------------------------------------------
+
+    def _driver(self, name: str) -> DriverClient:
+        client = self.store.get(name).connection
+        assert isinstance(client, DraClient)
+        return client
+
+    def _registered(self, plugin: Plugin) -> None:
+        client = DraClient(plugin)
+        plugin.connection = client
+        if self.resources is not None:
+            self.resources.add_plugin(plugin.name, client)
+
+    def _deregistered(self, plugin: Plugin) -> None:
+        if self.resources is not None:
+            self.resources.remove_plugin(plugin.name)
+        if isinstance(plugin.connection, DraClient):
+            self._background(plugin.connection.close(), f"close {plugin.name}")
+
+    def _background(self, work: Coroutine[Any, Any, None], name: str) -> None:
+        task = asyncio.create_task(work, name=name)
+        self._cleanups.add(task)
+        task.add_done_callback(self._cleanups.discard)
+
+    # -- pods --------------------------------------------------------------------------------
+
+    def _pod_changed(self, pod: Pod) -> None:
+        uid = pod.metadata.uid or ""
+        entry = self._workers.get(uid)
+        if entry is not None and not (entry[1].done() and pod.metadata.deletion_timestamp):
+            entry[0].notify()
+            return
+        key = object_key(pod)
+        worker = PodWorker(self.client, self.claims, self.events, self.config.address,
+                           lambda: self._current(key, uid))
+        task = asyncio.create_task(self._run_worker(worker, uid), name=f"pod {key}")
+        self._workers[uid] = (worker, task)
+
+    def _current(self, key: str, uid: str) -> Pod | None:
+        pod = self.pods.store.get(key)
+        return pod if pod is not None and pod.metadata.uid == uid else None
+
+    async def _run_worker(self, worker: PodWorker, uid: str) -> None:
+        """A failing step (say, the API server away) is logged and the worker started again:
+        claims already prepared are not prepared twice and the run resumes from the status."""
+        while True:
+            try:
+                await worker.run()
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception:
+                log.exception("pod worker for %s failed; restarting it", uid)
+            await asyncio.sleep(WORKER_RETRY)
+            if worker.current() is None:
+                return
+
+    def _pod_deleted(self, pod: Pod) -> None:
+        uid = pod.metadata.uid or ""
+        entry = self._workers.pop(uid, None)
+        if entry is not None:
+            entry[1].cancel()
+        self._release(uid)
+
+    def _release(self, uid: str) -> None:
+        """Unprepare what a vanished pod used, retrying until the drivers agree."""
+        if uid not in self.claims.pod_uids():
+            return
+        worker = PodWorker(self.client, self.claims, self.events, self.config.address,
+                           lambda: None)
+        self._background(worker.unprepare(uid), f"release {uid}")
+
+    def _release_orphans(self) -> None:
+        """After a restart: claims whose pods are no longer on this node."""
+        live = {p.metadata.uid for p in self.pods.list()}
+        for uid in self.claims.pod_uids() - live:
+            log.info("pod %s is gone; unpreparing its claims", uid)
+            self._release(uid)
+
+    # -- the whole -------------------------------------------------------------------------
+
+    async def _register_node(self) -> None:
+        """Retry until the API server takes the Node; a Node it refuses (bad labels, taints)
+        is an error the operator must fix, so it ends the agent."""
+        while True:
+            try:
+                await self.node.register()
+                return
+            except Exception as e:
+                if isinstance(e, ApiError) and e.code in (400, 403, 422):
+                    raise
+                log.warning("registering node %s failed (retrying): %s", self.config.name, e)
+            await asyncio.sleep(REGISTER_RETRY)
+
+    async def run(self) -> None:
+        await self._register_node()
+        self.resources = NodeResourcesController(self.client, self.node.get)
+        tasks = [asyncio.create_task(coro) for coro in (
+            self.node.run(), self.resources.run(), self.plugins.run(), self.pods.run())]
+        try:
+            await self.pods.wait_synced()
+            self._release_orphans()
+            self.ready.set()
+            done, _ = await asyncio.wait(tasks, return_when=asyncio.FIRST_COMPLETED)
+            for t in done:
+                t.result()  # a loop that ended is a bug: surface it so the process exits
+            raise RuntimeError(f"node agent {self.config.name}: a control loop ended")
+        finally:
+            for t in [*tasks, *(task for _, task in self._workers.values()), *self._cleanups]:
+                t.cancel()
+            for t in [*tasks, *(task for _, task in self._workers.values()), *self._cleanups]:
+                with contextlib.suppress(asyncio.CancelledError, Exception):
+                    await t
+            for name in self.store.names():
+                client = self.store.get(name).connection
+                if isinstance(client, DraClient):
+                    await client.close()

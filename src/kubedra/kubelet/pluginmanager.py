@@ -1,0 +1,72 @@
+"""Plugin discovery: registration sockets seen by the watcher become registered drivers
+(upstream pluginmanager's desired/actual state and reconciler). A failed registration is
+retried with exponential backoff (500 ms doubling to 2 m 2 s); a removed socket deregisters its
+driver; a socket re-created in place (a new driver process) deregisters, then registers anew.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+
+from kubedra.kubelet.plugins import Plugin, PluginStore
+from kubedra.kubelet.watcher import PluginWatcher
+
+log = logging.getLogger(__name__)
+
+BACKOFF_INITIAL = 0.5
+BACKOFF_MAX = 122.0
+
+Register = Callable[[str, PluginStore], Awaitable[Plugin]]
+
+
+class PluginManager:
+    def __init__(self, registry_dir: Path, store: PluginStore, register: Register) -> None:
+        self.watcher = PluginWatcher(registry_dir)
+        self.store = store
+        self.register = register
+        self.registered: dict[str, str] = {}  # socket path -> driver name
+        self._tasks: dict[str, asyncio.Task[None]] = {}
+
+    async def run(self) -> None:
+        try:
+            async for kind, path in self.watcher.events():
+                self._forget(path)
+                if kind == "add":
+                    self._tasks[path] = asyncio.create_task(self._register(path),
+                                                            name=f"register {path}")
+        finally:
+            for task in self._tasks.values():
+                task.cancel()
+            for task in self._tasks.values():
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
+
+    def _forget(self, path: str) -> None:
+        """Stop a pending registration of ``path`` and deregister what it registered."""
+        task = self._tasks.pop(path, None)
+        if task is not None:
+            task.cancel()
+        name = self.registered.pop(path, None)
+        if name is not None and name not in self.registered.values():
+            log.info("driver %s deregistered (socket %s gone)", name, path)
+            self.store.deregister_plugin(name)
+
+    async def _register(self, path: str) -> None:
+        delay = BACKOFF_INITIAL
+        while True:
+            try:
+                plugin = await self.register(path, self.store)
+                self.registered[path] = plugin.name
+                log.info("driver %s registered at %s", plugin.name, plugin.endpoint)
+                return
+            except asyncio.CancelledError:
+                raise
+            except Exception as e:
+                log.warning("registering plugin socket %s failed (retry in %.1f s): %s",
+                            path, delay, e)
+            await asyncio.sleep(delay)
+            delay = min(delay * 2, BACKOFF_MAX)
