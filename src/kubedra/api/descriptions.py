@@ -532,6 +532,55 @@ _CORE: Final[dict[str, dict[str, str]]] = {
         spec="Spec defines the behavior of a node.",
         status="Most recently observed status of the node. Populated by the system. "
         "Read-only."),
+    "Service": _object(
+        "Service is a named abstraction of software service (for example, mysql) consisting "
+        "of a local port (for example 3306) that the proxy listens on, and the selector that "
+        "determines which pods will answer requests sent through the proxy.",
+        spec="Spec defines the behavior of a service.",
+        status="Most recently observed status of the service. Populated by the system. "
+        "Read-only."),
+    "ServiceSpec": {
+        "": "ServiceSpec describes the attributes that a user creates on a service.",
+        "ports": "The list of ports that are exposed by this service.",
+        "selector": "Route service traffic to pods with label keys and values matching this "
+        "selector. If empty or not present, the service is assumed to have an external "
+        "process managing its endpoints.",
+        "clusterIP": "The IP address of the service, usually assigned randomly; \"None\" "
+        "makes a headless service.",
+        "clusterIPs": "The IP addresses assigned to this service, the first being clusterIP; "
+        "at most one per IP family.",
+        "type": "How the Service is exposed: ClusterIP (default), NodePort, LoadBalancer or "
+        "ExternalName.",
+        "externalIPs": "IP addresses for which nodes in the cluster also accept traffic for "
+        "this service.",
+        "sessionAffinity": "ClientIP enables client IP based session affinity; None "
+        "(default) disables it.",
+        "externalName": "The external reference that discovery mechanisms return as an alias "
+        "for this service (a CNAME record); requires type ExternalName.",
+        "ipFamilies": "The IP families (IPv4, IPv6) assigned to this service.",
+        "ipFamilyPolicy": "The dual-stack-ness requested or required by this Service: "
+        "SingleStack, PreferDualStack or RequireDualStack.",
+        "internalTrafficPolicy": "How cluster-internal traffic is routed: Cluster (default) "
+        "to all endpoints, Local to node-local endpoints only.",
+    },
+    "ServicePort": {
+        "": "ServicePort contains information on a service's port.",
+        "name": "The name of this port within the service; a DNS_LABEL, required when the "
+        "service has more than one port.",
+        "protocol": "The IP protocol for this port: TCP (default), UDP or SCTP.",
+        "appProtocol": "The application protocol for this port, used as a hint by "
+        "implementations.",
+        "port": "The port that will be exposed by this service.",
+        "targetPort": "Number or name of the port to access on the pods targeted by the "
+        "service; defaults to the value of port.",
+        "nodePort": "The port on each node on which this service is exposed when type is "
+        "NodePort or LoadBalancer.",
+    },
+    "ServiceStatus": {
+        "": "ServiceStatus represents the current status of a service.",
+        "loadBalancer": "LoadBalancer contains the current status of the load-balancer, if "
+        "one is present.",
+    },
     "NodeSpec": {
         "": "NodeSpec describes the attributes that a node is created with.",
         "podCIDR": "PodCIDR represents the pod IP range assigned to the node.",

@@ -38,6 +38,9 @@ _CODES = {"get": ("200",), "list": ("200",), "post": ("201",), "put": ("200",),
 _VERBS = {"get": "read", "list": "list", "post": "create", "put": "replace", "patch": "patch",
           "delete": "delete", "deletecollection": "deleteCollection"}
 
+_INT_OR_STRING: list[Obj] = [{"type": "integer"}, {"type": "string"}]
+
+
 def _schema_hook(tp: Any) -> Obj:
     if tp is Quantity:
         return {"type": "string", "x-kubernetes-int-or-string": True}
@@ -98,6 +101,12 @@ def _convert(node: Any, v3: bool, names: dict[str, str]) -> Any:
     any_of = node.get("anyOf")
     if isinstance(any_of, list):
         rest = [s for s in any_of if s != {"type": "null"}]
+        if sorted(map(str, rest)) == sorted(map(str, _INT_OR_STRING)):  # IntOrString
+            out = {k: v for k, v in node.items() if k in ("description", "default")
+                   and v is not None}
+            if v3:
+                return out | {"anyOf": _INT_OR_STRING, "x-kubernetes-int-or-string": True}
+            return out | {"type": "string", "format": "int-or-string"}
         if len(rest) == 1 and len(rest) != len(any_of):
             merged = {k: v for k, v in node.items() if k != "anyOf"} | rest[0]
             out = _convert(merged, v3, names)

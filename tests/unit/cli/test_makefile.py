@@ -26,7 +26,7 @@ def test_make_up_installs_the_runtime_only(tmp_path: Path) -> None:
     commands = dry_run("up", tmp_path, "ARGS=--port 7000 -v")
     installs = [c for c in commands if "pip install" in c]
     assert installs and all("[test]" not in c for c in installs), commands
-    assert commands[-1].endswith("kubedra up --fake-nodes 3 --port 7000 -v")
+    assert commands[-1].endswith("kubedra up --nodes 3 --port 7000 -v")
 
 
 def test_make_test_installs_the_test_tools(tmp_path: Path) -> None:
