@@ -25,7 +25,7 @@ from kubedra.api.core import Pod
 from kubedra.api.features import FeatureGates
 from kubedra.api.meta import OwnerReference, TypedObject
 from kubedra.client.events import EventRecorder
-from kubedra.client.informer import Informer, object_key
+from kubedra.client.informer import Informer, object_key, run_informed
 from kubedra.client.rest import Client
 from kubedra.controllers.job import pods as podutil
 from kubedra.controllers.job.podcontrol import PodControl
@@ -299,14 +299,15 @@ class JobController:
     async def run(self) -> None:
         # Jobs are listed before pods, so a Job is never newer than its pods in the caches:
         # a status write still landing from a previous (killed) instance can then make this
-        # one undercount (and retry on the 409), never count a pod twice.
-        self.jobs.start()
-        await self.jobs.wait_synced()
-        self.pods.start()
-        await self.pods.wait_synced()
+        # one undercount (and retry on the 409), never count a pod twice. An informer that
+        # cannot recover ends the run (and so the process), as every component's does.
         workers = self.config.workers
-        await asyncio.gather(self.queue.run_workers(self.sync_job, workers),
-                             self.orphan_queue.run_workers(self.sync_orphan_pod, workers))
+
+        async def work() -> None:
+            await asyncio.gather(self.queue.run_workers(self.sync_job, workers),
+                                 self.orphan_queue.run_workers(self.sync_orphan_pod, workers))
+
+        await run_informed([self.jobs], lambda: run_informed([self.pods], work))
 
     async def stop(self) -> None:
         await self.jobs.stop()
