@@ -18,7 +18,7 @@ from aiohttp import web
 from kubedra.api.core import Namespace
 from kubedra.api.features import FeatureGates
 from kubedra.api.meta import ObjectMeta
-from kubedra.apiserver import discovery, errors, malloc, objects, openapi, openapi_proto
+from kubedra.apiserver import discovery, errors, objects, openapi, openapi_proto
 from kubedra.apiserver.auth import ADMIN, USER, Authenticator, NodeAuthorizer, User
 from kubedra.apiserver.gc import GarbageCollector
 from kubedra.apiserver.handlers import ResourceHandlers, resolve
@@ -100,7 +100,6 @@ class ApiServer:
         await self.prepare()
         if self.options.tune_collector:
             tune_cycle_collector()
-            malloc.tune_for_server()
         # The low-level server: no router or middleware chain, one handler does both.
         server = web.Server(self._handle, request_factory=self._make_request, access_log=None)
         self._runner = web.ServerRunner(server, handle_signals=False, shutdown_timeout=2.0)
