@@ -8,6 +8,7 @@ from kubedra.api.base import Obj
 from kubedra.api.codec import to_builtins
 from kubedra.api.core import Service, ServicePort, ServiceSpec
 from kubedra.api.meta import ObjectMeta
+from kubedra.apiserver.errors import ApiError
 from kubedra.apiserver.registry import Registry
 from kubedra.apiserver.rest import Rest
 from kubedra.storage.contract import Store
@@ -26,15 +27,20 @@ async def ensure_kubernetes_service(registry: Registry, rest: Rest, store: Store
     res = registry.get("", "v1", "services")
     assert res is not None
     if await store.get(res.key(NAMESPACE, NAME)) is None:
-        await rest.create(res, NAMESPACE, Service(
-            api_version="v1", kind="Service",
-            metadata=ObjectMeta(name=NAME, namespace=NAMESPACE,
-                                labels={"component": "apiserver", "provider": "kubernetes"}),
-            spec=ServiceSpec(ports=_ports(port), cluster_ip=CLUSTER_IP,
-                             cluster_ips=[CLUSTER_IP], type="ClusterIP",
-                             session_affinity="None", ip_families=["IPv4"],
-                             ip_family_policy="SingleStack", internal_traffic_policy="Cluster")))
-        return
+        try:
+            await rest.create(res, NAMESPACE, Service(
+                api_version="v1", kind="Service",
+                metadata=ObjectMeta(name=NAME, namespace=NAMESPACE,
+                                    labels={"component": "apiserver", "provider": "kubernetes"}),
+                spec=ServiceSpec(ports=_ports(port), cluster_ip=CLUSTER_IP,
+                                 cluster_ips=[CLUSTER_IP], type="ClusterIP",
+                                 session_affinity="None", ip_families=["IPv4"],
+                                 ip_family_policy="SingleStack",
+                                 internal_traffic_policy="Cluster")))
+            return
+        except ApiError as err:
+            if err.code != 409:  # a replica over the same etcd created it first: repoint below
+                raise
     wanted = to_builtins(_ports(port))
     obj, _ = await rest.get(res, NAMESPACE, NAME)
     if (obj.get("spec") or {}).get("ports") == wanted:
