@@ -236,11 +236,13 @@ def kubectl_bin() -> Path:
         pytest.skip(str(err))
 
 
+def _kubectl(cluster: Cluster, binary: Path, who: str) -> Kubectl:
+    return Kubectl(binary, {"PATH": "/usr/bin:/bin", "HOME": str(cluster.kubeconfigs[who].parent),
+                            "KUBECONFIG": str(cluster.kubeconfigs[who])})
+
+
 def _can_i(cluster: Cluster, binary: Path, who: str, *args: str) -> str:
-    env = {"PATH": "/usr/bin:/bin", "HOME": str(cluster.kubeconfigs[who].parent),
-           "KUBECONFIG": str(cluster.kubeconfigs[who])}
-    kubectl = Kubectl(binary, env)
-    return kubectl.run("auth", "can-i", *args, check=False).stdout.strip()
+    return _kubectl(cluster, binary, who).run("auth", "can-i", *args, check=False).stdout.strip()
 
 
 def test_kubectl_auth_can_i(cluster: Cluster, kubectl_bin: Path) -> None:
@@ -260,3 +262,6 @@ def test_kubectl_auth_can_i(cluster: Cluster, kubectl_bin: Path) -> None:
     listed = _can_i(c, kubectl_bin, "alice", "--list", "-n", "team")
     assert "resourceclaims.resource.k8s.io" in listed and "selfsubjectaccessreviews" in listed
     assert "pods " not in listed
+    table = _kubectl(c, kubectl_bin, "admin").run("get", "rolebindings", "-n", "team",
+                                                  "-o", "wide").stdout
+    assert "Role/claims-reader" in table and "alice" in table

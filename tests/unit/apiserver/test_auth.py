@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from kubedra.apiserver.app import ApiServer, Options
 from kubedra.apiserver.auth import AuthFileError, User, parse_token_file
 from tests.unit.apiserver.conftest import MakeEnv
 
@@ -74,3 +75,49 @@ async def test_node_authorizer_over_http(make_env: MakeEnv) -> None:
     assert status == 403 and err["message"] == (
         'namespaces is forbidden: User "system:node:node0" cannot list resource "namespaces" '
         'in API group "" at the cluster scope')
+
+
+async def test_bootstrap_policy_reconciled_on_restart(make_env: MakeEnv) -> None:
+    """Roles are created once, labelled and annotated; aggregated roles are filled; a second
+    server over the same store writes nothing."""
+    env = await make_env()
+    status, admin = await env.call("GET", "/apis/rbac.authorization.k8s.io/v1/clusterroles/admin")
+    assert status == 200
+    assert admin["metadata"]["labels"]["kubernetes.io/bootstrapping"] == "rbac-defaults"
+    assert admin["metadata"]["annotations"][
+        "rbac.authorization.kubernetes.io/autoupdate"] == "true"
+    resources = {r for rule in admin["rules"] for r in rule.get("resources", ())}
+    assert {"roles", "pods", "resourceclaims"} <= resources  # from admin, edit and view
+    status, crb = await env.call(
+        "GET", "/apis/rbac.authorization.k8s.io/v1/clusterrolebindings/cluster-admin")
+    assert crb["subjects"] == [{"apiGroup": "rbac.authorization.k8s.io", "kind": "Group",
+                                "name": "system:masters"}]
+    before = await env.store.current_revision()
+    again = ApiServer(env.store, Options(gc=False))
+    await again.prepare()
+    await again.stop()
+    assert await env.store.current_revision() == before
+
+
+async def test_access_reviews(make_env: MakeEnv) -> None:
+    bob = User("bob", ("system:authenticated",))
+    env = await make_env(token="admin-token", token_users={"t": bob})
+    review = {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
+              "spec": {"resourceAttributes": {"verb": "list", "resource": "pods",
+                                              "namespace": "default"}}}
+    path = "/apis/authorization.k8s.io/v1/selfsubjectaccessreviews"
+    headers = {"Content-Type": "application/json", "Authorization": "Bearer t"}
+    async with env.http.post(path, data=json.dumps(review), headers=headers) as resp:
+        assert resp.status == 201
+        assert (await resp.json())["status"] == {"allowed": False}
+    review["spec"] = {}
+    async with env.http.post(path, data=json.dumps(review), headers=headers) as resp:
+        body = await resp.json()
+        assert resp.status == 422 and "exactly one of nonResourceAttributes or " \
+            "resourceAttributes must be specified" in body["message"]
+    async with env.http.get("/version", headers=headers) as resp:
+        assert resp.status == 200  # system:public-info-viewer
+    async with env.http.get("/metrics", headers=headers) as resp:
+        assert resp.status == 403
+        assert (await resp.json())["message"] == (
+            'forbidden: User "bob" cannot get path "/metrics"')

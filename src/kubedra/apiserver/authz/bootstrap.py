@@ -29,9 +29,9 @@ def reconciled(stored: Obj, desired: Obj) -> Obj:
     for field in ("labels", "annotations"):
         meta[field] = {**want.get(field, {}), **(meta.get(field) or {})}
     if "roleRef" in desired:
-        out["subjects"] = _union(out.get("subjects") or [], desired["subjects"])
-        if not out["subjects"]:
-            del out["subjects"]
+        subjects = _union(out.get("subjects") or [], desired.get("subjects") or [])
+        if subjects:
+            out["subjects"] = subjects
     elif "aggregationRule" in desired:
         out["aggregationRule"] = desired["aggregationRule"]  # rules belong to the controller
     else:

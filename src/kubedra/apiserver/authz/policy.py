@@ -39,12 +39,15 @@ def _role(name: str, rules: tuple[Rule, ...] = (), labels: dict[str, str] | None
 
 
 def _binding(name: str, role: str, *subjects: tuple[str, str]) -> Obj:
-    return {"apiVersion": f"{RBAC}/v1", "kind": "ClusterRoleBinding",
-            "metadata": {"name": name, "labels": {BOOTSTRAP_LABEL[0]: BOOTSTRAP_LABEL[1]},
-                         "annotations": {AUTOUPDATE: "true"}},
-            "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": role},
-            "subjects": [{"apiGroup": RBAC, "kind": kind, "name": name}
-                         for kind, name in subjects]}
+    binding: Obj = {"apiVersion": f"{RBAC}/v1", "kind": "ClusterRoleBinding",
+                    "metadata": {"name": name,
+                                 "labels": {BOOTSTRAP_LABEL[0]: BOOTSTRAP_LABEL[1]},
+                                 "annotations": {AUTOUPDATE: "true"}},
+                    "roleRef": {"apiGroup": RBAC, "kind": "ClusterRole", "name": role}}
+    if subjects:
+        binding["subjects"] = [{"apiGroup": RBAC, "kind": kind, "name": name}
+                               for kind, name in subjects]
+    return binding
 
 
 def _aggregate_labels(*to: str) -> dict[str, str]:
