@@ -121,3 +121,27 @@ async def test_access_reviews(make_env: MakeEnv) -> None:
         assert resp.status == 403
         assert (await resp.json())["message"] == (
             'forbidden: User "bob" cannot get path "/metrics"')
+
+
+async def test_rbac_view_survives_being_dropped_by_the_hub(make_env: MakeEnv) -> None:
+    """A subscriber the hub drops reads its prefix again and keeps following."""
+    env = await make_env(token="admin-token", token_users={"t": User("carol", ())})
+    for sub in list(env.server.hub.subs):
+        if sub.prefix.startswith("/registry/rbac.authorization.k8s.io/"):
+            sub.expire(0)
+    binding = {"metadata": {"name": "carol"},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                           "name": "view"},
+               "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User",
+                             "name": "carol"}]}
+    headers = {"Content-Type": "application/json", "Authorization": "Bearer admin-token"}
+    async with env.http.post("/apis/rbac.authorization.k8s.io/v1/clusterrolebindings",
+                             data=json.dumps(binding), headers=headers) as resp:
+        assert resp.status == 201
+    for _ in range(200):
+        async with env.http.get("/api/v1/namespaces/default/pods",
+                                headers={"Authorization": "Bearer t"}) as resp:
+            if resp.status == 200:
+                return
+        await asyncio.sleep(0.02)
+    raise AssertionError("carol never got view")

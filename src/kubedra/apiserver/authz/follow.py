@@ -55,7 +55,12 @@ class Follower:
         self._tasks.clear()
 
     async def _load(self, prefix: str) -> int:
+        """Read ``prefix`` and apply it at once: keys gone from the store are dropped, so a
+        re-read never shows the authorizers a half-empty view."""
         lr = await self.store.list(prefix)
+        fresh = {kv.key for kv in lr.items}
+        for key in self._keys[prefix] - fresh:
+            self._see(prefix, key, None)
         for kv in lr.items:
             self._see(prefix, kv.key, objects.decode(kv.value))
         return lr.revision
@@ -68,27 +73,38 @@ class Follower:
             keys.add(key)
         self.observe(prefix, key, obj)
 
-    async def _follow(self, prefix: str, after: int) -> None:
-        sub = self.hub.subscribe(prefix, after)
-        while True:
+    async def _follow(self, prefix: str, after: int | None) -> None:
+        """Stream changes; when the hub drops us, or anything fails, read the prefix again
+        (a failure is logged and retried, never a silently dead view)."""
+        while not self.hub.stopped:
             try:
-                ch = await sub.next()
-            except Overflow:
-                ch = None
-            if ch is None:
-                sub.close()
-                if self.hub.stopped:
+                if after is None:
+                    after = await self._reload(prefix)
+                await self._stream(prefix, after)
+                after = None
+            except Exception:
+                log.exception("%s: following %s failed; reading it again", self.name, prefix)
+                after = None
+                await asyncio.sleep(1.0)
+
+    async def _stream(self, prefix: str, after: int) -> None:
+        """Until the hub stops or drops this subscriber."""
+        sub = self.hub.subscribe(prefix, after)
+        try:
+            while True:
+                try:
+                    ch = await sub.next()
+                except Overflow:
+                    log.info("%s: re-reading %s", self.name, prefix)
                     return
-                log.info("%s: re-reading %s", self.name, prefix)
-                sub = self.hub.subscribe(prefix, await self._reload(prefix))
-                continue
-            self._see(prefix, ch.key, None if ch.type == "DELETED" else ch.obj)
-            self.changed()
+                if ch is None:
+                    return
+                self._see(prefix, ch.key, None if ch.type == "DELETED" else ch.obj)
+                self.changed()
+        finally:
+            sub.close()
 
     async def _reload(self, prefix: str) -> int:
-        """Drop what this prefix held, then read it again (other prefixes stay)."""
-        for key in list(self._keys[prefix]):
-            self._see(prefix, key, None)
         after = await self._load(prefix)
         self.changed()
         return after
