@@ -262,6 +262,13 @@ def test_kubectl_auth_can_i(cluster: Cluster, kubectl_bin: Path) -> None:
     listed = _can_i(c, kubectl_bin, "alice", "--list", "-n", "team")
     assert "resourceclaims.resource.k8s.io" in listed and "selfsubjectaccessreviews" in listed
     assert "pods " not in listed
-    table = _kubectl(c, kubectl_bin, "admin").run("get", "rolebindings", "-n", "team",
-                                                  "-o", "wide").stdout
+    admin = _kubectl(c, kubectl_bin, "admin")
+    table = admin.run("get", "rolebindings", "-n", "team", "-o", "wide").stdout
     assert "Role/claims-reader" in table and "alice" in table
+    assert "*.*" in admin.run("auth", "can-i", "--list").stdout
+    # kubectl's own RBAC commands, and explain from the served OpenAPI
+    admin.run("create", "role", "pod-reader", "-n", "team", "--verb=get,list",
+              "--resource=pods")
+    admin.run("create", "rolebinding", "bob-reads", "-n", "team", "--role=pod-reader",
+              "--user=bob")
+    assert "aggregationRule" in admin.run("explain", "clusterroles").stdout
