@@ -3,8 +3,8 @@
 Strategic merge patch needs, per field, ``patchStrategy`` and ``patchMergeKey``; server-side
 apply needs ``listType``/``listMapKey`` and which maps are string-keyed maps rather than
 structs. Both come from k8s.io/api v0.30.0 (core/v1, batch/v1, coordination/v1,
-resource/v1alpha2, rbac/v1, authorization/v1 ``types.go``). Fields not listed behave as upstream's untagged fields:
-structs merge key by key, lists are atomic (replaced whole).
+resource/v1alpha2, rbac/v1, authorization/v1 ``types.go``). Fields not listed behave as
+upstream's untagged fields: structs merge key by key, lists are atomic (replaced whole).
 """
 
 from __future__ import annotations
