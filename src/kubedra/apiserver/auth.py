@@ -34,6 +34,7 @@ from kubedra.validation import nodeauthz
 class User:
     name: str
     groups: tuple[str, ...] = ()
+    uid: str = ""
 
 
 #: The authenticated user of a request (set before routing).
