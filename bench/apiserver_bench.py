@@ -307,12 +307,14 @@ def _watch_fanout(url: str, path: str, names: list[str], objs: dict[str, Any],
             "events_per_s": round(total / elapsed, 1) if elapsed > 0 else 0.0}
 
 
-def _start_server(data: Path) -> tuple[subprocess.Popen[bytes], str]:
+def _start_server(data: Path, audit_log: bool) -> tuple[subprocess.Popen[bytes], str]:
     kubeconfig = data / "kubeconfig"
+    audit = ["--audit-log-path", str(data / "audit.log")] if audit_log else []
     proc = subprocess.Popen(
         [sys.executable, "-c", "from kubedra.cli.main import main; main()", "apiserver",
          "--data-dir", str(data), "--port", "0", "--kubeconfig", str(kubeconfig),
-         "--max-requests-inflight", "1000"],
+         "--max-requests-inflight", "1000", "--max-mutating-requests-inflight", "1000",
+         *audit],
         stdout=subprocess.DEVNULL, stderr=(data / "log").open("wb"),
     )
     deadline = time.monotonic() + 30
@@ -326,7 +328,7 @@ def _start_server(data: Path) -> tuple[subprocess.Popen[bytes], str]:
 
 def _run_once(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="kubedra-bench-") as tmp:
-        proc, url = _start_server(Path(tmp))
+        proc, url = _start_server(Path(tmp), args.audit_log)
         try:
             return _bench(url, proc.pid, args)
         finally:
@@ -358,6 +360,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--watch-events", type=int, default=200)
     p.add_argument("--client-procs", type=int, default=2,
                    help="client processes sharing the load")
+    p.add_argument("--audit-log", action="store_true",
+                   help="serve with --audit-log-path (to compare its cost)")
     p.add_argument("--repeat", type=int, default=3,
                    help="whole runs, each with a fresh server; the summary shows medians")
     args = p.parse_args(argv)

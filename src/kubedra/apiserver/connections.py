@@ -63,15 +63,19 @@ class Server(web.Server):
         self.open -= 1
 
 
+def canned_response(err: errors.ApiError) -> bytes:
+    """The whole HTTP answer of a Status, written straight to a transport where aiohttp's
+    response machinery is not in the way; the connection closes after it."""
+    body = objects.encode(err.status)
+    head = [f"HTTP/1.1 {err.code} {HTTPStatus(err.code).phrase}",
+            "Content-Type: application/json", *(f"{k}: {v}" for k, v in err.headers.items()),
+            "Connection: close", f"Content-Length: {len(body)}", "", ""]
+    return "\r\n".join(head).encode() + body
+
+
 # what a connection over the limit is told before it is closed (client-go retries a 429
 # after its Retry-After, as for too many requests in flight)
-_BUSY = errors.too_many_requests()
-_BUSY_RESPONSE = (
-    b"HTTP/1.1 429 Too Many Requests\r\nContent-Type: application/json\r\n"
-    b"Retry-After: 1\r\nConnection: close\r\nContent-Length: "
-    + str(len(objects.encode(_BUSY.status))).encode() + b"\r\n\r\n"
-    + objects.encode(_BUSY.status)
-)
+_BUSY_RESPONSE = canned_response(errors.too_many_requests())
 
 
 class Connection(RequestHandler):

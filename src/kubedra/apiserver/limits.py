@@ -2,10 +2,11 @@
 read-only and mutating requests (``WithMaxInFlightLimit``) and the request deadline
 (``WithRequestDeadline`` with ``?timeout=``, ``WithTimeoutForNonLongRunningRequests``).
 
-A request that outlives its deadline is answered 504 while its handler runs on to the end,
-as upstream's timeout filter lets the handler goroutine finish: a write is never cut off
-between its read and its compare-and-swap, so it is applied whole or not at all. The
-handler keeps its in-flight seat until it ends, so timed-out work still counts.
+A request that outlives its deadline is answered 504 (and its connection closed) while its
+handler runs on to the end, as upstream's timeout filter lets the handler goroutine finish:
+a write is never cut off between its read and its compare-and-swap, so it is applied whole
+or not at all. The handler keeps its in-flight seat until it ends, so timed-out work still
+counts.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from aiohttp import web
 
 from kubedra.api.goformat import parse_duration
 from kubedra.apiserver import errors
+from kubedra.apiserver.connections import canned_response
 from kubedra.apiserver.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -84,22 +86,26 @@ class Door:
             if bound > 0 and self.inflight[kind] >= bound:
                 self.metrics.rejected.labels(kind).inc()
                 raise errors.too_many_requests()
-        work = asyncio.ensure_future(self._seated(kind, handler, request))
+            self.inflight[kind] += 1
+        # The handler runs in this task to its end; at the deadline the client is answered
+        # on the side (a timer, no second task: this is on every request's path).
+        timer = asyncio.get_running_loop().call_later(timeout, _answer_late, request)
         try:
-            return await asyncio.wait_for(asyncio.shield(work), timeout)
-        except TimeoutError:
-            work.add_done_callback(_finished_late)
+            resp = await handler(request)
+        except Exception as err:
+            if _TIMED_OUT not in request:
+                raise
+            if not isinstance(err, errors.ApiError | ConnectionError):
+                log.error("%s %s finished after its timeout with %s: %s", request.method,
+                          request.path, type(err).__name__, err)
             raise errors.request_timeout() from None
-
-    async def _seated(self, kind: str | None, handler: Handler,
-                      request: web.BaseRequest) -> web.StreamResponse:
-        if kind is None:
-            return await handler(request)
-        self.inflight[kind] += 1
-        try:
-            return await handler(request)
         finally:
-            self.inflight[kind] -= 1
+            timer.cancel()
+            if kind is not None:
+                self.inflight[kind] -= 1
+        if _TIMED_OUT in request:
+            raise errors.request_timeout()  # what the client got, for the audit and metrics
+        return resp
 
     def _deadline(self, request: web.BaseRequest) -> float:
         """The server's request timeout, or the client's ``?timeout=`` when shorter."""
@@ -114,10 +120,16 @@ class Door:
         return min(asked, longest)
 
 
-def _finished_late(work: asyncio.Future[web.StreamResponse]) -> None:
-    """The end of a handler whose client was already answered 504."""
-    if work.cancelled():
+_TIMED_OUT = web.RequestKey("timed_out", bool)
+_LATE = canned_response(errors.request_timeout())
+
+
+def _answer_late(request: web.BaseRequest) -> None:
+    """The deadline passed: answer 504 and close the connection (nothing of the response
+    has been written yet; what the handler answers later has nowhere to go)."""
+    transport = request.transport
+    if transport is None or transport.is_closing():
         return
-    err = work.exception()
-    if err is not None and not isinstance(err, errors.ApiError):
-        log.error("request finished after its timeout with %s: %s", type(err).__name__, err)
+    request[_TIMED_OUT] = True
+    transport.write(_LATE)
+    transport.close()

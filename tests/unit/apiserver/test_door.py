@@ -180,6 +180,7 @@ async def test_request_deadline(make_env: MakeEnv) -> None:
         "kind": "Status", "apiVersion": "v1", "metadata": {}, "status": "Failure",
         "message": "Timeout: request did not complete within the allotted timeout",
         "reason": "Timeout", "details": {}, "code": 504}
+    assert await raw.closed()  # what the handler might still answer has nowhere to go
     raw.close()
     status, err = await env.call("GET", f"{PODS}?timeout=soon")
     assert status == 400 and err["message"] == (
