@@ -17,7 +17,6 @@ import queue
 import sys
 import threading
 import time
-from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -29,12 +28,10 @@ from kubedra.api.base import Obj
 from kubedra.apiserver import objects
 from kubedra.apiserver.auth import USER, User
 from kubedra.apiserver.handlers import TARGET
-from kubedra.apiserver.limits import is_long_running
+from kubedra.apiserver.limits import Handler, is_long_running
 from kubedra.apiserver.metrics import VERB
 
 log = logging.getLogger(__name__)
-
-Handler = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
 
 AUDIT_ID = web.RequestKey("audit_id", str)
 _RECORD = web.RequestKey("audit_record", list)
