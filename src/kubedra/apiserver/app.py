@@ -18,8 +18,11 @@ from aiohttp import web
 from kubedra.api.core import Namespace
 from kubedra.api.features import FeatureGates
 from kubedra.api.meta import ObjectMeta
-from kubedra.apiserver import discovery, errors, objects, openapi, openapi_proto
-from kubedra.apiserver.auth import ADMIN, USER, Authenticator, NodeAuthorizer, User
+from kubedra.apiserver import discovery, errors, objects, openapi, openapi_proto, pki
+from kubedra.apiserver.auth import USER, NodeAuthorizer
+from kubedra.apiserver.authn import Authenticator, AuthnOptions
+from kubedra.apiserver.authn.serviceaccount import TokenKeys
+from kubedra.apiserver.authn.tokenrequest import TokenRequests
 from kubedra.apiserver.gc import GarbageCollector
 from kubedra.apiserver.handlers import ResourceHandlers, resolve
 from kubedra.apiserver.hub import WatchHub
@@ -42,8 +45,10 @@ class Options:
     max_inflight: int = 400
     bookmark_interval: float = 60.0
     max_watch_seconds: float = 1800.0
-    token: str | None = None
-    token_users: dict[str, User] = field(default_factory=dict)
+    # None: no authentication, every request is an administrator (servers embedded in tests)
+    authn: AuthnOptions | None = None
+    # None: a fresh signing key (its tokens end with the process)
+    service_account_keys: TokenKeys | None = None
     gc: bool = True
     watch_window: int = 20_000
     watch_window_bytes: int = 256 << 20
@@ -69,10 +74,9 @@ class ApiServer:
             max_watch_seconds=self.options.max_watch_seconds,
         )
         self.gc = GarbageCollector(self.registry, self.rest, self.hub)
-        tokens = dict(self.options.token_users)
-        if self.options.token:
-            tokens[self.options.token] = ADMIN
-        self.authn = Authenticator(tokens)
+        keys = self.options.service_account_keys or TokenKeys(pki.new_key())
+        self.authn = Authenticator(self.options.authn, keys, self._current_uid)
+        self.resources.tokens = TokenRequests(keys, self.rest, self.registry)
         slices = self.registry.get("resource.k8s.io", "v1alpha2", "resourceslices")
         assert slices is not None
         self.authz = NodeAuthorizer(self.hub, store, slices)
@@ -148,7 +152,7 @@ class ApiServer:
                                                                      "/readyz", "/metrics"))
         code = 500
         try:
-            self._authenticate(request)
+            await self._authenticate(request)
             if counted:
                 if self.inflight >= self.options.max_inflight:
                     self.metrics.rejected.inc()
@@ -189,10 +193,16 @@ class ApiServer:
                     request.get(RESOURCE, ""), code, time.perf_counter() - start,
                 )
 
-    def _authenticate(self, request: web.BaseRequest) -> None:
+    async def _authenticate(self, request: web.BaseRequest) -> None:
         if request.path in ("/healthz", "/livez", "/readyz"):
-            return
-        request[USER] = self.authn.authenticate(request.headers.get("Authorization", ""))
+            return  # open to all, as upstream's RBAC grants them to system:unauthenticated
+        request[USER] = await self.authn.authenticate(request)
+
+    async def _current_uid(self, plural: str, namespace: str, name: str) -> str | None:
+        """The uid of a stored core/v1 object (ServiceAccount tokens name theirs)."""
+        res = self.registry.get("", "v1", plural)
+        kv = await self.store.get(res.key(namespace, name)) if res is not None else None
+        return None if kv is None else str(objects.meta(objects.decode(kv.value)).get("uid"))
 
     # --- dispatch -----------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from kubedra.api.base import Obj
 from kubedra.api.core import Namespace
 from kubedra.apiserver import admission, errors, objects, params, tables
 from kubedra.apiserver.auth import ANONYMOUS_ADMIN, USER, NodeAuthorizer, User
+from kubedra.apiserver.authn.tokenrequest import TokenRequests
 from kubedra.apiserver.hub import Change, WatchHub
 from kubedra.apiserver.metrics import RESOURCE, VERB
 from kubedra.apiserver.patch import dispatch
@@ -89,6 +90,7 @@ class ResourceHandlers:
         self.stopping = asyncio.Event()
         self.streamer = Streamer(hub, rest, self.stopping, bookmark_interval)
         self.authz: NodeAuthorizer | None = None
+        self.tokens: TokenRequests | None = None
 
     # --- entry ---------------------------------------------------------------------------
 
@@ -106,6 +108,11 @@ class ResourceHandlers:
             if method != "POST":
                 raise errors.method_not_allowed(method)
             return await self._bind(request, t)
+        if t.subresource == "token":
+            if method != "POST" or self.tokens is None:
+                raise errors.method_not_allowed(method)
+            body, _ = await read_object(request, "Ignore")
+            return _json(await self.tokens.create(t.namespace, t.name, body), 201)
         if t.subresource == "finalize":
             if method != "PUT":
                 raise errors.method_not_allowed(method)

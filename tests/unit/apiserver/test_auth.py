@@ -1,4 +1,4 @@
-"""Bearer-token authentication and the Node authorizer for ResourceSlices, over HTTP."""
+"""The Node authorizer for ResourceSlices, over HTTP with token users."""
 
 from __future__ import annotations
 
@@ -6,21 +6,12 @@ import asyncio
 import json
 from typing import Any
 
-import pytest
-
-from kubedra.apiserver.auth import AuthFileError, User, parse_token_file
+from kubedra.apiserver.auth import ADMIN, User
+from kubedra.apiserver.authn import AuthnOptions
 from tests.unit.apiserver.conftest import MakeEnv
 
 SLICES = "/apis/resource.k8s.io/v1alpha2/resourceslices"
 NODES = ("system:nodes",)
-
-
-def test_token_file_parsing() -> None:
-    users = parse_token_file('# comment\nt1,system:node:n0,u1,"system:nodes"\n\nt2,alice,u2\n')
-    assert users["t1"] == User("system:node:n0", ("system:nodes", "system:authenticated"))
-    assert users["t2"] == User("alice", ("system:authenticated",))
-    with pytest.raises(AuthFileError):
-        parse_token_file("onlytoken\n")
 
 
 def slice_body(name: str, node: str) -> dict[str, Any]:
@@ -29,10 +20,11 @@ def slice_body(name: str, node: str) -> dict[str, Any]:
 
 
 async def test_node_authorizer_over_http(make_env: MakeEnv) -> None:
-    env = await make_env(token="admin-token", token_users={
+    env = await make_env(authn=AuthnOptions(tokens={
+        "admin-token": ADMIN,
         "n0": User("system:node:node0", NODES), "n1": User("system:node:node1", NODES),
         "fake": User("system:node:node0", ()),
-    })
+    }))
 
     async def call(token: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         headers = {"Content-Type": "application/json"}
