@@ -82,6 +82,18 @@ def kubeconfig_session(path: Path, **kwargs: Any) -> aiohttp.ClientSession:
     return aiohttp.ClientSession(config.server, headers=headers, connector=connector, **kwargs)
 
 
+def certificate_subject(path: Path) -> tuple[str, list[str]]:
+    """CN and O values of the client certificate a kubeconfig carries."""
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+
+    config = kubeconfig_file.load(path)
+    assert config.client_cert_data is not None, f"{path} has no client certificate"
+    subject = x509.load_pem_x509_certificate(config.client_cert_data).subject
+    return (str(subject.get_attributes_for_oid(NameOID.COMMON_NAME)[0].value),
+            [str(a.value) for a in subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)])
+
+
 @contextlib.contextmanager
 def apiserver_process(data: Path, *args: str) -> Iterator[Path]:
     """A ``kubedra apiserver`` on 127.0.0.1 (port 0) storing in ``data``, with ``args``;
