@@ -45,6 +45,8 @@ class Authenticator:
     def __init__(self, options: AuthnOptions | None, keys: TokenKeys,
                  current_uid: UidLookup) -> None:
         self.options = options
+        given = options.tokens if options is not None else {}
+        self.tokens = {token: with_authenticated(user) for token, user in given.items()}
         self.keys = keys
         self.current_uid = current_uid
         self._by_connection: weakref.WeakKeyDictionary[Any, tuple[User, float] | None] = (
@@ -56,11 +58,13 @@ class Authenticator:
             return ANONYMOUS_ADMIN
         user = self._certificate_user(request)
         if user is not None:
-            return with_authenticated(user)
+            return user
         token, _ = bearer_token(request.headers.get("Authorization", ""))
         if token is not None:
-            user = options.tokens.get(token)
-            if user is None and options.service_accounts:
+            user = self.tokens.get(token)
+            if user is not None:
+                return user
+            if options.service_accounts:
                 user = await service_account_user(self.keys, token, self.current_uid)
             if user is None:
                 raise errors.unauthorized()
@@ -79,7 +83,10 @@ class Authenticator:
         try:
             known = self._by_connection[tls]
         except KeyError:
-            known = self._by_connection[tls] = certificate_user(tls.getpeercert())
+            known = certificate_user(tls.getpeercert())
+            if known is not None:
+                known = (with_authenticated(known[0]), known[1])
+            self._by_connection[tls] = known
         if known is None or time.time() >= known[1]:
             return None
         return known[0]
