@@ -325,14 +325,22 @@ def _watch_fanout(kubeconfig: Path, path: str, names: list[str], objs: dict[str,
             "events_per_s": round(total / elapsed, 1) if elapsed > 0 else 0.0}
 
 
-def _start_server(data: Path, tls: bool) -> tuple[subprocess.Popen[bytes], Path]:
+_USER_TOKEN = "bench-user"
+
+
+def _start_server(data: Path, tls: bool, rbac_user: bool
+                  ) -> tuple[subprocess.Popen[bytes], Path]:
     """The server and its administrator's kubeconfig (client certificate over HTTPS, a
     token over plain HTTP)."""
     kubeconfig = data / "kubeconfig"
+    auth: list[str] = []
+    if rbac_user:  # the load comes from a user RBAC authorizes (not system:masters)
+        (data / "tokens.csv").write_text(f"{_USER_TOKEN},bench,bench,\n")
+        auth = ["--token-auth-file", str(data / "tokens.csv")]
     proc = subprocess.Popen(
         [sys.executable, "-c", "from kubedra.cli.main import main; main()", "apiserver",
          "--data-dir", str(data), "--port", "0", "--kubeconfig", str(kubeconfig),
-         "--max-requests-inflight", "1000", *(() if tls else ("--no-tls",))],
+         "--max-requests-inflight", "1000", *auth, *(() if tls else ("--no-tls",))],
         stdout=subprocess.DEVNULL, stderr=(data / "log").open("wb"),
     )
     deadline = time.monotonic() + 30
@@ -345,12 +353,43 @@ def _start_server(data: Path, tls: bool) -> tuple[subprocess.Popen[bytes], Path]
 
 def _run_once(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="kubedra-bench-") as tmp:
-        proc, kubeconfig = _start_server(Path(tmp), not args.no_tls)
+        proc, kubeconfig = _start_server(Path(tmp), not args.no_tls, args.rbac_user)
         try:
+            if args.rbac_user:
+                kubeconfig = asyncio.run(_grant(kubeconfig, KINDS[args.kind][0]))
             return _bench(kubeconfig, proc.pid, args)
         finally:
             proc.terminate()
             proc.wait(10)
+
+
+async def _grant(admin: Path, path: str) -> Path:
+    """A ClusterRole over the bench's resource bound to the bench user, written as admin;
+    returns the bench user's kubeconfig once the server's RBAC index lets the user in."""
+    group, plural = ("" if path.startswith("/api/") else path.split("/")[2]), path.split("/")[-1]
+    rbac = "/apis/rbac.authorization.k8s.io/v1"
+    role = {"metadata": {"name": "bench"}, "rules": [
+        {"apiGroups": [group], "resources": [plural], "verbs": ["*"]}]}
+    binding = {"metadata": {"name": "bench"},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                           "name": "bench"},
+               "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User",
+                             "name": "bench"}]}
+    config = kubeconfig_file.load(admin)
+    async with _session(config) as http:
+        for kind, body in (("clusterroles", role), ("clusterrolebindings", binding)):
+            async with http.post(f"{rbac}/{kind}", json=body) as r:
+                assert r.status == 201, await r.text()
+    user = admin.with_name("bench.kubeconfig")
+    kubeconfig_file.write(user, config.server, kubeconfig_file.Credentials(token=_USER_TOKEN),
+                          ca_pem=config.ca_data)
+    async with _session(kubeconfig_file.load(user)) as http:
+        for _ in range(100):
+            async with http.get(path, params={"limit": "1"}) as r:
+                if r.status == 200:
+                    return user
+            await asyncio.sleep(0.05)
+    raise RuntimeError("the bench user was never authorized")
 
 
 def _median(runs: list[Any]) -> Any:
@@ -379,6 +418,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="client processes sharing the load")
     p.add_argument("--no-tls", action="store_true",
                    help="plain HTTP with a token instead of HTTPS with a client certificate")
+    p.add_argument("--rbac-user", action="store_true",
+                   help="send the load as a user RBAC authorizes instead of an administrator")
     p.add_argument("--repeat", type=int, default=3,
                    help="whole runs, each with a fresh server; the summary shows medians")
     args = p.parse_args(argv)

@@ -19,10 +19,13 @@ from kubedra.api.core import Namespace
 from kubedra.api.features import FeatureGates
 from kubedra.api.meta import ObjectMeta
 from kubedra.apiserver import discovery, errors, objects, openapi, openapi_proto, pki
-from kubedra.apiserver.auth import USER, NodeAuthorizer
+from kubedra.apiserver.auth import USER
 from kubedra.apiserver.authn import Authenticator, AuthnOptions
 from kubedra.apiserver.authn.serviceaccount import TokenKeys
 from kubedra.apiserver.authn.tokenrequest import TokenRequests
+from kubedra.apiserver.authz.access import Access
+from kubedra.apiserver.authz.attributes import Attributes
+from kubedra.apiserver.authz.chain import DEFAULT_MODES
 from kubedra.apiserver.gc import GarbageCollector
 from kubedra.apiserver.handlers import ResourceHandlers, resolve
 from kubedra.apiserver.hub import WatchHub
@@ -49,6 +52,7 @@ class Options:
     authn: AuthnOptions | None = None
     # None: a fresh signing key (its tokens end with the process)
     service_account_keys: TokenKeys | None = None
+    authorization_modes: tuple[str, ...] = DEFAULT_MODES
     gc: bool = True
     watch_window: int = 20_000
     watch_window_bytes: int = 256 << 20
@@ -77,9 +81,8 @@ class ApiServer:
         keys = self.options.service_account_keys or TokenKeys(pki.new_key())
         self.authn = Authenticator(self.options.authn, keys, self._current_uid)
         self.resources.tokens = TokenRequests(keys, self.rest, self.registry)
-        slices = self.registry.get("resource.k8s.io", "v1alpha2", "resourceslices")
-        assert slices is not None
-        self.authz = NodeAuthorizer(self.hub, store, slices)
+        self.authz = Access(self.hub, store, self.registry, self.rest,
+                            self.options.authorization_modes)
         self.resources.authz = self.authz
         self.metrics = Metrics()
         self.metrics.track_watch_cache(lambda: self.hub.window_bytes,
@@ -94,8 +97,8 @@ class ApiServer:
     async def prepare(self) -> None:
         """Start the watch hub and the collector; create the boot namespaces."""
         await self.hub.start()
-        await self.authz.start()
         await self._boot_namespaces()
+        await self.authz.start()
         if self.options.gc:
             await self.gc.start()
 
@@ -212,6 +215,9 @@ class ApiServer:
         if parts and parts[-1] == "" and len(parts) > 1:
             parts = parts[:-1]
         head = parts[0] if parts else ""
+        user = request.get(USER)
+        if user is not None and not _resource_path(head, parts):  # health needs no one
+            self.authz.authorize(Attributes(user, request.method.lower(), False, path=path))
         if head in ("api", "apis") and len(parts) <= 3 - (head == "api") and (
             request.method not in ("GET", "HEAD")
         ):
@@ -323,6 +329,12 @@ def tune_cycle_collector() -> None:
     pygc.collect()
     pygc.freeze()
     pygc.set_threshold(20_000, 20, 20)
+
+
+def _resource_path(head: str, parts: list[str]) -> bool:
+    """``/api/v1/<resource>...`` and ``/apis/<group>/<version>/<resource>...``: what
+    RequestInfo calls resource requests (the handlers authorize those)."""
+    return (head == "api" and len(parts) > 2) or (head == "apis" and len(parts) > 3)
 
 
 def _is_watch(request: web.BaseRequest) -> bool:

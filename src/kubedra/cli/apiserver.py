@@ -27,6 +27,7 @@ from kubedra.apiserver.authn.serviceaccount import (
     load_public_keys,
 )
 from kubedra.apiserver.authn.tokenfile import AuthFileError, load_token_file
+from kubedra.apiserver.authz.chain import ModeError, parse_modes
 from kubedra.apiserver.pki import ClusterPki
 from kubedra.cli.credentials import ADMIN, LOOPBACK, Identity, certificate
 from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
@@ -117,7 +118,7 @@ async def serve(
               "random one is made for the written kubeconfig.")
 @click.option("--token-auth-file", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               default=None, help='CSV lines token,user,uid,"group1,group2" (kube-apiserver '
-              "format); system:node:<N> users in system:nodes get the Node authorizer.")
+              "format); system:node:<N> users in system:nodes are nodes.")
 @click.option("--anonymous-auth", type=click.BOOL, default=False, show_default=True,
               is_flag=False, flag_value=True,
               help="Requests without credentials are system:anonymous instead of 401.")
@@ -131,6 +132,9 @@ async def serve(
               "signing key).")
 @click.option("--service-account-issuer", default=DEFAULT_ISSUER, show_default=True,
               help="The iss of the tokens issued and accepted; also their audience.")
+@click.option("--authorization-mode", default="Node,RBAC", show_default=True,
+              help="Ordered authorizers: AlwaysAllow, AlwaysDeny, Node, RBAC (system:masters "
+              "is always allowed).")
 @click.option("--max-requests-inflight", type=int, default=400, show_default=True)
 @click.option("--watch-cache-size", type=int, default=20_000, show_default=True,
               help="Recent events kept in memory for watches that resume.")
@@ -156,6 +160,7 @@ def apiserver(
     token_auth_file: Path | None, anonymous_auth: bool,
     service_account_signing_key_file: Path | None,
     service_account_key_files: tuple[Path, ...], service_account_issuer: str,
+    authorization_mode: str,
     max_requests_inflight: int,
     watch_cache_size: int, watch_cache_bytes: str,
     compaction_interval: float, compaction_retain: int, etcd_servers: str | None,
@@ -194,9 +199,14 @@ def apiserver(
     except KeyFileError as err:
         raise click.BadParameter(str(err), param_hint="--service-account-key-file") from None
     keys = TokenKeys(signing, service_account_issuer, verify or None)
+    try:
+        modes = parse_modes(authorization_mode)
+    except ModeError as err:
+        raise click.BadParameter(str(err), param_hint="--authorization-mode") from None
     options = Options(gates=gates, max_inflight=max_requests_inflight,
                       authn=AuthnOptions(tokens=tokens, anonymous=anonymous_auth),
-                      service_account_keys=keys, watch_window=watch_cache_size,
+                      service_account_keys=keys, authorization_modes=modes,
+                      watch_window=watch_cache_size,
                       watch_window_bytes=_byte_count(watch_cache_bytes),
                       tune_collector=True)
     serving = Serving(pki, tls, client_ca_file, token)
