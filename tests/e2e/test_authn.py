@@ -1,7 +1,9 @@
 """HTTPS and authentication of a real ``kubedra apiserver``: kubectl 1.30 and the official
 client verify the server with the CA of the written kubeconfig (no insecure-skip-tls-verify)
 and authenticate with its client certificate; a request without credentials gets 401; a
-ServiceAccount token made with ``kubectl create token`` authenticates kubectl."""
+ServiceAccount token made with ``kubectl create token`` authenticates kubectl as the
+ServiceAccount (RBAC then grants it what a RoleBinding says) until the ServiceAccount is
+deleted."""
 
 from __future__ import annotations
 
@@ -9,6 +11,7 @@ import base64
 import http.client
 import json
 import ssl
+import time
 from pathlib import Path
 from typing import Any
 
@@ -71,7 +74,18 @@ def test_kubectl_with_a_service_account_token(kubectl: Kubectl, apiserver: Serve
     robot = tmp_path / "robot.kubeconfig"
     robot.write_text(yaml.safe_dump(doc))
     as_robot = Kubectl(kubectl.binary, {**kubectl.env, "KUBECONFIG": str(robot)})
-    assert "e2e-robot" in as_robot.run("get", "serviceaccounts").stdout
+    denied = as_robot.run("get", "serviceaccounts", check=False)
+    assert denied.returncode != 0 and ('User "system:serviceaccount:default:e2e-robot" cannot '
+                                       'list resource "serviceaccounts"') in denied.stderr
+    kubectl.run("create", "role", "e2e-sa-reader", "--verb=get,list",
+                "--resource=serviceaccounts")
+    kubectl.run("create", "rolebinding", "e2e-robot", "--role=e2e-sa-reader",
+                "--serviceaccount=default:e2e-robot")
+    deadline = time.monotonic() + 10  # the RBAC index follows the store
+    while (seen := as_robot.run("get", "serviceaccounts", check=False)).returncode:
+        assert time.monotonic() < deadline, seen.stderr
+        time.sleep(0.1)
+    assert "e2e-robot" in seen.stdout
     kubectl.run("delete", "serviceaccount", "e2e-robot")
     denied = as_robot.run("get", "serviceaccounts", check=False)
     assert denied.returncode != 0 and "Unauthorized" in denied.stderr
