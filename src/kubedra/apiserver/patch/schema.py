@@ -2,9 +2,9 @@
 
 Strategic merge patch needs, per field, ``patchStrategy`` and ``patchMergeKey``; server-side
 apply needs ``listType``/``listMapKey`` and which maps are string-keyed maps rather than
-structs. Both come from k8s.io/api v0.30.0 (core/v1, batch/v1, coordination/v1,
-resource/v1alpha2 ``types.go``). Fields not listed behave as upstream's untagged fields:
-structs merge key by key, lists are atomic (replaced whole).
+structs. Both come from k8s.io/api v0.30.0 (core/v1, batch/v1, coordination/v1, rbac/v1,
+authorization/v1, resource/v1alpha2 ``types.go``). Fields not listed behave as upstream's
+untagged fields: structs merge key by key, lists are atomic (replaced whole).
 """
 
 from __future__ import annotations
@@ -110,6 +110,7 @@ NODE = struct(
 NAMESPACE = struct(metadata=OBJECT_META, status=struct(conditions=CONDITIONS))
 EVENT = struct(metadata=OBJECT_META)
 LEASE = struct(metadata=OBJECT_META)
+SERVICE_ACCOUNT = struct(metadata=OBJECT_META, secrets=merge_list("name"))
 SERVICE = struct(metadata=OBJECT_META,
                  spec=struct(ports=merge_list("port", ssa_keys=("port", "protocol"))))
 JOB = struct(
@@ -142,13 +143,19 @@ RESOURCE_SLICE = struct(metadata=OBJECT_META)
 RESOURCE_CLAIM_PARAMETERS = struct(metadata=OBJECT_META, generatedFrom=struct())
 RESOURCE_CLASS_PARAMETERS = struct(metadata=OBJECT_META, generatedFrom=struct())
 
+# rbac/v1 rules, subjects and aggregationRule, and the access reviews, are untagged.
+PLAIN = struct(metadata=OBJECT_META)
+
 _RESOURCE = "resource.k8s.io"
+_RBAC = "rbac.authorization.k8s.io"
+_REVIEWS = "authorization.k8s.io"
 SCHEMAS: Mapping[tuple[str, str], Meta] = MappingProxyType({
     ("", "Namespace"): NAMESPACE,
     ("", "Node"): NODE,
     ("", "Pod"): POD,
     ("", "Event"): EVENT,
     ("", "Service"): SERVICE,
+    ("", "ServiceAccount"): SERVICE_ACCOUNT,
     ("batch", "Job"): JOB,
     ("coordination.k8s.io", "Lease"): LEASE,
     (_RESOURCE, "ResourceClass"): RESOURCE_CLASS,
@@ -158,6 +165,10 @@ SCHEMAS: Mapping[tuple[str, str], Meta] = MappingProxyType({
     (_RESOURCE, "ResourceSlice"): RESOURCE_SLICE,
     (_RESOURCE, "ResourceClaimParameters"): RESOURCE_CLAIM_PARAMETERS,
     (_RESOURCE, "ResourceClassParameters"): RESOURCE_CLASS_PARAMETERS,
+    **{(_RBAC, kind): PLAIN for kind in ("Role", "ClusterRole", "RoleBinding",
+                                         "ClusterRoleBinding")},
+    **{(_REVIEWS, kind): PLAIN for kind in ("SelfSubjectAccessReview",
+                                            "SelfSubjectRulesReview", "SubjectAccessReview")},
 })
 
 
