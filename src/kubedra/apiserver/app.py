@@ -18,8 +18,20 @@ from aiohttp import web
 from kubedra.api.core import Namespace
 from kubedra.api.features import FeatureGates
 from kubedra.api.meta import ObjectMeta
-from kubedra.apiserver import audit, connections, discovery, errors, objects, openapi, openapi_proto
-from kubedra.apiserver.auth import ADMIN, USER, Authenticator, User
+from kubedra.apiserver import (
+    audit,
+    connections,
+    discovery,
+    errors,
+    objects,
+    openapi,
+    openapi_proto,
+    pki,
+)
+from kubedra.apiserver.auth import USER
+from kubedra.apiserver.authn import Authenticator, AuthnOptions
+from kubedra.apiserver.authn.serviceaccount import TokenKeys
+from kubedra.apiserver.authn.tokenrequest import TokenRequests
 from kubedra.apiserver.authz.access import Access
 from kubedra.apiserver.authz.attributes import Attributes
 from kubedra.apiserver.authz.chain import DEFAULT_MODES
@@ -49,8 +61,10 @@ class Options:
     audit_log: audit.AuditLogConfig | None = None
     bookmark_interval: float = 60.0
     max_watch_seconds: float = 1800.0
-    token: str | None = None
-    token_users: dict[str, User] = field(default_factory=dict)
+    # None: no authentication, every request is an administrator (servers embedded in tests)
+    authn: AuthnOptions | None = None
+    # None: a fresh signing key (its tokens end with the process)
+    service_account_keys: TokenKeys | None = None
     authorization_modes: tuple[str, ...] = DEFAULT_MODES
     gc: bool = True
     watch_window: int = 20_000
@@ -79,10 +93,9 @@ class ApiServer:
             max_watch_seconds=self.options.max_watch_seconds,
         )
         self.gc = GarbageCollector(self.registry, self.rest, self.hub)
-        tokens = dict(self.options.token_users)
-        if self.options.token:
-            tokens[self.options.token] = ADMIN
-        self.authn = Authenticator(tokens)
+        keys = self.options.service_account_keys or TokenKeys(pki.new_key())
+        self.authn = Authenticator(self.options.authn, keys, self._current_uid)
+        self.resources.tokens = TokenRequests(keys, self.rest, self.registry)
         self.authz = Access(self.hub, store, self.registry, self.rest,
                             self.options.authorization_modes)
         self.resources.authz = self.authz
@@ -159,7 +172,7 @@ class ApiServer:
         long_running = is_long_running(request)
         code = 500
         try:
-            self._authenticate(request)
+            await self._authenticate(request)
             resp = await self.door.serve(request, self._dispatch)
             code = resp.status
             return resp
@@ -187,10 +200,16 @@ class ApiServer:
                     request.get(RESOURCE, ""), code, time.perf_counter() - start,
                 )
 
-    def _authenticate(self, request: web.BaseRequest) -> None:
+    async def _authenticate(self, request: web.BaseRequest) -> None:
         if request.path in ("/healthz", "/livez", "/readyz"):
-            return
-        request[USER] = self.authn.authenticate(request.headers.get("Authorization", ""))
+            return  # open to all, as upstream's RBAC grants them to system:unauthenticated
+        request[USER] = await self.authn.authenticate(request)
+
+    async def _current_uid(self, plural: str, namespace: str, name: str) -> str | None:
+        """The uid of a stored core/v1 object (ServiceAccount tokens name theirs)."""
+        res = self.registry.get("", "v1", plural)
+        kv = await self.store.get(res.key(namespace, name)) if res is not None else None
+        return None if kv is None else str(objects.meta(objects.decode(kv.value)).get("uid"))
 
     # --- dispatch -----------------------------------------------------------------------------
 

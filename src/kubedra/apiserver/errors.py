@@ -97,6 +97,11 @@ def bad_request(message: str) -> ApiError:
     return ApiError(status_body(400, "BadRequest", message))
 
 
+def unauthorized() -> ApiError:
+    """What ``responsewriters.Unauthorized`` answers a request no authenticator accepted."""
+    return ApiError(status_body(401, "Unauthorized", "Unauthorized"))
+
+
 def forbidden_object(plural: str, group: str, name: str, why: str) -> ApiError:
     msg = f'{_qualified(plural, group)} "{name}" is forbidden: {why}'
     return ApiError(status_body(403, "Forbidden", msg, _details(name, group, plural)))

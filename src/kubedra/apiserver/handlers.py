@@ -18,6 +18,7 @@ from kubedra.api.base import Obj
 from kubedra.api.core import Namespace
 from kubedra.apiserver import admission, errors, objects, params, tables
 from kubedra.apiserver.auth import ANONYMOUS_ADMIN, USER, User
+from kubedra.apiserver.authn.tokenrequest import TokenRequests
 from kubedra.apiserver.authz.access import Access
 from kubedra.apiserver.authz.attributes import Attributes
 from kubedra.apiserver.hub import Change, WatchHub
@@ -95,6 +96,7 @@ class ResourceHandlers:
         self.stopping = asyncio.Event()
         self.streamer = Streamer(hub, rest, self.stopping, bookmark_interval)
         self.authz: Access | None = None
+        self.tokens: TokenRequests | None = None
 
     # --- entry ---------------------------------------------------------------------------
 
@@ -114,6 +116,11 @@ class ResourceHandlers:
             if method != "POST":
                 raise errors.method_not_allowed(method)
             return await self._bind(request, t)
+        if t.subresource == "token":
+            if method != "POST" or self.tokens is None:
+                raise errors.method_not_allowed(method)
+            body, _ = await read_object(request, "Ignore")
+            return _json(await self.tokens.create(t.namespace, t.name, body), 201)
         if t.subresource == "finalize":
             if method != "PUT":
                 raise errors.method_not_allowed(method)

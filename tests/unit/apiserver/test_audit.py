@@ -14,6 +14,7 @@ import pytest
 
 from kubedra.apiserver.audit import AuditLogConfig, RotatingWriter
 from kubedra.apiserver.auth import User
+from kubedra.apiserver.authn import AuthnOptions
 from tests.unit.apiserver.conftest import Env, MakeEnv
 
 LEASES = "/apis/coordination.k8s.io/v1/namespaces/default/leases"
@@ -47,7 +48,7 @@ async def _events(path: Path, count: int) -> list[dict[str, Any]]:
 async def test_events_of_each_verb(make_env: MakeEnv, tmp_path: Path) -> None:
     log = tmp_path / "audit.log"
     env = await make_env(audit_log=AuditLogConfig(str(log)),
-                         token_users={"alice-token": ALICE}, **ALLOW_ALL)
+                         authn=AuthnOptions(tokens={"alice-token": ALICE}), **ALLOW_ALL)
     status, created_id = await _send(env, "POST", LEASES, {"metadata": {"name": "l1"}})
     assert status == 201
     assert (await _send(env, "GET", f"{LEASES}/l1"))[0] == 200
@@ -88,7 +89,7 @@ async def test_audit_id_header_and_failures(make_env: MakeEnv, tmp_path: Path,
                                             monkeypatch: pytest.MonkeyPatch) -> None:
     log = tmp_path / "audit.log"
     env = await make_env(audit_log=AuditLogConfig(str(log)),
-                         token_users={"alice-token": ALICE}, **ALLOW_ALL)
+                         authn=AuthnOptions(tokens={"alice-token": ALICE}), **ALLOW_ALL)
     status, audit_id = await _send(env, "GET", "/version", headers={"Audit-ID": "given-id"})
     assert status == 200 and audit_id == "given-id"  # the client's ID is kept
     status, _ = await _send(env, "GET", LEASES, headers={"Authorization": "Bearer wrong"})
@@ -119,7 +120,7 @@ async def test_an_unwritable_log_fails_no_request_and_recovers(
     blocker.write_text("a file where the log's directory should be")
     log = blocker / "audit.log"
     env = await make_env(audit_log=AuditLogConfig(str(log)),
-                         token_users={"alice-token": ALICE}, **ALLOW_ALL)
+                         authn=AuthnOptions(tokens={"alice-token": ALICE}), **ALLOW_ALL)
     for _ in range(3):
         assert (await _send(env, "GET", LEASES))[0] == 200
     for _ in range(100):

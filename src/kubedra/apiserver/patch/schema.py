@@ -110,6 +110,7 @@ NODE = struct(
 NAMESPACE = struct(metadata=OBJECT_META, status=struct(conditions=CONDITIONS))
 EVENT = struct(metadata=OBJECT_META)
 LEASE = struct(metadata=OBJECT_META)
+SERVICE_ACCOUNT = struct(metadata=OBJECT_META, secrets=merge_list("name"))
 SERVICE = struct(metadata=OBJECT_META,
                  spec=struct(ports=merge_list("port", ssa_keys=("port", "protocol"))))
 JOB = struct(
@@ -155,6 +156,7 @@ SCHEMAS: Mapping[tuple[str, str], Meta] = MappingProxyType({
     ("", "Pod"): POD,
     ("", "Event"): EVENT,
     ("", "Service"): SERVICE,
+    ("", "ServiceAccount"): SERVICE_ACCOUNT,
     ("batch", "Job"): JOB,
     ("coordination.k8s.io", "Lease"): LEASE,
     (_RESOURCE, "ResourceClass"): RESOURCE_CLASS,
