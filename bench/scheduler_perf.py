@@ -17,7 +17,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -89,8 +92,53 @@ async def create_pods(client: Client, namespace: str, count: int,
     await asyncio.gather(*(one(i) for i in range(count)))
 
 
+_TICK = os.sysconf("SC_CLK_TCK")
+
+
+def _py_spy() -> str:
+    """py-spy from this interpreter's environment (``pip install py-spy``), else PATH's."""
+    beside = Path(sys.executable).parent / "py-spy"
+    return str(beside) if beside.exists() else "py-spy"
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / _TICK
+
+
+def calibration_ms() -> float:
+    """CPU milliseconds of a fixed pure-Python loop: the machine's speed right now (a
+    loaded machine's shared caches slow every process), to put CPU figures of runs taken
+    under different load side by side."""
+    start = time.process_time()
+    table: dict[str, list[int]] = {}
+    for i in range(200_000):
+        table[str(i)] = [i, i * 2]
+    return (time.process_time() - start) * 1000
+
+
+def cluster_pids(cluster: LocalCluster) -> dict[str, int]:
+    pids = {c.name: c.process.pid for c in cluster.components if c.process is not None}
+    pids["bench"] = os.getpid()
+    return pids
+
+
+async def request_counts(client: Client) -> dict[str, float]:
+    """``verb resource`` -> requests served so far, from the API server's metrics."""
+    data = await client._request("GET", "/metrics")
+    counts: dict[str, float] = {}
+    for line in data.decode().splitlines():
+        if line.startswith("apiserver_request_total{"):
+            labels, _, value = line.partition("} ")
+            fields = dict(kv.split("=", 1) for kv in labels.split("{", 1)[1].split(","))
+            key = f"{fields['verb'].strip(chr(34))} {fields['resource'].strip(chr(34))}"
+            counts[key] = counts.get(key, 0.0) + float(value)
+    return counts
+
+
 async def run_once(workload: str, workdir: Path, timeout: float,
-                   backend: str = "sqlite") -> dict[str, Any]:
+                   backend: str = "sqlite", profile: Path | None = None) -> dict[str, Any]:
     w = WORKLOADS[workload]
     cluster = LocalCluster(workdir, etcd_members=1 if backend == "etcd" else 0)
     async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
@@ -127,13 +175,35 @@ async def run_once(workload: str, workdir: Path, timeout: float,
 
         await create_pods(client, "init", w["init"])
         await wait_bound("init", w["init"])
+        pids = cluster_pids(cluster)
+        spies = [subprocess.Popen([_py_spy(), "record", "--pid", str(pid), "--rate", "50",
+                                   "--gil", "--nonblocking", "--format", "raw",
+                                   "-o", str(profile / f"{name}.txt")],
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                 for name, pid in pids.items()] if profile else []
+        calibration = calibration_ms()
+        requests_before = await request_counts(client)
+        cpu_before = {name: cpu_seconds(pid) for name, pid in pids.items()}
+        load_before = os.getloadavg()[0]
         start = time.monotonic()
         await create_pods(client, "test", w["measure"])
         await wait_bound("test", w["measure"])
         elapsed = last_bind[0] - start
+        cpu = {name: cpu_seconds(pid) - cpu_before[name] for name, pid in pids.items()}
+        calibration = (calibration + calibration_ms()) / 2
+        requests_after = await request_counts(client)
+        for spy in spies:
+            spy.send_signal(2)
+            spy.wait()
         await pods.stop()
-    return {"measured_pods": w["measure"], "seconds": elapsed,
-            "pods_per_second": w["measure"] / elapsed if elapsed > 0 else float("inf")}
+    n = w["measure"]
+    requests = {k: round((v - requests_before.get(k, 0.0)) / n, 3)
+                for k, v in sorted(requests_after.items()) if v > requests_before.get(k, 0.0)}
+    return {"measured_pods": n, "seconds": elapsed,
+            "pods_per_second": n / elapsed if elapsed > 0 else float("inf"),
+            "load_average": load_before, "calibration_ms": round(calibration, 1),
+            "cpu_ms_per_pod": {k: round(v * 1000 / n, 3) for k, v in cpu.items()},
+            "requests_per_pod": requests}
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -143,16 +213,24 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--smoke", action="store_true", help="the 'fast' workload, one run")
     parser.add_argument("--json", dest="json_path")
+    parser.add_argument("--profile", type=Path, default=None,
+                        help="py-spy raw profiles of every process during the measured phase")
     backends_option(parser)
     args = parser.parse_args(argv)
     workload, runs = ("fast", 1) if args.smoke else (args.workload, args.runs)
     summary: dict[str, Any] = {"workload": workload, "backends": {}}
     for backend in args.backend:
         results = []
-        for _ in range(runs):
+        for i in range(runs):
+            profile = args.profile / f"{backend}-{i}" if args.profile else None
+            if profile:
+                profile.mkdir(parents=True, exist_ok=True)
             with tempfile.TemporaryDirectory(prefix="kubedra-perf-") as tmp:
                 results.append(asyncio.run(run_once(workload, Path(tmp), args.timeout,
-                                                    backend)))
+                                                    backend, profile)))
+            r = results[-1]
+            print(f"  run {i + 1}: {r['pods_per_second']:.1f} pods/s, "
+                  f"load {r['load_average']:.2f}, calibration {r['calibration_ms']} ms, CPU ms/pod {r['cpu_ms_per_pod']}")
         rates = [r["pods_per_second"] for r in results]
         median = statistics.median(rates)
         summary["backends"][backend] = {"runs": results, "median_pods_per_second": median}

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc as pygc
 import logging
 import time
 from collections.abc import Callable
@@ -47,9 +46,6 @@ class Options:
     gc: bool = True
     watch_window: int = 20_000
     watch_window_bytes: int = 256 << 20
-    # Tune the interpreter's cycle collector for a server process (see tune_cycle_collector);
-    # off by default because it is process-wide (tests embed servers).
-    tune_collector: bool = False
 
 
 class ApiServer:
@@ -98,8 +94,6 @@ class ApiServer:
     async def start(self, host: str = "127.0.0.1", port: int = 0,
                     ssl_context: object | None = None) -> int:
         await self.prepare()
-        if self.options.tune_collector:
-            tune_cycle_collector()
         # The low-level server: no router or middleware chain, one handler does both.
         server = web.Server(self._handle, request_factory=self._make_request, access_log=None)
         self._runner = web.ServerRunner(server, handle_signals=False, shutdown_timeout=2.0)
@@ -302,17 +296,6 @@ class ApiServer:
         if body is None:
             raise errors.path_not_found()
         return _json_response(body)
-
-
-def tune_cycle_collector() -> None:
-    """Keep cycle-collector pauses out of request latency: everything alive after start-up
-    (modules, tables, boot objects) moves to the permanent generation so full collections
-    no longer walk it, and young collections run every 20,000 allocations instead of 700.
-    Request objects are freed by reference counting; the collector only finds the few
-    cycles (tracebacks, futures), so running it less often costs little memory."""
-    pygc.collect()
-    pygc.freeze()
-    pygc.set_threshold(20_000, 20, 20)
 
 
 def _is_watch(request: web.BaseRequest) -> bool:

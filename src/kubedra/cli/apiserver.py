@@ -134,8 +134,7 @@ def apiserver(
         raise click.BadParameter(str(err), param_hint="--token-auth-file") from None
     options = Options(gates=gates, max_inflight=max_requests_inflight, token=token or None,
                       token_users=token_users, watch_window=watch_cache_size,
-                      watch_window_bytes=_byte_count(watch_cache_bytes),
-                      tune_collector=True)
+                      watch_window_bytes=_byte_count(watch_cache_bytes))
     try:
         run_until_signalled(lambda stop: serve(stop, data_dir, bind_address, port, kubeconfig,
                                                options, tls,
