@@ -35,7 +35,7 @@ ANCHORS: dict[str, dict[str, str]] = {
 
 def table(summaries: list[dict[str, Any]]) -> str:
     head = ("workload", "store", "pods/s (median avg)", "p50/p90/p99 (last run)",
-            "CPU ms/pod (last run)", "before", "Go", "CI floor")
+            "CPU ms/pod (last run)", "load / calibration", "before", "Go", "CI floor")
     rows = [head]
     for summary in summaries:
         workload = summary["workload"]
@@ -47,6 +47,7 @@ def table(summaries: list[dict[str, Any]]) -> str:
             store = backend + (" https" if summary.get("tls") else "")
             rows.append((workload, store, f"{result['median_pods_per_second']:.1f}",
                          f"{t['Perc50']:.0f}/{t['Perc90']:.0f}/{t['Perc99']:.0f}", cpu,
+                         f"{last['load_average']:.1f} / {last['calibration_ms']:.0f} ms",
                          anchors.get("before", "-"), anchors.get("Go", "-"),
                          anchors.get("CI floor", "-")))
     widths = [max(len(r[i]) for r in rows) for i in range(len(head))]

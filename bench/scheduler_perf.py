@@ -305,8 +305,8 @@ class Bound:
 
 
 async def steady_state(client: Client, bound: Bound, duration: float) -> tuple[float, float]:
-    """Keep :data:`STEADY_PENDING` pods pending: every bound pod is deleted and replaced,
-    for ``duration`` seconds. Returns the window (start, end)."""
+    """Keep :data:`STEADY_PENDING` pods pending: every bound pod is deleted and replaced
+    (both requests at once), for ``duration`` seconds. Returns the window (start, end)."""
     pods = _kind("pods")
     next_index = STEADY_PENDING
     work: set[asyncio.Task[None]] = set()
@@ -314,10 +314,13 @@ async def steady_state(client: Client, bound: Bound, duration: float) -> tuple[f
 
     async def replace(pod: Pod) -> None:
         nonlocal next_index
-        await client.delete(Pod, pod.metadata.name or "", "test", grace_period_seconds=0)
-        if running:
-            next_index += 1
-            await client.create_raw(pods, pod_body("test", next_index), "test")
+        delete = client.delete(Pod, pod.metadata.name or "", "test", grace_period_seconds=0)
+        if not running:
+            await delete
+            return
+        next_index += 1
+        await asyncio.gather(delete, client.create_raw(pods, pod_body("test", next_index),
+                                                       "test"))
 
     def on_bind(pod: Pod) -> None:
         task = asyncio.create_task(replace(pod))
