@@ -319,16 +319,19 @@ def _watch_fanout(url: str, path: str, names: list[str], objs: dict[str, Any],
 _ADMIN_TOKEN, _USER_TOKEN = "bench-admin", "bench-user"
 
 
-def _start_server(data: Path, rbac_user: bool) -> tuple[subprocess.Popen[bytes], str]:
+def _start_server(data: Path, rbac_user: bool, audit_log: bool
+                  ) -> tuple[subprocess.Popen[bytes], str]:
     kubeconfig = data / "kubeconfig"
     auth: list[str] = []
     if rbac_user:  # the load comes from a user RBAC authorizes (not system:masters)
         (data / "tokens.csv").write_text(f"{_USER_TOKEN},bench,bench,\n")
         auth = ["--token", _ADMIN_TOKEN, "--token-auth-file", str(data / "tokens.csv")]
+    audit = ["--audit-log-path", str(data / "audit.log")] if audit_log else []
     proc = subprocess.Popen(
         [sys.executable, "-c", "from kubedra.cli.main import main; main()", "apiserver",
          "--data-dir", str(data), "--port", "0", "--kubeconfig", str(kubeconfig),
-         "--max-requests-inflight", "1000", *auth],
+         "--max-requests-inflight", "1000", "--max-mutating-requests-inflight", "1000",
+         *auth, *audit],
         stdout=subprocess.DEVNULL, stderr=(data / "log").open("wb"),
     )
     deadline = time.monotonic() + 30
@@ -342,7 +345,7 @@ def _start_server(data: Path, rbac_user: bool) -> tuple[subprocess.Popen[bytes],
 
 def _run_once(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="kubedra-bench-") as tmp:
-        proc, url = _start_server(Path(tmp), args.rbac_user)
+        proc, url = _start_server(Path(tmp), args.rbac_user, args.audit_log)
         args.token = ""
         try:
             if args.rbac_user:
@@ -405,6 +408,8 @@ def main(argv: list[str] | None = None) -> int:
                    help="client processes sharing the load")
     p.add_argument("--rbac-user", action="store_true",
                    help="send the load as a user RBAC authorizes instead of an administrator")
+    p.add_argument("--audit-log", action="store_true",
+                   help="serve with --audit-log-path (to compare its cost)")
     p.add_argument("--repeat", type=int, default=3,
                    help="whole runs, each with a fresh server; the summary shows medians")
     args = p.parse_args(argv)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import signal
 import socket
 import sys
@@ -148,6 +149,10 @@ async def test_up_with_fake_nodes(tmp_path: Path, store_args: list[str]) -> None
         if store_args:
             expected |= {"apiserver-1.log", "etcd-0.log"}
         assert {p.name for p in logs.iterdir()} >= expected
+        events = map(json.loads, (data / "audit.log").read_text().splitlines())
+        bindings = [e for e in events
+                    if e.get("objectRef", {}).get("subresource") == "binding"]
+        assert bindings and bindings[0]["verb"] == "create", "the scheduler's bind is audited"
     finally:
         if proc.returncode is None:
             proc.kill()

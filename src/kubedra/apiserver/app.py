@@ -1,4 +1,4 @@
-"""The aiohttp application: one middleware (auth, in-flight limit, errors, metrics) and one
+"""The aiohttp application: one middleware (audit, auth, limits, errors, metrics) and one
 dispatcher over the fixed paths (health, metrics, version, discovery, OpenAPI) and the
 resource paths."""
 
@@ -17,7 +17,7 @@ from aiohttp import web
 from kubedra.api.core import Namespace
 from kubedra.api.features import FeatureGates
 from kubedra.api.meta import ObjectMeta
-from kubedra.apiserver import discovery, errors, objects, openapi, openapi_proto
+from kubedra.apiserver import audit, connections, discovery, errors, objects, openapi, openapi_proto
 from kubedra.apiserver.auth import ADMIN, USER, Authenticator, User
 from kubedra.apiserver.authz.access import Access
 from kubedra.apiserver.authz.attributes import Attributes
@@ -26,6 +26,7 @@ from kubedra.apiserver.gc import GarbageCollector
 from kubedra.apiserver.handlers import ResourceHandlers, resolve
 from kubedra.apiserver.hub import WatchHub
 from kubedra.apiserver.kubernetes_service import ensure_kubernetes_service
+from kubedra.apiserver.limits import Door, Limits, is_long_running
 from kubedra.apiserver.metrics import GROUP, RESOURCE, VERB, Metrics
 from kubedra.apiserver.registry import Registry
 from kubedra.apiserver.rest import Rest
@@ -41,7 +42,10 @@ _BOOT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 @dataclass(frozen=True, slots=True)
 class Options:
     gates: FeatureGates = field(default_factory=FeatureGates)
-    max_inflight: int = 400
+    limits: Limits = field(default_factory=Limits)
+    connection_limits: connections.ConnectionLimits = field(
+        default_factory=connections.ConnectionLimits)
+    audit_log: audit.AuditLogConfig | None = None
     bookmark_interval: float = 60.0
     max_watch_seconds: float = 1800.0
     token: str | None = None
@@ -50,6 +54,8 @@ class Options:
     gc: bool = True
     watch_window: int = 20_000
     watch_window_bytes: int = 256 << 20
+    # what may wait for one watcher's client before its watch is ended
+    watch_buffer_bytes: int = 16 << 20
 
 
 class ApiServer:
@@ -61,7 +67,7 @@ class ApiServer:
         self.registry = Registry(self.options.gates)
         self.cache = objects.WireCache()
         self.hub = WatchHub(store, self.cache, self.options.watch_window,
-                            self.options.watch_window_bytes)
+                            self.options.watch_window_bytes, self.options.watch_buffer_bytes)
         self.rest = Rest(self.registry, store, self.cache)
         self.resources = ResourceHandlers(
             self.hub, self.rest,
@@ -79,7 +85,8 @@ class ApiServer:
         self.metrics = Metrics()
         self.metrics.track_watch_cache(lambda: self.hub.window_bytes,
                                        lambda: len(self.hub.window))
-        self.inflight = 0
+        self.door = Door(self.options.limits, self.metrics)
+        self.audit = audit.Auditor(self.options.audit_log)
         self.address = ""
         self._runner: web.ServerRunner | None = None
         self._static: dict[str, bytes] = {}
@@ -97,8 +104,10 @@ class ApiServer:
     async def start(self, host: str = "127.0.0.1", port: int = 0,
                     ssl_context: object | None = None) -> int:
         await self.prepare()
+        self.audit.start()
         # The low-level server: no router or middleware chain, one handler does both.
-        server = web.Server(self._handle, request_factory=self._make_request, access_log=None)
+        server = connections.Server(self.audit.around(self._handle), self.options.connection_limits,
+                                    request_factory=self._make_request, access_log=None)
         self._runner = web.ServerRunner(server, handle_signals=False, shutdown_timeout=2.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, port, ssl_context=ssl_context,  # type: ignore[arg-type]
@@ -120,6 +129,7 @@ class ApiServer:
         await self.gc.stop()
         await self.authz.stop()
         await self.hub.stop()
+        self.audit.stop()
 
     async def _boot_namespaces(self) -> None:
         ns = self.registry.namespaces()
@@ -134,32 +144,17 @@ class ApiServer:
     def _make_request(
         self, message: Any, payload: Any, protocol: Any, writer: Any, task: Any
     ) -> web.BaseRequest:
-        return web.BaseRequest(message, payload, protocol, writer, task,
-                               asyncio.get_running_loop(), client_max_size=MAX_REQUEST_BYTES)
+        return audit.Request(message, payload, protocol, writer, task,
+                             asyncio.get_running_loop(), client_max_size=MAX_REQUEST_BYTES)
 
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
-        """Auth, in-flight limit, errors as Status, metrics; then :meth:`_dispatch`."""
+        """Auth, limits, errors as Status, metrics; then :meth:`_dispatch`."""
         start = time.perf_counter()
-        long_running = _is_watch(request)
-        counted = not long_running and not request.path.startswith(("/healthz", "/livez",
-                                                                     "/readyz", "/metrics"))
+        long_running = is_long_running(request)
         code = 500
         try:
             self._authenticate(request)
-            if counted:
-                if self.inflight >= self.options.max_inflight:
-                    self.metrics.rejected.inc()
-                    raise errors.too_many_requests()
-                self.inflight += 1
-            elif long_running:
-                self.metrics.watchers.inc()
-            try:
-                resp = await self._dispatch(request)
-            finally:
-                if counted:
-                    self.inflight -= 1
-                elif long_running:
-                    self.metrics.watchers.dec()
+            resp = await self.door.serve(request, self._dispatch)
             code = resp.status
             return resp
         except errors.ApiError as err:
@@ -308,13 +303,6 @@ def _resource_path(head: str, parts: list[str]) -> bool:
     """``/api/v1/<resource>...`` and ``/apis/<group>/<version>/<resource>...``: what
     RequestInfo calls resource requests (the handlers authorize those)."""
     return (head == "api" and len(parts) > 2) or (head == "apis" and len(parts) > 3)
-
-
-def _is_watch(request: web.BaseRequest) -> bool:
-    if request.method != "GET":
-        return False
-    w = request.query.get("watch")
-    return w in ("1", "t", "T", "TRUE", "true", "True") or "/watch/" in request.path
 
 
 def _json_response(body: object, code: int = 200) -> web.Response:

@@ -21,6 +21,7 @@ from kubedra.apiserver import errors
 class User:
     name: str
     groups: tuple[str, ...] = ()
+    uid: str = ""
 
 
 #: The authenticated user of a request (set before routing).

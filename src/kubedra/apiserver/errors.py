@@ -145,5 +145,14 @@ def internal(message: str) -> ApiError:
     return ApiError(body)
 
 
+def request_timeout() -> ApiError:
+    """A request that outlived its deadline (upstream's NewTimeoutError: empty details)."""
+    body = status_body(504, "Timeout",
+                       "Timeout: request did not complete within the allotted timeout")
+    body["details"] = {}
+    body["code"] = body.pop("code")  # code stays last, as upstream writes it
+    return ApiError(body)
+
+
 def timeout(message: str) -> ApiError:
     return ApiError(status_body(504, "Timeout", message))

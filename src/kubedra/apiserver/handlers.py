@@ -51,6 +51,10 @@ class Target:
     watch_path: bool = False
 
 
+#: The resolved target of a resource request (upstream's RequestInfo, read by the audit log).
+TARGET = web.RequestKey("target", Target)
+
+
 def resolve(registry: Registry, group: str, version: str, parts: list[str]) -> Target:
     """The resource a path (after ``/api/v1`` or ``/apis/g/v``) names, or 404."""
     watch_path = False
@@ -98,6 +102,7 @@ class ResourceHandlers:
         method = request.method
         verb = _verb(method, t, request)
         request[VERB] = verb
+        request[TARGET] = t
         request[RESOURCE] = t.res.kind.plural + (f"/{t.subresource}" if t.subresource else "")
         if self.authz is not None:
             await self.authz.check(Attributes(_user(request), verb, True, t.res.kind.group,
@@ -203,7 +208,8 @@ class ResourceHandlers:
         resp = web.StreamResponse(status=200, headers={"Content-Type": JSON})
         resp.enable_chunked_encoding()
         await resp.prepare(request)
-        writer = EventWriter(resp, t.res, flt, as_table, _include_object(request))
+        writer = EventWriter(resp, t.res, flt, as_table, _include_object(request),
+                             request.transport)
         timeout = float(opts.timeout_seconds) if opts.timeout_seconds else self.max_watch_seconds
         loop = asyncio.get_running_loop()
         deadline = loop.time() + min(timeout, self.max_watch_seconds)

@@ -15,11 +15,15 @@ from pathlib import Path
 import click
 
 from kubedra.api.features import FeatureGateError, parse_feature_gates
+from kubedra.api.goformat import parse_duration
 from kubedra.api.quantity import Quantity, QuantityError
 from kubedra.apiserver import tls as serving
 from kubedra.apiserver.app import ApiServer, Options
+from kubedra.apiserver.audit import AuditLogConfig
 from kubedra.apiserver.auth import AuthFileError, load_token_file
 from kubedra.apiserver.authz.chain import ModeError, parse_modes
+from kubedra.apiserver.connections import ConnectionLimits
+from kubedra.apiserver.limits import Limits
 from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.cli.singletons import collect_while_leading, replica_identity
 from kubedra.client import kubeconfig as kubeconfig_file
@@ -86,7 +90,24 @@ async def serve(
 @click.option("--authorization-mode", default="Node,RBAC", show_default=True,
               help="Ordered authorizers: AlwaysAllow, AlwaysDeny, Node, RBAC (system:masters "
               "is always allowed).")
-@click.option("--max-requests-inflight", type=int, default=400, show_default=True)
+@click.option("--max-requests-inflight", type=int, default=400, show_default=True,
+              help="Read-only requests served at once (watches excluded); more get 429.")
+@click.option("--max-mutating-requests-inflight", type=int, default=200, show_default=True,
+              help="Mutating requests served at once; more get 429.")
+@click.option("--request-timeout", default="1m0s", show_default=True,
+              help="Longest a request (not a watch) may take before a 504 (a Go duration; "
+              "?timeout= may shorten it).")
+@click.option("--max-connections", type=int, default=10_000, show_default=True,
+              help="Open client connections; more are answered 429 and closed.")
+@click.option("--audit-log-path", default=None,
+              help="Write audit.k8s.io/v1 events (level Metadata) here as JSON lines "
+              "('-': standard output).")
+@click.option("--audit-log-maxsize", type=int, default=0, show_default=True,
+              help="Megabytes before the audit log is rotated (0: 100).")
+@click.option("--audit-log-maxbackup", type=int, default=0, show_default=True,
+              help="Rotated audit logs kept (0: all).")
+@click.option("--audit-log-maxage", type=int, default=0, show_default=True,
+              help="Days a rotated audit log is kept (0: no limit).")
 @click.option("--watch-cache-size", type=int, default=20_000, show_default=True,
               help="Recent events kept in memory for watches that resume.")
 @click.option("--watch-cache-bytes", default="256Mi", show_default=True,
@@ -109,7 +130,9 @@ def apiserver(
     data_dir: Path, bind_address: str, port: int, kubeconfig: Path | None, feature_gates: str,
     tls: bool, token: str | None, token_auth_file: Path | None, authorization_mode: str,
     max_requests_inflight: int,
-    watch_cache_size: int, watch_cache_bytes: str,
+    max_mutating_requests_inflight: int, request_timeout: str, max_connections: int,
+    audit_log_path: str | None, audit_log_maxsize: int, audit_log_maxbackup: int,
+    audit_log_maxage: int, watch_cache_size: int, watch_cache_bytes: str,
     compaction_interval: float, compaction_retain: int, etcd_servers: str | None,
     etcd_cafile: Path | None, etcd_certfile: Path | None, etcd_keyfile: Path | None,
     verbose: int,
@@ -141,8 +164,20 @@ def apiserver(
         modes = parse_modes(authorization_mode)
     except ModeError as err:
         raise click.BadParameter(str(err), param_hint="--authorization-mode") from None
-    options = Options(gates=gates, max_inflight=max_requests_inflight, token=token or None,
-                      token_users=token_users, authorization_modes=modes,
+    try:
+        timeout = parse_duration(request_timeout)
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="--request-timeout") from None
+    if timeout <= 0:
+        raise click.BadParameter("must be positive", param_hint="--request-timeout")
+    limits = Limits(max_requests_inflight=max_requests_inflight,
+                    max_mutating_requests_inflight=max_mutating_requests_inflight,
+                    request_timeout=timeout)
+    audit_log = AuditLogConfig(audit_log_path, audit_log_maxsize, audit_log_maxbackup,
+                               audit_log_maxage) if audit_log_path else None
+    options = Options(gates=gates, limits=limits, audit_log=audit_log,
+                      connection_limits=ConnectionLimits(max_connections=max_connections),
+                      token=token or None, token_users=token_users, authorization_modes=modes,
                       watch_window=watch_cache_size,
                       watch_window_bytes=_byte_count(watch_cache_bytes))
     try:

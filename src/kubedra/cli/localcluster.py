@@ -173,7 +173,8 @@ class LocalCluster:
         for i, kc in enumerate(self.kubeconfigs):
             replica_dir = data_dir if i == 0 else data_dir / f"apiserver-{i}"
             args = ["apiserver", "--data-dir", str(replica_dir),
-                    "--port", str(port if i == 0 else 0), "--kubeconfig", str(kc), *vflag]
+                    "--port", str(port if i == 0 else 0), "--kubeconfig", str(kc),
+                    "--audit-log-path", str(replica_dir / "audit.log"), *vflag]
             if feature_gates:
                 args += ["--feature-gates", feature_gates]
             if etcd_servers is not None:
