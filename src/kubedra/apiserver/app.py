@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import gc as pygc
 import logging
 import time
 from collections.abc import Callable
@@ -71,9 +70,6 @@ class Options:
     watch_window_bytes: int = 256 << 20
     # what may wait for one watcher's client before its watch is ended
     watch_buffer_bytes: int = 16 << 20
-    # Tune the interpreter's cycle collector for a server process (see tune_cycle_collector);
-    # off by default because it is process-wide (tests embed servers).
-    tune_collector: bool = False
 
 
 class ApiServer:
@@ -121,8 +117,6 @@ class ApiServer:
     async def start(self, host: str = "127.0.0.1", port: int = 0,
                     ssl_context: object | None = None) -> int:
         await self.prepare()
-        if self.options.tune_collector:
-            tune_cycle_collector()
         self.audit.start()
         # The low-level server: no router or middleware chain, one handler does both.
         server = connections.Server(self.audit.around(self._handle), self.options.connection_limits,
@@ -322,17 +316,6 @@ class ApiServer:
         if body is None:
             raise errors.path_not_found()
         return _json_response(body)
-
-
-def tune_cycle_collector() -> None:
-    """Keep cycle-collector pauses out of request latency: everything alive after start-up
-    (modules, tables, boot objects) moves to the permanent generation so full collections
-    no longer walk it, and young collections run every 20,000 allocations instead of 700.
-    Request objects are freed by reference counting; the collector only finds the few
-    cycles (tracebacks, futures), so running it less often costs little memory."""
-    pygc.collect()
-    pygc.freeze()
-    pygc.set_threshold(20_000, 20, 20)
 
 
 def _resource_path(head: str, parts: list[str]) -> bool:

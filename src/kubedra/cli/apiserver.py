@@ -242,8 +242,7 @@ def apiserver(
                       authn=AuthnOptions(tokens=tokens, anonymous=anonymous_auth),
                       service_account_keys=keys, authorization_modes=modes,
                       watch_window=watch_cache_size,
-                      watch_window_bytes=_byte_count(watch_cache_bytes),
-                      tune_collector=True)
+                      watch_window_bytes=_byte_count(watch_cache_bytes))
     serving = Serving(pki, tls, client_ca_file, token)
     try:
         run_until_signalled(lambda stop: serve(stop, data_dir, bind_address, port, kubeconfig,

@@ -165,7 +165,8 @@ class LocalCluster:
                  controller_manager: bool = True,
                  scheduler_args: Sequence[str] = (),
                  controller_manager_args: Sequence[str] = (), etcd_servers: str | None = None,
-                 etcd_members: int = 0, apiservers: int = 1) -> None:
+                 etcd_members: int = 0, apiservers: int = 1,
+                 apiserver_args: Sequence[str] = ()) -> None:
         self.data_dir = data_dir
         self.port = port
         self._lock: int | None = None
@@ -196,6 +197,7 @@ class LocalCluster:
                 args += ["--feature-gates", feature_gates]
             if etcd_servers is not None:
                 args += ["--etcd-servers", etcd_servers]
+            args += apiserver_args
             name = "apiserver" if i == 0 else f"apiserver-{i}"
             self.apiservers.append(Component(name, args, logs / f"{name}.log"))
         self.apiserver = self.apiservers[0]
@@ -285,11 +287,10 @@ class LocalCluster:
                     with contextlib.suppress(kubeconfig.KubeconfigError, aiohttp.ClientError,
                                              OSError):
                         config = kubeconfig.load(kubeconfig_path)
-                        server = config.server
-                        async with session.get(server + "/readyz",
+                        async with session.get(config.server + "/readyz",
                                                ssl=config.ssl_context()) as resp:
                             if resp.status == 200:
-                                return server
+                                return config.server
                 if time.monotonic() > deadline:
                     raise ClusterError(f"{apiserver.name} did not become ready")
                 await asyncio.sleep(0.05)

@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import ctypes
 import datetime
+import gc
 import json
 import logging
 import os
@@ -15,6 +16,8 @@ import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Mapping
+
+import uvloop
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _PR_SET_PDEATHSIG = 1
@@ -79,9 +82,23 @@ def setup_logging(verbosity: int) -> None:
                         handlers=[handler])
 
 
+def tune_cycle_collector() -> None:
+    """Keep cycle-collector pauses off the hot paths of a component process: everything
+    alive at start-up (modules, tables) moves to the permanent generation so full
+    collections no longer walk it, and young collections run every 20,000 allocations
+    instead of 700. Request and event objects are freed by reference counting; the
+    collector only finds the few cycles (tracebacks, futures), so running it less often
+    costs little memory."""
+    gc.collect()
+    gc.freeze()
+    gc.set_threshold(20_000, 20, 20)
+
+
 def run_until_signalled(main: Callable[[asyncio.Event], Awaitable[None]]) -> None:
-    """Run ``main(stop)``; ``stop`` is set on SIGINT, SIGTERM or SIGHUP so it can shut down
-    cleanly."""
+    """Run ``main(stop)`` on uvloop (every component's one event loop); ``stop`` is set on
+    SIGINT, SIGTERM or SIGHUP so it can shut down cleanly. The cycle collector is tuned
+    first (process-wide, so only here, where a command owns its process)."""
+    tune_cycle_collector()
 
     async def runner() -> None:
         stop = asyncio.Event()
@@ -90,8 +107,9 @@ def run_until_signalled(main: Callable[[asyncio.Event], Awaitable[None]]) -> Non
             loop.add_signal_handler(sig, stop.set)
         await main(stop)
 
-    with contextlib.suppress(KeyboardInterrupt):
-        asyncio.run(runner())
+    with contextlib.suppress(KeyboardInterrupt), asyncio.Runner(
+            loop_factory=uvloop.new_event_loop) as loop_runner:
+        loop_runner.run(runner())
 
 
 async def until_stopped(stop: asyncio.Event, *work: Awaitable[None]) -> None:

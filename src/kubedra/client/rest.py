@@ -10,10 +10,11 @@ import json
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
 import aiohttp
 import msgspec
+from yarl import URL
 
 from kubedra.api import codec
 from kubedra.api.kinds import KINDS, Kind
@@ -105,12 +106,12 @@ class Client:
         if config.token:
             headers["Authorization"] = f"Bearer {config.token}"
         ssl = config.ssl_context()
+        self._base = config.server.rstrip("/")
         self._session = aiohttp.ClientSession(
-            config.server, headers=headers,
-            connector=aiohttp.TCPConnector(limit=64, ssl=ssl),
+            headers=headers, connector=aiohttp.TCPConnector(limit=64, ssl=ssl),
         )
         self._watch_session = aiohttp.ClientSession(
-            config.server, headers=headers,
+            headers=headers,
             connector=aiohttp.TCPConnector(limit=0, ssl=ssl),
             timeout=aiohttp.ClientTimeout(total=None, sock_read=None),
         )
@@ -129,12 +130,19 @@ class Client:
                        body: bytes | None = None,
                        content_type: str = "application/json") -> bytes:
         headers = {"Content-Type": content_type} if body is not None else None
-        async with self._session.request(method, path, params=params, data=body,
+        async with self._session.request(method, self._url(path, params), data=body,
                                          headers=headers) as resp:
             data = await resp.read()
             if resp.status >= 400:
                 raise _api_error(resp.status, data)
             return data
+
+    def _url(self, path: str, params: Mapping[str, str] | None) -> URL:
+        """The request's URL, encoded once here (``path`` is already quoted): given a path
+        and a query mapping, aiohttp would join it with the base and re-normalise both on
+        every request."""
+        query = f"?{urlencode(params, quote_via=quote)}" if params else ""
+        return URL(self._base + path + query, encoded=True)
 
     async def get(self, model: type[T], name: str, namespace: str | None = None) -> T:
         data = await self._request("GET", object_path(kind_of(model), namespace, name))
@@ -245,7 +253,7 @@ class Client:
                         labelSelector=label_selector, fieldSelector=field_selector,
                         timeoutSeconds=timeout_seconds, allowWatchBookmarks=allow_bookmarks)
         path = object_path(kind_of(model), namespace)
-        async with self._watch_session.get(path, params=params) as resp:
+        async with self._watch_session.get(self._url(path, params)) as resp:
             if resp.status >= 400:
                 raise _api_error(resp.status, await resp.read())
             async for line in _lines(resp.content):

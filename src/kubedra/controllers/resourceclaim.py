@@ -53,10 +53,13 @@ def is_pod_done(pod: Pod) -> bool:
 
 class ResourceClaimController:
     def __init__(self, client: Client, *, workers: int = 4,
-                 metrics: ControllerMetrics | None = None) -> None:
+                 metrics: ControllerMetrics | None = None,
+                 pods: Informer[Pod] | None = None) -> None:
+        """``pods``: an informer shared with other controllers of the process (each pod
+        event is then decoded once), else one of its own."""
         self.client = client
         self.workers = workers
-        self.pods = Informer(client, Pod)
+        self.pods = pods if pods is not None else Informer(client, Pod)
         self.claims = Informer(client, ResourceClaim)
         self.templates = Informer(client, ResourceClaimTemplate)
         self.informers: tuple[Informer[Any], ...] = (self.pods, self.claims, self.templates)

@@ -60,10 +60,10 @@ def error(message: str) -> Status:
 
 class CycleState(dict[str, Any]):
     """Per-pod scheduling-cycle data, keyed by plugin name; the attributes are the
-    scheduler's own (when the cycle started, whether its plugin calls are timed)."""
+    scheduler's own (when the cycle started, the profile it runs: plugins timed or not)."""
 
     started: float = 0.0
-    record_plugin_metrics: bool = False
+    profile: Profile
 
 
 @dataclass

@@ -3,22 +3,24 @@
 
 Plugin execution time is observed, as upstream, only in a sample of scheduling cycles
 (:data:`PLUGIN_METRICS_SAMPLE_PERCENT`; every tenth cycle, starting with the first, where
-upstream draws at random), so timing never weighs on the filter hot path of the others.
+upstream draws at random): those run a :func:`timed_profile`, the others the plain one, so
+timing never weighs on the filter hot path of the others.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import inspect
 import itertools
 import time
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 
-from kubedra.scheduler.framework import CycleState, Status
+from kubedra.scheduler.framework import Profile, Status
 from kubedra.scheduler.queue import SchedulingQueue
 
 PLUGIN_METRICS_SAMPLE_PERCENT = 10
@@ -74,14 +76,22 @@ class SchedulerMetrics:
         if seconds is not None:
             self.attempt_duration.labels(result, profile).observe(seconds)
 
-    def sample(self, state: CycleState) -> None:
-        """Decide whether this cycle's plugin calls are timed."""
-        state.record_plugin_metrics = next(self._cycles) % (
-            100 // PLUGIN_METRICS_SAMPLE_PERCENT) == 0
+    def sampled(self) -> bool:
+        """Whether the cycle starting now has its plugin calls timed."""
+        return next(self._cycles) % (100 // PLUGIN_METRICS_SAMPLE_PERCENT) == 0
+
+
+def timed_profile(profile: Profile, metrics: SchedulerMetrics, plugins: Collection[Any],
+                  ) -> Profile:
+    """``profile`` with ``plugins`` timed, for the sampled cycles: the other cycles run the
+    plain profile, so timing costs nothing on their filter hot path."""
+    timed = {id(p): TimedPlugin(p, metrics) for p in plugins}
+    return Profile(**{f.name: [timed.get(id(p), p) for p in getattr(profile, f.name)]
+                      for f in dataclasses.fields(profile)})
 
 
 class TimedPlugin:
-    """A plugin whose extension-point calls in sampled cycles are observed in
+    """A plugin whose extension-point calls are observed in
     ``scheduler_plugin_execution_duration_seconds``; everything else is the plugin's own."""
 
     def __init__(self, plugin: Any, metrics: SchedulerMetrics) -> None:
@@ -102,13 +112,8 @@ class TimedPlugin:
         def status_of(result: object) -> str:
             return result.code.value if isinstance(result, Status) else "Success"
 
-        def sampled(args: tuple[Any, ...]) -> bool:
-            return bool(args) and getattr(args[0], "record_plugin_metrics", False)
-
         if inspect.iscoroutinefunction(call):
             async def timed_async(_self: TimedPlugin, *args: Any) -> Any:
-                if not sampled(args):
-                    return await call(*args)
                 start = time.perf_counter()
                 result = await call(*args)
                 observe(self.name, point, status_of(result)).observe(
@@ -118,8 +123,6 @@ class TimedPlugin:
             return timed_async
 
         def timed(_self: TimedPlugin, *args: Any) -> Any:
-            if not sampled(args):
-                return call(*args)
             start = time.perf_counter()
             result = call(*args)
             observe(self.name, point, status_of(result)).observe(time.perf_counter() - start)

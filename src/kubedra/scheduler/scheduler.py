@@ -52,10 +52,13 @@ class Scheduler:
                  scheduler_name: str = DEFAULT_SCHEDULER_NAME, parallel_binds: int = 32,
                  queue: SchedulingQueue | None = None,
                  record_event: Callable[[Pod, str, str, str], Awaitable[None]] | None = None,
-                 metrics: SchedulerMetrics | None = None) -> None:
+                 metrics: SchedulerMetrics | None = None,
+                 sampled_profile: Profile | None = None) -> None:
         self.client = client
         self.informers = informers
         self.profile = profile
+        self.sampled_profile = sampled_profile or profile
+        """The profile of the cycles whose plugin calls are timed (see metrics.sampled)."""
         self.scheduler_name = scheduler_name
         self.queue = queue if queue is not None else SchedulingQueue()
         self.queue.pre_enqueue = self._pre_enqueue
@@ -149,11 +152,11 @@ class Scheduler:
             return
         state = CycleState()
         state.started = time.monotonic()
-        self.metrics.sample(state)
+        state.profile = self.sampled_profile if self.metrics.sampled() else self.profile
         diagnosis = Diagnosis()
         rejectors: set[str] = set()
         skipped: set[str] = set()
-        for plugin in self.profile.pre_filter:
+        for plugin in state.profile.pre_filter:
             status = plugin.pre_filter(state, pod)
             if status.code is Code.SKIP:
                 skipped.add(plugin.name)
@@ -162,7 +165,7 @@ class Scheduler:
                 diagnosis.pre_filter_message = status.message
                 await self._fail(qp, pod, state, diagnosis, rejectors, _by(status, plugin))
                 return
-        filters = [p for p in self.profile.filter if p.name not in skipped]
+        filters = [p for p in state.profile.filter if p.name not in skipped]
         feasible = self._find_feasible(state, pod, filters, diagnosis, rejectors)
         if not feasible:
             await self._fail(qp, pod, state, diagnosis, rejectors, None)
@@ -201,7 +204,7 @@ class Scheduler:
 
     def _select(self, state: CycleState, pod: Pod, feasible: list[NodeInfo],
                 skipped: set[str]) -> NodeInfo:
-        scorers = [(p.score, p.weight) for p in self.profile.score if p.name not in skipped]
+        scorers = [(p.score, p.weight) for p in state.profile.score if p.name not in skipped]
         if len(feasible) == 1 or not scorers:
             return feasible[0]
         best, best_score = feasible[0], -1
@@ -221,7 +224,7 @@ class Scheduler:
             self.queue.requeue_error(qp)
             return
         if status is None:
-            for plugin in self.profile.post_filter:
+            for plugin in state.profile.post_filter:
                 result = await plugin.post_filter(state, pod, diagnosis)
                 if result.message:
                     diagnosis.post_filter_message = result.message
@@ -254,7 +257,7 @@ class Scheduler:
                                node: NodeInfo) -> None:
         self.cache.assume(pod, node.name)
         reserved: list[ReservePlugin] = []
-        for plugin in self.profile.reserve:
+        for plugin in state.profile.reserve:
             status = plugin.reserve(state, pod, node.name)
             reserved.append(plugin)
             if not status.ok:
@@ -280,7 +283,7 @@ class Scheduler:
 
     async def _bind(self, qp: QueuedPod, pod: Pod, state: CycleState, node: str) -> None:
         try:
-            for plugin in self.profile.pre_bind:
+            for plugin in state.profile.pre_bind:
                 status = await plugin.pre_bind(state, pod, node)
                 if not status.ok:
                     raise RuntimeError(status.message)
@@ -289,8 +292,8 @@ class Scheduler:
         except Exception as e:
             self._attempted(state, ERROR)
             log.info("Failed to bind pod", {"pod": qp.key, "node": node, "err": str(e)})
-            self._unreserve(self.profile.reserve, state, pod, node)
-            for after in self.profile.after_unreserve:
+            self._unreserve(state.profile.reserve, state, pod, node)
+            for after in state.profile.after_unreserve:
                 await after.after_unreserve(state, pod)
             self.cache.forget(pod)
             self.queue.requeue_error(qp)
@@ -300,7 +303,7 @@ class Scheduler:
         self.queue.forget(qp.key)
         self._attempted(state, SCHEDULED)
         log.info("Successfully bound pod to node", {"pod": qp.key, "node": node})
-        for bound in self.profile.post_bind:
+        for bound in state.profile.post_bind:
             bound.post_bind(state, pod, node)
         if self._record_event is not None:
             await self._record_event(

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any, cast
+from typing import Any
 
 from kubedra.allocation.podclaims import claim_names
 from kubedra.api.core import Pod
@@ -18,7 +18,7 @@ from kubedra.client.informer import Informers
 from kubedra.client.rest import Client
 from kubedra.scheduler.claimwriter import ClientClaimWriter
 from kubedra.scheduler.framework import Profile
-from kubedra.scheduler.metrics import SchedulerMetrics, TimedPlugin
+from kubedra.scheduler.metrics import SchedulerMetrics, timed_profile
 from kubedra.scheduler.plugins.dynamicresources import DRAState, DynamicResources, frees_instances
 from kubedra.scheduler.plugins.nodes import (
     NodeAffinity,
@@ -134,8 +134,8 @@ def build_scheduler(client: Client, *, scheduler_name: str = DEFAULT_SCHEDULER_N
     async def record(pod: Pod, event_type: str, reason: str, message: str) -> None:
         await recorder.record(pod, event_type, reason, message)
 
+    profile = default_profile(dra)
     # the DRA plugin's calls are timed for scheduler_plugin_execution_duration_seconds
-    timed = cast(DynamicResources, TimedPlugin(dra, metrics))
-    return Scheduler(client, informers, default_profile(timed), scheduler_name=scheduler_name,
+    return Scheduler(client, informers, profile, scheduler_name=scheduler_name,
                      queue=queue, record_event=record if record_events else None,
-                     metrics=metrics)
+                     metrics=metrics, sampled_profile=timed_profile(profile, metrics, [dra]))
