@@ -25,7 +25,6 @@ import asyncio
 import contextlib
 import json
 import multiprocessing
-import os
 import statistics
 import subprocess
 import sys
@@ -39,6 +38,8 @@ from typing import Any
 import aiohttp
 import msgspec
 import yaml
+
+from bench._common import cpu_seconds
 
 
 def _lease(name: str) -> dict[str, Any]:
@@ -65,15 +66,6 @@ def _pct(values: list[float], q: float) -> float:
         return 0.0
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000.0
-
-
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU time of the server process (all threads), from /proc."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class Phase:
@@ -200,7 +192,7 @@ def _phase(name: str, url: str, pid: int, jobs: list[Job], args: argparse.Namesp
     per_proc = max(1, args.concurrency // procs)
     phase = Phase(name)
     start_at = time.time() + 0.5
-    cpu0 = _cpu_seconds(pid)
+    cpu0 = cpu_seconds(pid)
     futures = [pool.submit(_client_process, url, part, per_proc, start_at) for part in parts]
     bodies: list[Any] = [None] * len(jobs)
     for k, fut in enumerate(futures):
@@ -210,7 +202,7 @@ def _phase(name: str, url: str, pid: int, jobs: list[Job], args: argparse.Namesp
         phase.errors += errs
         phase.elapsed = max(phase.elapsed, elapsed)
         bodies[k::procs] = got
-    phase.cpu = _cpu_seconds(pid) - cpu0
+    phase.cpu = cpu_seconds(pid) - cpu0
     return phase, bodies
 
 
