@@ -25,6 +25,9 @@ from dataclasses import asdict, dataclass
 from datetime import datetime
 from pathlib import Path
 
+import aiohttp
+from prometheus_client.parser import text_string_to_metric_families
+
 from bench._common import arg_parser, cpu_seconds, write_json
 from kubedra.api import batch, codec
 from kubedra.api.batch import Job
@@ -53,6 +56,8 @@ class Result:
     pods_tracked_per_second: float
     cpu_ms_per_pod: dict[str, float]
     """CPU milliseconds per pod of each process (node agents summed), during the run."""
+    requests_per_pod: dict[str, float]
+    """API requests per pod by ``verb resource[/subresource]`` (watches excluded)."""
 
 
 def _job(i: int, pods: int, run_seconds: float) -> Job:
@@ -81,6 +86,22 @@ def _cpu_by_role(cluster: LocalCluster) -> dict[str, float]:
     return out
 
 
+async def _requests(config: kubeconfig.ClientConfig) -> dict[str, float]:
+    """The API server's ``apiserver_request_total`` by verb and resource."""
+    headers = {"Authorization": f"Bearer {config.token}"} if config.token else {}
+    async with aiohttp.ClientSession(headers=headers) as session, session.get(
+            config.server + "/metrics", ssl=config.ssl_context()) as resp:
+        text = await resp.text()
+    out: dict[str, float] = defaultdict(float)
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            labels = sample.labels
+            if (sample.name == "apiserver_request_total" and labels["resource"]
+                    and labels["verb"].lower() != "watch"):
+                out[f"{labels['verb']} {labels['resource']}"] += sample.value
+    return out
+
+
 def _ready(node: Node) -> bool:
     return any(c.type == "Ready" and c.status == "True" for c in node.status.conditions or ())
 
@@ -101,7 +122,8 @@ async def run(jobs: int, pods: int, run_seconds: float, data_dir: Path) -> Resul
                                       NODES_PER_PROCESS, 1, DRIVER)
     await cluster.start()
     try:
-        async with Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
+        config = kubeconfig.load(cluster.kubeconfig_path)
+        async with Client(config) as client:
             watched: Informer[Job] = Informer(client, Job)
             node_list: Informer[Node] = Informer(client, Node)
             for informer in (watched, node_list):
@@ -110,7 +132,7 @@ async def run(jobs: int, pods: int, run_seconds: float, data_dir: Path) -> Resul
             await _until(f"{nodes} Ready nodes",
                          lambda: sum(map(_ready, node_list.list())) >= nodes, 120)
             await node_list.stop()
-            cpu_before = _cpu_by_role(cluster)
+            cpu_before, requests_before = _cpu_by_role(cluster), await _requests(config)
             start_wall, start = time.time(), time.perf_counter()
             gate = asyncio.Semaphore(32)
 
@@ -122,7 +144,7 @@ async def run(jobs: int, pods: int, run_seconds: float, data_dir: Path) -> Resul
             await _until("every Job complete", lambda: sum(
                 1 for j in watched.list() if batch.is_job_complete(j)) >= jobs, 3600)
             elapsed = time.perf_counter() - start
-            cpu_after = _cpu_by_role(cluster)
+            cpu_after, requests_after = _cpu_by_role(cluster), await _requests(config)
             tracked = sum(j.status.succeeded or 0 for j in watched.list())
             await watched.stop()
             created = [datetime.fromisoformat(p.metadata.creation_timestamp or "").timestamp()
@@ -134,8 +156,11 @@ async def run(jobs: int, pods: int, run_seconds: float, data_dir: Path) -> Resul
     created_span = max(max(created) + 1 - start_wall, 1e-3)
     cpu = {role: round((cpu_after[role] - cpu_before.get(role, 0.0)) / total * 1000, 2)
            for role in sorted(cpu_after)}
+    requests = {key: round((n - requests_before.get(key, 0.0)) / total, 2)
+                for key, n in sorted(requests_after.items(), key=lambda kv: -kv[1])}
     return Result(jobs, total, nodes, round(elapsed, 2), round(jobs / elapsed, 1),
-                  round(len(created) / created_span, 1), round(total / elapsed, 1), cpu)
+                  round(len(created) / created_span, 1), round(total / elapsed, 1), cpu,
+                  {key: n for key, n in requests.items() if n >= 0.01})
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -153,7 +178,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"job_bench: {result.jobs} Jobs x {pods} pods on {result.nodes} nodes in "
           f"{result.seconds} s: {result.jobs_per_second} Jobs/s completed, "
           f"{result.pods_created_per_second} pods/s created, "
-          f"{result.pods_tracked_per_second} pods/s tracked; CPU ms per pod: {cpu}",
+          f"{result.pods_tracked_per_second} pods/s tracked; CPU ms per pod: {cpu}; "
+          f"API requests per pod: {sum(result.requests_per_pod.values()):.2f} ("
+          + ", ".join(f"{k} {n}" for k, n in result.requests_per_pod.items()) + ")",
           file=sys.stderr)
     write_json(args.json, asdict(result))
     return 0
