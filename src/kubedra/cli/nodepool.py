@@ -1,7 +1,8 @@
 """``kubedra node-pool``: many simulated nodes in one process, for large local clusters
 (``kubedra up --nodes 100``). Each node is a full node agent with its own root directory,
 sockets, checkpoint and Lease, and its own example driver serving the upstream sockets in that
-root directory; only the process and the API connection pool are shared."""
+root directory; only the process, the API connection pool and one watch of the bound pods are
+shared."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
 from kubedra.driver import Driver, dra_socket_path
 from kubedra.driver.example import ExampleDriver, instance_names
-from kubedra.kubelet.agent import NodeAgent
+from kubedra.kubelet.agent import NodeAgent, bound_pods
 from kubedra.testing import gpu_attributes
 
 MAX_SOCKET_PATH = 107
@@ -59,6 +60,7 @@ def node_pool(kubeconfig_path: str | None, root_dir: Path, prefix: str, first: i
         drivers: list[Driver] = []
         async with Client(api, user_agent="kubedra-node-pool") as client:
             agents = []
+            bound = bound_pods(client)
             try:
                 for name in names:
                     root = (root_dir / name).absolute()
@@ -70,9 +72,10 @@ def node_pool(kubeconfig_path: str | None, root_dir: Path, prefix: str, first: i
                     await driver.start()
                     drivers.append(driver)
                     agents.append(NodeAgent(client, node_config(name, cpu, memory, pods,
-                                                                labels, taints), root))
+                                                                labels, taints), root, bound))
                 await until_stopped(stop, *(a.run() for a in agents))
             finally:
+                await bound.stop()
                 for driver in drivers:
                     await driver.stop()
 
