@@ -21,11 +21,10 @@ from typing import Any
 import pytest
 from kubernetes import client as k8s
 from kubernetes import config as kconfig
-from prometheus_client.parser import text_string_to_metric_families
 
 from kubedra.api import batch
 from kubedra.kubelet.runtime import EXIT_CODE, RUN_SECONDS
-from tests.e2e.node_support import socket_root
+from tests.e2e.node_support import apiserver_requests, socket_root
 from tests.e2e.test_up import BANNER_END, DRIVER, UP, pids_using
 
 NS = "default"
@@ -235,22 +234,9 @@ def test_jobs_run_on_node_agents(cluster: Cluster) -> None:
     # The node agents share one watch of bound pods (node-pool): each pod is run by its own
     # node's agent alone, which writes its status at most twice (Running, then finished; a
     # deleted pod is not reported finished), not once per agent of the process.
-    pods_created = _apiserver_requests(cluster.api, "create", "pods")
-    assert pods_created <= _apiserver_requests(cluster.api, "patch", "pods/status") <= (
+    pods_created = apiserver_requests(cluster.api, "create", "pods")
+    assert pods_created <= apiserver_requests(cluster.api, "patch", "pods/status") <= (
         2 * pods_created)
-
-
-def _apiserver_requests(api: Any, verb: str, resource: str) -> float:
-    text = api.call_api("/metrics", "GET", auth_settings=["BearerToken"],
-                        _preload_content=False)[0].data.decode()
-    total = 0.0
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            labels = sample.labels
-            if sample.name == "apiserver_request_total" and (
-                    labels["verb"], labels["resource"]) == (verb, resource):
-                total += sample.value
-    return total
 
 
 def _running(batch_api: Any, core: Any, name: str, n: int) -> Any:
