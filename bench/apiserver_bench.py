@@ -101,19 +101,21 @@ class _Http:
     (answers with Content-Length or chunked bodies)."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                 host: str) -> None:
+                 host: str, token: str) -> None:
         self.reader = reader
         self.writer = writer
         self.host = host
+        self.auth = f"Authorization: Bearer {token}\r\n" if token else ""
 
     @classmethod
-    async def open(cls, url: str) -> _Http:
+    async def open(cls, url: str, token: str) -> _Http:
         host, _, port = url.split("://", 1)[1].rstrip("/").rpartition(":")
         reader, writer = await asyncio.open_connection(host, int(port))
-        return cls(reader, writer, f"{host}:{port}")
+        return cls(reader, writer, f"{host}:{port}", token)
 
     async def request(self, method: str, path: str, body: bytes | None) -> tuple[int, bytes]:
-        head = f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\nUser-Agent: bench\r\n"
+        head = (f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\nUser-Agent: bench\r\n"
+                + self.auth)
         if body is not None:
             head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
         self.writer.write(head.encode() + b"\r\n" + (body or b""))
@@ -142,7 +144,7 @@ class _Http:
             await self.writer.wait_closed()
 
 
-async def _client(url: str, jobs: list[Job], concurrency: int, start_at: float
+async def _client(url: str, token: str, jobs: list[Job], concurrency: int, start_at: float
                   ) -> tuple[list[float], int, float, list[Any], float]:
     """One client process: run ``jobs`` with ``concurrency`` workers from ``start_at``."""
     latencies: list[float] = []
@@ -151,7 +153,7 @@ async def _client(url: str, jobs: list[Job], concurrency: int, start_at: float
     queue: asyncio.Queue[int] = asyncio.Queue()
     for i in range(len(jobs)):
         queue.put_nowait(i)
-    conns = [await _Http.open(url) for _ in range(concurrency)]
+    conns = [await _Http.open(url, token) for _ in range(concurrency)]
     for conn in conns:  # every connection is open and used once before the clock starts
         await conn.request("GET", "/readyz", None)
     await asyncio.sleep(max(0.0, start_at - time.time()))
@@ -179,9 +181,9 @@ async def _client(url: str, jobs: list[Job], concurrency: int, start_at: float
     return latencies, errors, elapsed, bodies, cpu
 
 
-def _client_process(url: str, jobs: list[Job], concurrency: int, start_at: float
+def _client_process(url: str, token: str, jobs: list[Job], concurrency: int, start_at: float
                     ) -> tuple[list[float], int, float, list[Any], float]:
-    return asyncio.run(_client(url, jobs, concurrency, start_at))
+    return asyncio.run(_client(url, token, jobs, concurrency, start_at))
 
 
 def _phase(name: str, url: str, pid: int, jobs: list[Job], args: argparse.Namespace,
@@ -193,7 +195,8 @@ def _phase(name: str, url: str, pid: int, jobs: list[Job], args: argparse.Namesp
     phase = Phase(name)
     start_at = time.time() + 0.5
     cpu0 = cpu_seconds(pid)
-    futures = [pool.submit(_client_process, url, part, per_proc, start_at) for part in parts]
+    futures = [pool.submit(_client_process, url, args.token, part, per_proc, start_at)
+               for part in parts]
     bodies: list[Any] = [None] * len(jobs)
     for k, fut in enumerate(futures):
         lat, errs, elapsed, got, client_cpu = fut.result()
@@ -232,7 +235,7 @@ def _bench(url: str, pid: int, args: argparse.Namespace) -> dict[str, Any]:
     return out
 
 
-async def _watchers(url: str, path: str, rv: str, count: int, expected: int
+async def _watchers(url: str, token: str, path: str, rv: str, count: int, expected: int
                     ) -> tuple[int, float]:
     """``count`` watch streams in one process: events received and when the last arrived."""
     received = [0] * count
@@ -247,16 +250,21 @@ async def _watchers(url: str, path: str, rv: str, count: int, expected: int
                 if received[i] >= expected:
                     return
 
-    async with aiohttp.ClientSession(url, connector=aiohttp.TCPConnector(limit=0)) as http:
+    async with aiohttp.ClientSession(url, connector=aiohttp.TCPConnector(limit=0),
+                                     headers=_headers(token)) as http:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(
                 asyncio.gather(*(watcher(http, i) for i in range(count))), timeout=60)
     return sum(received), last[0]
 
 
-def _watchers_process(url: str, path: str, rv: str, count: int, expected: int
+def _watchers_process(url: str, token: str, path: str, rv: str, count: int, expected: int
                       ) -> tuple[int, float]:
-    return asyncio.run(_watchers(url, path, rv, count, expected))
+    return asyncio.run(_watchers(url, token, path, rv, count, expected))
+
+
+def _headers(token: str) -> dict[str, str]:
+    return {"Authorization": f"Bearer {token}"} if token else {}
 
 
 def _watch_fanout(url: str, path: str, names: list[str], objs: dict[str, Any],
@@ -264,21 +272,22 @@ def _watch_fanout(url: str, path: str, names: list[str], objs: dict[str, Any],
     """Watchers in the client processes; updates from this one, 10 at a time."""
 
     async def produce() -> tuple[str, float]:
-        async with aiohttp.ClientSession(url) as http:
+        async with aiohttp.ClientSession(url, headers=_headers(args.token)) as http:
             async with http.get(path, params={"limit": "1"}) as r:
                 rv = str((await r.json())["metadata"]["resourceVersion"])
             return rv, 0.0
 
     rv, _ = asyncio.run(produce())
     procs = max(1, args.client_procs)
-    futures = [pool.submit(_watchers_process, url, path, rv, len(range(k, args.watchers, procs)),
-                           args.watch_events) for k in range(procs)]
+    futures = [pool.submit(_watchers_process, url, args.token, path, rv,
+                           len(range(k, args.watchers, procs)), args.watch_events)
+               for k in range(procs)]
     time.sleep(1.0)  # let the watch streams open
 
     async def updates() -> float:
         start = time.time()
         queue = list(range(args.watch_events))
-        async with aiohttp.ClientSession(url) as http:
+        async with aiohttp.ClientSession(url, headers=_headers(args.token)) as http:
             async def worker() -> None:
                 while queue:
                     k = queue.pop(0)
@@ -299,12 +308,19 @@ def _watch_fanout(url: str, path: str, names: list[str], objs: dict[str, Any],
             "events_per_s": round(total / elapsed, 1) if elapsed > 0 else 0.0}
 
 
-def _start_server(data: Path) -> tuple[subprocess.Popen[bytes], str]:
+_ADMIN_TOKEN, _USER_TOKEN = "bench-admin", "bench-user"
+
+
+def _start_server(data: Path, rbac_user: bool) -> tuple[subprocess.Popen[bytes], str]:
     kubeconfig = data / "kubeconfig"
+    auth: list[str] = []
+    if rbac_user:  # the load comes from a user RBAC authorizes (not system:masters)
+        (data / "tokens.csv").write_text(f"{_USER_TOKEN},bench,bench,\n")
+        auth = ["--token", _ADMIN_TOKEN, "--token-auth-file", str(data / "tokens.csv")]
     proc = subprocess.Popen(
         [sys.executable, "-c", "from kubedra.cli.main import main; main()", "apiserver",
          "--data-dir", str(data), "--port", "0", "--kubeconfig", str(kubeconfig),
-         "--max-requests-inflight", "1000"],
+         "--max-requests-inflight", "1000", *auth],
         stdout=subprocess.DEVNULL, stderr=(data / "log").open("wb"),
     )
     deadline = time.monotonic() + 30
@@ -318,12 +334,41 @@ def _start_server(data: Path) -> tuple[subprocess.Popen[bytes], str]:
 
 def _run_once(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="kubedra-bench-") as tmp:
-        proc, url = _start_server(Path(tmp))
+        proc, url = _start_server(Path(tmp), args.rbac_user)
+        args.token = ""
         try:
+            if args.rbac_user:
+                asyncio.run(_grant(url, KINDS[args.kind][0]))
+                args.token = _USER_TOKEN
             return _bench(url, proc.pid, args)
         finally:
             proc.terminate()
             proc.wait(10)
+
+
+async def _grant(url: str, path: str) -> None:
+    """A ClusterRole over the bench's resource bound to the bench user, written as admin;
+    returns once the server's RBAC index lets the user in."""
+    group, plural = ("" if path.startswith("/api/") else path.split("/")[2]), path.split("/")[-1]
+    rbac = "/apis/rbac.authorization.k8s.io/v1"
+    role = {"metadata": {"name": "bench"}, "rules": [
+        {"apiGroups": [group], "resources": [plural], "verbs": ["*"]}]}
+    binding = {"metadata": {"name": "bench"},
+               "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole",
+                           "name": "bench"},
+               "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User",
+                             "name": "bench"}]}
+    async with aiohttp.ClientSession(url, headers=_headers(_ADMIN_TOKEN)) as http:
+        for kind, body in (("clusterroles", role), ("clusterrolebindings", binding)):
+            async with http.post(f"{rbac}/{kind}", json=body) as r:
+                assert r.status == 201, await r.text()
+    async with aiohttp.ClientSession(url, headers=_headers(_USER_TOKEN)) as http:
+        for _ in range(100):
+            async with http.get(path, params={"limit": "1"}) as r:
+                if r.status == 200:
+                    return
+            await asyncio.sleep(0.05)
+    raise RuntimeError("the bench user was never authorized")
 
 
 def _median(runs: list[Any]) -> Any:
@@ -350,6 +395,8 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--watch-events", type=int, default=200)
     p.add_argument("--client-procs", type=int, default=2,
                    help="client processes sharing the load")
+    p.add_argument("--rbac-user", action="store_true",
+                   help="send the load as a user RBAC authorizes instead of an administrator")
     p.add_argument("--repeat", type=int, default=3,
                    help="whole runs, each with a fresh server; the summary shows medians")
     args = p.parse_args(argv)

@@ -16,6 +16,8 @@ PACKAGES: Final = {
     "kubedra.api.core": "io.k8s.api.core.v1",
     "kubedra.api.batch": "io.k8s.api.batch.v1",
     "kubedra.api.coordination": "io.k8s.api.coordination.v1",
+    "kubedra.api.rbac": "io.k8s.api.rbac.v1",
+    "kubedra.api.authorization": "io.k8s.api.authorization.v1",
     "kubedra.api.resource": "io.k8s.api.resource.v1alpha2",
 }
 
@@ -1170,6 +1172,214 @@ _COORDINATION: Final[dict[str, dict[str, str]]] = {
 }
 
 
+_RULES = "Rules holds all the PolicyRules for this Role"
+_SUBJECTS = "Subjects holds references to the objects the role applies to."
+_ROLE_REF_NS = ("RoleRef can reference a Role in the current namespace or a ClusterRole in the "
+                "global namespace. If the RoleRef cannot be resolved, the Authorizer must "
+                "return an error. This field is immutable.")
+_RBAC: Final[dict[str, dict[str, str]]] = {
+    "Role": _object("Role is a namespaced, logical grouping of PolicyRules that can be "
+                    "referenced as a unit by a RoleBinding.", rules=_RULES),
+    "ClusterRole": _object(
+        "ClusterRole is a cluster level, logical grouping of PolicyRules that can be "
+        "referenced as a unit by a RoleBinding or ClusterRoleBinding.",
+        rules="Rules holds all the PolicyRules for this ClusterRole",
+        aggregationRule="AggregationRule is an optional field that describes how to build "
+        "the Rules for this ClusterRole. If AggregationRule is set, then the Rules are "
+        "controller managed and direct changes to Rules will be stomped by the controller."),
+    "RoleBinding": _object(
+        "RoleBinding references a role, but does not contain it. It can reference a Role in "
+        "the same namespace or a ClusterRole in the global namespace. It adds who "
+        "information via Subjects and namespace information by which namespace it exists "
+        "in. RoleBindings in a given namespace only have effect in that namespace.",
+        subjects=_SUBJECTS, roleRef=_ROLE_REF_NS),
+    "ClusterRoleBinding": _object(
+        "ClusterRoleBinding references a ClusterRole, but not contain it. It can reference a "
+        "ClusterRole in the global namespace, and adds who information via Subject.",
+        subjects=_SUBJECTS,
+        roleRef="RoleRef can only reference a ClusterRole in the global namespace. If the "
+        "RoleRef cannot be resolved, the Authorizer must return an error. This field is "
+        "immutable."),
+    "PolicyRule": {
+        "": "PolicyRule holds information that describes a policy rule, but does not contain "
+        "information about who the rule applies to or which namespace the rule applies to.",
+        "verbs": "Verbs is a list of Verbs that apply to ALL the ResourceKinds contained in "
+        "this rule. '*' represents all verbs.",
+        "apiGroups": "APIGroups is the name of the APIGroup that contains the resources. If "
+        "multiple API groups are specified, any action requested against one of the "
+        "enumerated resources in any API group will be allowed. \"\" represents the core "
+        "API group and \"*\" represents all API groups.",
+        "resources": "Resources is a list of resources this rule applies to. '*' represents "
+        "all resources.",
+        "resourceNames": "ResourceNames is an optional white list of names that the rule "
+        "applies to.  An empty set means that everything is allowed.",
+        "nonResourceURLs": "NonResourceURLs is a set of partial urls that a user should have "
+        "access to.  *s are allowed, but only as the full, final step in the path. Since "
+        "non-resource URLs are not namespaced, this field is only applicable for "
+        "ClusterRoles referenced from a ClusterRoleBinding. Rules can either apply to API "
+        "resources (such as \"pods\" or \"secrets\") or non-resource URL paths (such as "
+        "\"/api\"),  but not both.",
+    },
+    "AggregationRule": {
+        "": "AggregationRule describes how to locate ClusterRoles to aggregate into the "
+        "ClusterRole",
+        "clusterRoleSelectors": "ClusterRoleSelectors holds a list of selectors which will "
+        "be used to find ClusterRoles and create the rules. If any of the selectors match, "
+        "then the ClusterRole's permissions will be added",
+    },
+    "Subject": {
+        "": "Subject contains a reference to the object or user identities a role binding "
+        "applies to.  This can either hold a direct API object reference, or a value for "
+        "non-objects such as user and group names.",
+        "kind": "Kind of object being referenced. Values defined by this API group are "
+        "\"User\", \"Group\", and \"ServiceAccount\". If the Authorizer does not "
+        "recognized the kind value, the Authorizer should report an error.",
+        "apiGroup": "APIGroup holds the API group of the referenced subject. Defaults to "
+        "\"\" for ServiceAccount subjects. Defaults to \"rbac.authorization.k8s.io\" for "
+        "User and Group subjects.",
+        "name": "Name of the object being referenced.",
+        "namespace": "Namespace of the referenced object.  If the object kind is non-namespace, "
+        "such as \"User\" or \"Group\", and this value is not empty the Authorizer should "
+        "report an error.",
+    },
+    "RoleRef": {
+        "": "RoleRef contains information that points to the role being used",
+        "apiGroup": "APIGroup is the group for the resource being referenced",
+        "kind": "Kind is the type of resource being referenced",
+        "name": "Name is the name of resource being referenced",
+    },
+}
+
+_STATUS = ("Status is filled in by the server and indicates whether the request is allowed "
+           "or not")
+_AUTHORIZATION: Final[dict[str, dict[str, str]]] = {
+    "SelfSubjectAccessReview": _object(
+        "SelfSubjectAccessReview checks whether or the current user can perform an action.  "
+        "Not filling in a spec.namespace means \"in all namespaces\".  Self is a special "
+        "case, because users should always be able to check whether they can perform an "
+        "action",
+        spec="Spec holds information about the request being evaluated.  user and groups "
+        "must be empty", status=_STATUS),
+    "SubjectAccessReview": _object(
+        "SubjectAccessReview checks whether or not a user or group can perform an action.",
+        spec="Spec holds information about the request being evaluated", status=_STATUS),
+    "SelfSubjectRulesReview": _object(
+        "SelfSubjectRulesReview enumerates the set of actions the current user can perform "
+        "within a namespace.",
+        spec="Spec holds information about the request being evaluated.",
+        status="Status is filled in by the server and indicates the set of actions a user "
+        "can perform."),
+    "SelfSubjectAccessReviewSpec": {
+        "": "SelfSubjectAccessReviewSpec is a description of the access request.  Exactly "
+        "one of ResourceAuthorizationAttributes and NonResourceAuthorizationAttributes must "
+        "be set",
+        "resourceAttributes": "ResourceAuthorizationAttributes describes information for a "
+        "resource access request",
+        "nonResourceAttributes": "NonResourceAttributes describes information for a "
+        "non-resource access request",
+    },
+    "SubjectAccessReviewSpec": {
+        "": "SubjectAccessReviewSpec is a description of the access request.  Exactly one of "
+        "ResourceAuthorizationAttributes and NonResourceAuthorizationAttributes must be set",
+        "resourceAttributes": "ResourceAuthorizationAttributes describes information for a "
+        "resource access request",
+        "nonResourceAttributes": "NonResourceAttributes describes information for a "
+        "non-resource access request",
+        "user": "User is the user you're testing for. If you specify \"User\" but not "
+        "\"Groups\", then is it interpreted as \"What if User were not a member of any "
+        "groups",
+        "groups": "Groups is the groups you're testing for.",
+        "extra": "Extra corresponds to the user.Info.GetExtra() method from the "
+        "authenticator.  Since that is input to the authorizer it needs a reflection here.",
+        "uid": "UID information about the requesting user.",
+    },
+    "SubjectAccessReviewStatus": {
+        "": "SubjectAccessReviewStatus",
+        "allowed": "Allowed is required. True if the action would be allowed, false "
+        "otherwise.",
+        "denied": "Denied is optional. True if the action would be denied, otherwise false. "
+        "If both allowed is false and denied is false, then the authorizer has no opinion on "
+        "whether to authorize the action. Denied may not be true if Allowed is true.",
+        "reason": "Reason is optional.  It indicates why a request was allowed or denied.",
+        "evaluationError": "EvaluationError is an indication that some error occurred during "
+        "the authorization check. It is entirely possible to get an error and be able to "
+        "continue determine authorization status in spite of it. For instance, RBAC can be "
+        "missing a role, but enough roles are still present and bound to reason about the "
+        "request.",
+    },
+    "ResourceAttributes": {
+        "": "ResourceAttributes includes the authorization attributes available for resource "
+        "requests to the Authorizer interface",
+        "namespace": "Namespace is the namespace of the action being requested.  Currently, "
+        "there is no distinction between no namespace and all namespaces \"\" (empty) is "
+        "defaulted for LocalSubjectAccessReviews \"\" (empty) is empty for cluster-scoped "
+        "resources \"\" (empty) means \"all\" for namespace scoped resources from a "
+        "SubjectAccessReview or SelfSubjectAccessReview",
+        "verb": "Verb is a kubernetes resource API verb, like: get, list, watch, create, "
+        "update, delete, proxy.  \"*\" means all.",
+        "group": "Group is the API Group of the Resource.  \"*\" means all.",
+        "version": "Version is the API Version of the Resource.  \"*\" means all.",
+        "resource": "Resource is one of the existing resource types.  \"*\" means all.",
+        "subresource": "Subresource is one of the existing resource types.  \"\" means "
+        "none.",
+        "name": "Name is the name of the resource being requested for a \"get\" or deleted "
+        "for a \"delete\". \"\" (empty) means all.",
+    },
+    "NonResourceAttributes": {
+        "": "NonResourceAttributes includes the authorization attributes available for "
+        "non-resource requests to the Authorizer interface",
+        "path": "Path is the URL path of the request",
+        "verb": "Verb is the standard HTTP verb",
+    },
+    "SelfSubjectRulesReviewSpec": {
+        "": "SelfSubjectRulesReviewSpec defines the specification for SelfSubjectRulesReview.",
+        "namespace": "Namespace to evaluate rules for. Required.",
+    },
+    "SubjectRulesReviewStatus": {
+        "": "SubjectRulesReviewStatus contains the result of a rules check. This check can be "
+        "incomplete depending on the set of authorizers the server is configured with and "
+        "any errors experienced during evaluation. Because authorization rules are "
+        "additive, if a rule appears in a list it's safe to assume the subject has that "
+        "permission, even if that list is incomplete.",
+        "resourceRules": "ResourceRules is the list of actions the subject is allowed to "
+        "perform on resources. The list ordering isn't significant, may contain duplicates, "
+        "and possibly be incomplete.",
+        "nonResourceRules": "NonResourceRules is the list of actions the subject is allowed "
+        "to perform on non-resources. The list ordering isn't significant, may contain "
+        "duplicates, and possibly be incomplete.",
+        "incomplete": "Incomplete is true when the rules returned by this call are incomplete. "
+        "This is most commonly encountered when an authorizer, such as an external "
+        "authorizer, doesn't support rules evaluation.",
+        "evaluationError": "EvaluationError can appear in combination with Rules. It "
+        "indicates an error occurred during rule evaluation, such as an authorizer that "
+        "doesn't support rule evaluation, and that ResourceRules and/or NonResourceRules "
+        "may be incomplete.",
+    },
+    "ResourceRule": {
+        "": "ResourceRule is the list of actions the subject is allowed to perform on "
+        "resources. The list ordering isn't significant, may contain duplicates, and "
+        "possibly be incomplete.",
+        "verbs": "Verb is a list of kubernetes resource API verbs, like: get, list, watch, "
+        "create, update, delete, proxy.  \"*\" means all.",
+        "apiGroups": "APIGroups is the name of the APIGroup that contains the resources.  If "
+        "multiple API groups are specified, any action requested against one of the "
+        "enumerated resources in any API group will be allowed.  \"*\" means all.",
+        "resources": "Resources is a list of resources this rule applies to.  \"*\" means "
+        "all in the specified apiGroups.",
+        "resourceNames": "ResourceNames is an optional white list of names that the rule "
+        "applies to.  An empty set means that everything is allowed.  \"*\" means all.",
+    },
+    "NonResourceRule": {
+        "": "NonResourceRule holds information that describes a rule for the non-resource",
+        "verbs": "Verb is a list of kubernetes non-resource API verbs, like: get, post, put, "
+        "delete, patch, head, options.  \"*\" means all.",
+        "nonResourceURLs": "NonResourceURLs is a set of partial urls that a user should have "
+        "access to.  *s are allowed, but only as the full, final step in the path.  \"*\" "
+        "means all.",
+    },
+}
+
+
 def _qualified(package: str, types: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
     return {f"{PACKAGES[package]}.{name}": fields for name, fields in types.items()}
 
@@ -1180,4 +1390,6 @@ DESCRIPTIONS: Final[dict[str, dict[str, str]]] = {
     **_qualified("kubedra.api.core", _CORE),
     **_qualified("kubedra.api.batch", _BATCH),
     **_qualified("kubedra.api.coordination", _COORDINATION),
+    **_qualified("kubedra.api.rbac", _RBAC),
+    **_qualified("kubedra.api.authorization", _AUTHORIZATION),
 }

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kubedra.api import batch, coordination, core, resource
+from kubedra.api import authorization, batch, coordination, core, rbac, resource
 from kubedra.api.meta import TypedObject
 
 
@@ -44,6 +44,9 @@ class Kind:
 
 
 RESOURCE = "resource.k8s.io"
+RBAC = "rbac.authorization.k8s.io"
+AUTHORIZATION = "authorization.k8s.io"
+_CREATE_ONLY = ("create",)
 
 KINDS: tuple[Kind, ...] = (
     Kind("", "v1", "Namespace", "namespaces", "namespace", False, core.Namespace,
@@ -79,6 +82,23 @@ KINDS: tuple[Kind, ...] = (
     Kind(RESOURCE, "v1alpha2", "ResourceClassParameters", "resourceclassparameters",
          "resourceclassparameters", True, resource.ResourceClassParameters,
          resource.ResourceClassParametersList),
+    Kind(RBAC, "v1", "Role", "roles", "role", True, rbac.Role, rbac.RoleList),
+    Kind(RBAC, "v1", "ClusterRole", "clusterroles", "clusterrole", False, rbac.ClusterRole,
+         rbac.ClusterRoleList),
+    Kind(RBAC, "v1", "RoleBinding", "rolebindings", "rolebinding", True, rbac.RoleBinding,
+         rbac.RoleBindingList),
+    Kind(RBAC, "v1", "ClusterRoleBinding", "clusterrolebindings", "clusterrolebinding", False,
+         rbac.ClusterRoleBinding, rbac.ClusterRoleBindingList),
+    # Access reviews are answered, never stored.
+    Kind(AUTHORIZATION, "v1", "SelfSubjectAccessReview", "selfsubjectaccessreviews",
+         "selfsubjectaccessreview", False, authorization.SelfSubjectAccessReview,
+         authorization.SelfSubjectAccessReviewList, verbs=_CREATE_ONLY),
+    Kind(AUTHORIZATION, "v1", "SelfSubjectRulesReview", "selfsubjectrulesreviews",
+         "selfsubjectrulesreview", False, authorization.SelfSubjectRulesReview,
+         authorization.SelfSubjectRulesReviewList, verbs=_CREATE_ONLY),
+    Kind(AUTHORIZATION, "v1", "SubjectAccessReview", "subjectaccessreviews",
+         "subjectaccessreview", False, authorization.SubjectAccessReview,
+         authorization.SubjectAccessReviewList, verbs=_CREATE_ONLY),
 )
 
 _BY_GVK = {(k.group, k.version, k.kind): k for k in KINDS}

@@ -70,6 +70,14 @@ class TypedObject(Model):
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
 
 
+class ObjectList(Model):
+    """The head of a ``<Kind>List``: subclasses add ``items``."""
+
+    api_version: str = ""
+    kind: str = ""
+    metadata: ListMeta = msgspec.field(default_factory=ListMeta)
+
+
 class StatusCause(Model):
     reason: str | None = None
     message: str | None = None

@@ -17,7 +17,9 @@ from kubedra.api import codec
 from kubedra.api.base import Obj
 from kubedra.api.core import Namespace
 from kubedra.apiserver import admission, errors, objects, params, tables
-from kubedra.apiserver.auth import ANONYMOUS_ADMIN, USER, NodeAuthorizer, User
+from kubedra.apiserver.auth import ANONYMOUS_ADMIN, USER, User
+from kubedra.apiserver.authz.access import Access
+from kubedra.apiserver.authz.attributes import Attributes
 from kubedra.apiserver.hub import Change, WatchHub
 from kubedra.apiserver.metrics import RESOURCE, VERB
 from kubedra.apiserver.patch import dispatch
@@ -88,7 +90,7 @@ class ResourceHandlers:
         self.max_watch_seconds = max_watch_seconds
         self.stopping = asyncio.Event()
         self.streamer = Streamer(hub, rest, self.stopping, bookmark_interval)
-        self.authz: NodeAuthorizer | None = None
+        self.authz: Access | None = None
 
     # --- entry ---------------------------------------------------------------------------
 
@@ -98,8 +100,9 @@ class ResourceHandlers:
         request[VERB] = verb
         request[RESOURCE] = t.res.kind.plural + (f"/{t.subresource}" if t.subresource else "")
         if self.authz is not None:
-            self.authz.authorize(_user(request), verb, t.res, t.namespace, t.name,
-                                 t.subresource)
+            await self.authz.check(Attributes(_user(request), verb, True, t.res.kind.group,
+                                              t.res.kind.plural, t.subresource, t.namespace,
+                                              t.name))
         if verb not in t.res.kind.verbs:
             raise errors.method_not_allowed(method)
         if t.subresource == "binding":
@@ -223,7 +226,9 @@ class ResourceHandlers:
         dry = _dry_run(request)
         dec = admission.decode(t.res, body, mode, duplicates)
         if self.authz is not None:
-            self.authz.admit_create(_user(request), t.res, dec.obj)
+            if self.authz.answers(dec.obj):
+                return _json(self.authz.review(_user(request), dec.obj), 201)
+            self.authz.admit_write(_user(request), t.res, t.namespace, dec.obj, create=True)
         result = await self.rest.create(t.res, t.namespace, dec.obj, dry_run=dry,
                                         manager=_manager(request))
         result.warnings += dec.warnings
@@ -235,6 +240,7 @@ class ResourceHandlers:
         mode = params.field_validation_mode(request.query.get("fieldValidation"))
         body, duplicates = await read_object(request, mode)
         dec = admission.decode(t.res, body, mode, duplicates)
+        self._admit_update(request, t, dec.obj)
         if subresource == "finalize":
             result = await self._finalize(t, dec.obj)
         else:
@@ -278,6 +284,7 @@ class ResourceHandlers:
             patched = dispatch.apply(content_type, t.res, old, patch, manager, force,
                                      subresource)
             dec = admission.decode_patched(t.res, patched, mode)
+            self._admit_update(request, t, dec.obj)
             warnings[:] = dec.warnings
             out: Obj = dec.obj
             return out
@@ -293,6 +300,9 @@ class ResourceHandlers:
                         f"the name of the object ({dec.obj.metadata.name}) does "
                         f"not match the name on the URL ({t.name})"
                     )
+                if self.authz is not None:
+                    self.authz.admit_write(_user(request), t.res, t.namespace, dec.obj,
+                                           create=True)
                 return await self.rest.create(t.res, t.namespace, dec.obj, dry_run=dry)
 
         result = await self.rest.update(
@@ -321,6 +331,10 @@ class ResourceHandlers:
             raise errors.bad_request("Binding in version \"v1\" cannot be handled as a Binding")
         result = await self.rest.bind_pod(t.res, t.namespace, t.name, body)
         return _json(result.obj, result.code)
+
+    def _admit_update(self, request: web.BaseRequest, t: Target, obj: Any) -> None:
+        if self.authz is not None:
+            self.authz.admit_write(_user(request), t.res, t.namespace, obj, create=False)
 
     def _answer(self, request: web.BaseRequest, t: Target, result: Result) -> web.StreamResponse:
         if tables.wants_table(request) and result.obj.get("kind") == t.res.kind.kind:

@@ -202,6 +202,23 @@ def _service_row(svc: Obj) -> list[Cell]:
             external, ",".join(ports) or "<none>", _age(svc), selector or "<none>"]
 
 
+def _binding_row(b: Obj) -> list[Any]:
+    """``printRoleBinding``: the role, then who by kind."""
+    ref = b.get("roleRef") or {}
+    subjects = [s for s in b.get("subjects") or () if isinstance(s, dict)]
+
+    def of(kind: str) -> str:
+        return ", ".join(
+            f"{s.get('namespace') or ''}/{s.get('name')}" if kind == "ServiceAccount"
+            else str(s.get("name")) for s in subjects if s.get("kind") == kind)
+    return [_name(b), f"{ref.get('kind')}/{ref.get('name')}", _age(b), of("User"),
+            of("Group"), of("ServiceAccount")]
+
+
+_BINDING_COLUMNS: tuple[Column, ...] = (
+    ("Name", "string", "name", 0), ("Role", "string", "", 0), ("Age", "string", "", 0),
+    ("Users", "string", "", 1), ("Groups", "string", "", 1),
+    ("ServiceAccounts", "string", "", 1))
 _S = "string"
 _PRINTERS: dict[str, tuple[tuple[Column, ...], Printer]] = {
     "Pod": ((("Name", _S, "name", 0), ("Ready", _S, "", 0), ("Status", _S, "", 0),
@@ -255,6 +272,8 @@ _PRINTERS: dict[str, tuple[tuple[Column, ...], Printer]] = {
     "ResourceClassParameters": ((("Name", _S, "name", 0), ("GeneratedFrom", _S, "", 0),
                                  ("Age", _S, "", 0)),
                                 lambda o: [_name(o), _generated_from(o), _age(o)]),
+    "RoleBinding": (_BINDING_COLUMNS, _binding_row),
+    "ClusterRoleBinding": (_BINDING_COLUMNS, _binding_row),
 }
 _DEFAULT: tuple[tuple[Column, ...], Printer] = (
     (("Name", _S, "name", 0), ("Created At", "date", "", 0)),

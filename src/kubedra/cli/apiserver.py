@@ -19,6 +19,7 @@ from kubedra.api.quantity import Quantity, QuantityError
 from kubedra.apiserver import tls as serving
 from kubedra.apiserver.app import ApiServer, Options
 from kubedra.apiserver.auth import AuthFileError, load_token_file
+from kubedra.apiserver.authz.chain import ModeError, parse_modes
 from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.cli.singletons import collect_while_leading, replica_identity
 from kubedra.client import kubeconfig as kubeconfig_file
@@ -81,7 +82,10 @@ async def serve(
               help="Bearer token clients must send (default: random with --tls, none without).")
 @click.option("--token-auth-file", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               default=None, help='CSV lines token,user,uid,"group1,group2" (kube-apiserver '
-              "format); system:node:<N> users in system:nodes get the Node authorizer.")
+              "format); system:node:<N> users in system:nodes are nodes.")
+@click.option("--authorization-mode", default="Node,RBAC", show_default=True,
+              help="Ordered authorizers: AlwaysAllow, AlwaysDeny, Node, RBAC (system:masters "
+              "is always allowed).")
 @click.option("--max-requests-inflight", type=int, default=400, show_default=True)
 @click.option("--watch-cache-size", type=int, default=20_000, show_default=True,
               help="Recent events kept in memory for watches that resume.")
@@ -103,7 +107,8 @@ async def serve(
 @click.option("-v", "--verbose", count=True, help="-v: info, -vv: debug.")
 def apiserver(
     data_dir: Path, bind_address: str, port: int, kubeconfig: Path | None, feature_gates: str,
-    tls: bool, token: str | None, token_auth_file: Path | None, max_requests_inflight: int,
+    tls: bool, token: str | None, token_auth_file: Path | None, authorization_mode: str,
+    max_requests_inflight: int,
     watch_cache_size: int, watch_cache_bytes: str,
     compaction_interval: float, compaction_retain: int, etcd_servers: str | None,
     etcd_cafile: Path | None, etcd_certfile: Path | None, etcd_keyfile: Path | None,
@@ -132,8 +137,13 @@ def apiserver(
         token_users = load_token_file(token_auth_file) if token_auth_file else {}
     except (OSError, AuthFileError) as err:
         raise click.BadParameter(str(err), param_hint="--token-auth-file") from None
+    try:
+        modes = parse_modes(authorization_mode)
+    except ModeError as err:
+        raise click.BadParameter(str(err), param_hint="--authorization-mode") from None
     options = Options(gates=gates, max_inflight=max_requests_inflight, token=token or None,
-                      token_users=token_users, watch_window=watch_cache_size,
+                      token_users=token_users, authorization_modes=modes,
+                      watch_window=watch_cache_size,
                       watch_window_bytes=_byte_count(watch_cache_bytes),
                       tune_collector=True)
     try:

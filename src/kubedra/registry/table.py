@@ -7,7 +7,7 @@ Adding a kind is a row in ``api/kinds.py`` and a row here; a test checks the two
 from __future__ import annotations
 
 from kubedra.api.features import FeatureGates
-from kubedra.registry.strategies import core, job, resource
+from kubedra.registry.strategies import core, job, rbac, resource
 from kubedra.registry.strategies.base import AnyStrategy
 
 
@@ -28,4 +28,11 @@ def strategies(gates: FeatureGates) -> dict[str, AnyStrategy]:
         "ResourceSlice": resource.ResourceSliceStrategy(),
         "ResourceClaimParameters": resource.resource_claim_parameters(),
         "ResourceClassParameters": resource.resource_class_parameters(),
+        "Role": rbac.RoleStrategy(),
+        "ClusterRole": rbac.ClusterRoleStrategy(),
+        "RoleBinding": rbac.RoleBindingStrategy(),
+        "ClusterRoleBinding": rbac.ClusterRoleBindingStrategy(),
+        "SelfSubjectAccessReview": rbac.SelfSubjectAccessReviewStrategy(),
+        "SubjectAccessReview": rbac.SubjectAccessReviewStrategy(),
+        "SelfSubjectRulesReview": rbac.SelfSubjectRulesReviewStrategy(),
     }

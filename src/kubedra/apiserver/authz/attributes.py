@@ -1,0 +1,70 @@
+"""What an authorizer is asked (upstream ``authorizer.Attributes``), its answer, and the 403
+``Status`` a refusal becomes (``responsewriters.Forbidden``)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from kubedra.apiserver import errors
+from kubedra.apiserver.auth import User
+from kubedra.validation.nodeauthz import Decision, RequestAttributes, Verdict
+
+__all__ = ["ALLOW", "NO_OPINION", "Attributes", "Decision", "Verdict", "forbidden"]
+
+ALLOW = Verdict(Decision.ALLOW)
+NO_OPINION = Verdict(Decision.NO_OPINION)
+
+
+@dataclass(frozen=True, slots=True)
+class Attributes:
+    """One request as authorizers see it: a resource request (group, resource, ...) or a
+    non-resource one (``path``)."""
+
+    user: User
+    verb: str
+    resource_request: bool = True
+    api_group: str = ""
+    resource: str = ""
+    subresource: str = ""
+    namespace: str = ""
+    name: str = ""
+    path: str = ""
+
+    @property
+    def combined_resource(self) -> str:
+        """``pods/status``: how RBAC rules name a subresource."""
+        return f"{self.resource}/{self.subresource}" if self.subresource else self.resource
+
+    def node_request(self) -> RequestAttributes:
+        """The parts the Node authorizer's pure rules (``validation.nodeauthz``) read."""
+        return RequestAttributes(verb=self.verb, api_group=self.api_group,
+                                 resource=self.resource, subresource=self.subresource,
+                                 name=self.name, namespace=self.namespace,
+                                 resource_request=self.resource_request)
+
+
+def forbidden_message(a: Attributes, reason: str = "") -> str:
+    """``forbiddenMessage`` plus ``NewForbidden``'s head, as kube-apiserver words them."""
+    user = a.user.name
+    if not a.resource_request:
+        msg = f'forbidden: User "{user}" cannot {a.verb} path "{a.path}"'
+    else:
+        qualified = f"{a.resource}.{a.api_group}" if a.api_group else a.resource
+        head = f'{qualified} "{a.name}"' if a.name else qualified
+        scope = (f'in the namespace "{a.namespace}"' if a.namespace
+                 else "at the cluster scope")
+        msg = (f'{head} is forbidden: User "{user}" cannot {a.verb} resource '
+               f'"{a.combined_resource}" in API group "{a.api_group}" {scope}')
+    return f"{msg}: {reason}" if reason else msg
+
+
+def forbidden(a: Attributes, reason: str = "") -> errors.ApiError:
+    details: dict[str, str] = {}
+    if a.resource_request:
+        if a.name:
+            details["name"] = a.name
+        if a.api_group:
+            details["group"] = a.api_group
+        details["kind"] = a.resource
+    return errors.ApiError(errors.status_body(403, "Forbidden", forbidden_message(a, reason),
+                                              details))
