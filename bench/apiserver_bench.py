@@ -1,4 +1,5 @@
-"""API server throughput and latency over HTTP against a ``kubedra apiserver`` subprocess.
+"""API server throughput and latency over HTTPS (plain HTTP with ``--no-tls``) against a
+``kubedra apiserver`` subprocess, as its administrator.
 
 Phases: CREATE, GET, UPDATE (PUT with resourceVersion), LIST of all objects, then watch
 fan-out: W watchers each receive every event of a burst of updates.
@@ -25,6 +26,8 @@ import asyncio
 import contextlib
 import json
 import multiprocessing
+import os
+import ssl
 import statistics
 import subprocess
 import sys
@@ -37,9 +40,9 @@ from typing import Any
 
 import aiohttp
 import msgspec
-import yaml
 
-from bench._common import cpu_seconds
+from kubedra.client import kubeconfig as kubeconfig_file
+from kubedra.client.kubeconfig import ClientConfig
 
 
 def _lease(name: str) -> dict[str, Any]:
@@ -66,6 +69,15 @@ def _pct(values: list[float], q: float) -> float:
         return 0.0
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000.0
+
+
+def _cpu_seconds(pid: int) -> float:
+    """User + system CPU time of the server process (all threads), from /proc."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 class Phase:
@@ -101,17 +113,20 @@ class _Http:
     (answers with Content-Length or chunked bodies)."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                 host: str, token: str) -> None:
+                 host: str, token: str | None) -> None:
         self.reader = reader
         self.writer = writer
         self.host = host
         self.auth = f"Authorization: Bearer {token}\r\n" if token else ""
 
     @classmethod
-    async def open(cls, url: str, token: str) -> _Http:
-        host, _, port = url.split("://", 1)[1].rstrip("/").rpartition(":")
-        reader, writer = await asyncio.open_connection(host, int(port))
-        return cls(reader, writer, f"{host}:{port}", token)
+    async def open(cls, config: ClientConfig) -> _Http:
+        """A connection as the kubeconfig's user (over TLS unless the server is http)."""
+        host, _, port = config.server.split("://", 1)[1].rstrip("/").rpartition(":")
+        tls = config.ssl_context()
+        reader, writer = await asyncio.open_connection(
+            host, int(port), ssl=tls if isinstance(tls, ssl.SSLContext) else None)
+        return cls(reader, writer, f"{host}:{port}", config.token)
 
     async def request(self, method: str, path: str, body: bytes | None) -> tuple[int, bytes]:
         head = (f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\nUser-Agent: bench\r\n"
@@ -144,7 +159,14 @@ class _Http:
             await self.writer.wait_closed()
 
 
-async def _client(url: str, token: str, jobs: list[Job], concurrency: int, start_at: float
+def _session(config: ClientConfig, **kwargs: Any) -> aiohttp.ClientSession:
+    headers = {"Authorization": f"Bearer {config.token}"} if config.token else {}
+    return aiohttp.ClientSession(
+        config.server, headers=headers,
+        connector=aiohttp.TCPConnector(limit=0, ssl=config.ssl_context()), **kwargs)
+
+
+async def _client(kubeconfig: Path, jobs: list[Job], concurrency: int, start_at: float
                   ) -> tuple[list[float], int, float, list[Any], float]:
     """One client process: run ``jobs`` with ``concurrency`` workers from ``start_at``."""
     latencies: list[float] = []
@@ -153,7 +175,8 @@ async def _client(url: str, token: str, jobs: list[Job], concurrency: int, start
     queue: asyncio.Queue[int] = asyncio.Queue()
     for i in range(len(jobs)):
         queue.put_nowait(i)
-    conns = [await _Http.open(url, token) for _ in range(concurrency)]
+    config = kubeconfig_file.load(kubeconfig)
+    conns = [await _Http.open(config) for _ in range(concurrency)]
     for conn in conns:  # every connection is open and used once before the clock starts
         await conn.request("GET", "/readyz", None)
     await asyncio.sleep(max(0.0, start_at - time.time()))
@@ -181,12 +204,12 @@ async def _client(url: str, token: str, jobs: list[Job], concurrency: int, start
     return latencies, errors, elapsed, bodies, cpu
 
 
-def _client_process(url: str, token: str, jobs: list[Job], concurrency: int, start_at: float
+def _client_process(kubeconfig: Path, jobs: list[Job], concurrency: int, start_at: float
                     ) -> tuple[list[float], int, float, list[Any], float]:
-    return asyncio.run(_client(url, token, jobs, concurrency, start_at))
+    return asyncio.run(_client(kubeconfig, jobs, concurrency, start_at))
 
 
-def _phase(name: str, url: str, pid: int, jobs: list[Job], args: argparse.Namespace,
+def _phase(name: str, kubeconfig: Path, pid: int, jobs: list[Job], args: argparse.Namespace,
            pool: ProcessPoolExecutor) -> tuple[Phase, list[Any]]:
     """Split ``jobs`` over the client processes; the phase spans the slowest of them."""
     procs = max(1, args.client_procs)
@@ -194,9 +217,8 @@ def _phase(name: str, url: str, pid: int, jobs: list[Job], args: argparse.Namesp
     per_proc = max(1, args.concurrency // procs)
     phase = Phase(name)
     start_at = time.time() + 0.5
-    cpu0 = cpu_seconds(pid)
-    futures = [pool.submit(_client_process, url, args.token, part, per_proc, start_at)
-               for part in parts]
+    cpu0 = _cpu_seconds(pid)
+    futures = [pool.submit(_client_process, kubeconfig, part, per_proc, start_at) for part in parts]
     bodies: list[Any] = [None] * len(jobs)
     for k, fut in enumerate(futures):
         lat, errs, elapsed, got, client_cpu = fut.result()
@@ -205,37 +227,37 @@ def _phase(name: str, url: str, pid: int, jobs: list[Job], args: argparse.Namesp
         phase.errors += errs
         phase.elapsed = max(phase.elapsed, elapsed)
         bodies[k::procs] = got
-    phase.cpu = cpu_seconds(pid) - cpu0
+    phase.cpu = _cpu_seconds(pid) - cpu0
     return phase, bodies
 
 
-def _bench(url: str, pid: int, args: argparse.Namespace) -> dict[str, Any]:
+def _bench(kubeconfig: Path, pid: int, args: argparse.Namespace) -> dict[str, Any]:
     path, make = KINDS[args.kind]
     names = [f"b{i:05d}" for i in range(args.objects)]
     out: dict[str, Any] = {"kind": args.kind, "objects": args.objects,
                            "concurrency": args.concurrency, "client_procs": args.client_procs}
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max(1, args.client_procs), mp_context=ctx) as pool:
-        phase, created = _phase("create", url, pid,
+        phase, created = _phase("create", kubeconfig, pid,
                                 [("POST", path, _json(make(n))) for n in names], args, pool)
         out["create"] = phase.summary()
         gets: list[Job] = [("GET", f"{path}/{names[i % len(names)]}", None)
                            for i in range(args.gets)]
-        out["get"] = _phase("get", url, pid, gets, args, pool)[0].summary()
+        out["get"] = _phase("get", kubeconfig, pid, gets, args, pool)[0].summary()
         updates: list[Job] = []
         for obj in created:
             obj["metadata"]["labels"] = {"round": "1"}
             updates.append(("PUT", f"{path}/{obj['metadata']['name']}", _json(obj)))
-        phase, updated = _phase("update", url, pid, updates, args, pool)
+        phase, updated = _phase("update", kubeconfig, pid, updates, args, pool)
         out["update"] = phase.summary()
         lists: list[Job] = [("GET", path, None)] * args.lists
-        out["list"] = _phase("list", url, pid, lists, args, pool)[0].summary()
+        out["list"] = _phase("list", kubeconfig, pid, lists, args, pool)[0].summary()
         objs = {o["metadata"]["name"]: o for o in updated}
-        out["watch"] = _watch_fanout(url, path, names, objs, args, pool)
+        out["watch"] = _watch_fanout(kubeconfig, path, names, objs, args, pool)
     return out
 
 
-async def _watchers(url: str, token: str, path: str, rv: str, count: int, expected: int
+async def _watchers(kubeconfig: Path, path: str, rv: str, count: int, expected: int
                     ) -> tuple[int, float]:
     """``count`` watch streams in one process: events received and when the last arrived."""
     received = [0] * count
@@ -250,36 +272,31 @@ async def _watchers(url: str, token: str, path: str, rv: str, count: int, expect
                 if received[i] >= expected:
                     return
 
-    async with aiohttp.ClientSession(url, connector=aiohttp.TCPConnector(limit=0),
-                                     headers=_headers(token)) as http:
+    async with _session(kubeconfig_file.load(kubeconfig)) as http:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(
                 asyncio.gather(*(watcher(http, i) for i in range(count))), timeout=60)
     return sum(received), last[0]
 
 
-def _watchers_process(url: str, token: str, path: str, rv: str, count: int, expected: int
+def _watchers_process(kubeconfig: Path, path: str, rv: str, count: int, expected: int
                       ) -> tuple[int, float]:
-    return asyncio.run(_watchers(url, token, path, rv, count, expected))
+    return asyncio.run(_watchers(kubeconfig, path, rv, count, expected))
 
 
-def _headers(token: str) -> dict[str, str]:
-    return {"Authorization": f"Bearer {token}"} if token else {}
-
-
-def _watch_fanout(url: str, path: str, names: list[str], objs: dict[str, Any],
+def _watch_fanout(kubeconfig: Path, path: str, names: list[str], objs: dict[str, Any],
                   args: argparse.Namespace, pool: ProcessPoolExecutor) -> dict[str, Any]:
     """Watchers in the client processes; updates from this one, 10 at a time."""
 
     async def produce() -> tuple[str, float]:
-        async with aiohttp.ClientSession(url, headers=_headers(args.token)) as http:
+        async with _session(kubeconfig_file.load(kubeconfig)) as http:
             async with http.get(path, params={"limit": "1"}) as r:
                 rv = str((await r.json())["metadata"]["resourceVersion"])
             return rv, 0.0
 
     rv, _ = asyncio.run(produce())
     procs = max(1, args.client_procs)
-    futures = [pool.submit(_watchers_process, url, args.token, path, rv,
+    futures = [pool.submit(_watchers_process, kubeconfig, path, rv,
                            len(range(k, args.watchers, procs)), args.watch_events)
                for k in range(procs)]
     time.sleep(1.0)  # let the watch streams open
@@ -287,7 +304,7 @@ def _watch_fanout(url: str, path: str, names: list[str], objs: dict[str, Any],
     async def updates() -> float:
         start = time.time()
         queue = list(range(args.watch_events))
-        async with aiohttp.ClientSession(url, headers=_headers(args.token)) as http:
+        async with _session(kubeconfig_file.load(kubeconfig)) as http:
             async def worker() -> None:
                 while queue:
                     k = queue.pop(0)
@@ -308,19 +325,24 @@ def _watch_fanout(url: str, path: str, names: list[str], objs: dict[str, Any],
             "events_per_s": round(total / elapsed, 1) if elapsed > 0 else 0.0}
 
 
-_ADMIN_TOKEN, _USER_TOKEN = "bench-admin", "bench-user"
+_USER_TOKEN = "bench-user"
 
 
-def _start_server(data: Path, rbac_user: bool) -> tuple[subprocess.Popen[bytes], str]:
+def _start_server(data: Path, tls: bool, rbac_user: bool, audit_log: bool
+                  ) -> tuple[subprocess.Popen[bytes], Path]:
+    """The server and its administrator's kubeconfig (client certificate over HTTPS, a
+    token over plain HTTP)."""
     kubeconfig = data / "kubeconfig"
     auth: list[str] = []
     if rbac_user:  # the load comes from a user RBAC authorizes (not system:masters)
         (data / "tokens.csv").write_text(f"{_USER_TOKEN},bench,bench,\n")
-        auth = ["--token", _ADMIN_TOKEN, "--token-auth-file", str(data / "tokens.csv")]
+        auth = ["--token-auth-file", str(data / "tokens.csv")]
+    audit = ["--audit-log-path", str(data / "audit.log")] if audit_log else []
     proc = subprocess.Popen(
         [sys.executable, "-c", "from kubedra.cli.main import main; main()", "apiserver",
          "--data-dir", str(data), "--port", "0", "--kubeconfig", str(kubeconfig),
-         "--max-requests-inflight", "1000", *auth],
+         "--max-requests-inflight", "1000", "--max-mutating-requests-inflight", "1000",
+         *auth, *audit, *(() if tls else ("--no-tls",))],
         stdout=subprocess.DEVNULL, stderr=(data / "log").open("wb"),
     )
     deadline = time.monotonic() + 30
@@ -328,27 +350,25 @@ def _start_server(data: Path, rbac_user: bool) -> tuple[subprocess.Popen[bytes],
         if proc.poll() is not None or time.monotonic() > deadline:
             raise RuntimeError("apiserver did not start: " + (data / "log").read_text())
         time.sleep(0.05)
-    doc = yaml.safe_load(kubeconfig.read_text())
-    return proc, str(doc["clusters"][0]["cluster"]["server"])
+    return proc, kubeconfig
 
 
 def _run_once(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="kubedra-bench-") as tmp:
-        proc, url = _start_server(Path(tmp), args.rbac_user)
-        args.token = ""
+        proc, kubeconfig = _start_server(Path(tmp), not args.no_tls, args.rbac_user,
+                                         args.audit_log)
         try:
             if args.rbac_user:
-                asyncio.run(_grant(url, KINDS[args.kind][0]))
-                args.token = _USER_TOKEN
-            return _bench(url, proc.pid, args)
+                kubeconfig = asyncio.run(_grant(kubeconfig, KINDS[args.kind][0]))
+            return _bench(kubeconfig, proc.pid, args)
         finally:
             proc.terminate()
             proc.wait(10)
 
 
-async def _grant(url: str, path: str) -> None:
+async def _grant(admin: Path, path: str) -> Path:
     """A ClusterRole over the bench's resource bound to the bench user, written as admin;
-    returns once the server's RBAC index lets the user in."""
+    returns the bench user's kubeconfig once the server's RBAC index lets the user in."""
     group, plural = ("" if path.startswith("/api/") else path.split("/")[2]), path.split("/")[-1]
     rbac = "/apis/rbac.authorization.k8s.io/v1"
     role = {"metadata": {"name": "bench"}, "rules": [
@@ -358,15 +378,19 @@ async def _grant(url: str, path: str) -> None:
                            "name": "bench"},
                "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User",
                              "name": "bench"}]}
-    async with aiohttp.ClientSession(url, headers=_headers(_ADMIN_TOKEN)) as http:
+    config = kubeconfig_file.load(admin)
+    async with _session(config) as http:
         for kind, body in (("clusterroles", role), ("clusterrolebindings", binding)):
             async with http.post(f"{rbac}/{kind}", json=body) as r:
                 assert r.status == 201, await r.text()
-    async with aiohttp.ClientSession(url, headers=_headers(_USER_TOKEN)) as http:
+    user = admin.with_name("bench.kubeconfig")
+    kubeconfig_file.write(user, config.server, kubeconfig_file.Credentials(token=_USER_TOKEN),
+                          ca_pem=config.ca_data)
+    async with _session(kubeconfig_file.load(user)) as http:
         for _ in range(100):
             async with http.get(path, params={"limit": "1"}) as r:
                 if r.status == 200:
-                    return
+                    return user
             await asyncio.sleep(0.05)
     raise RuntimeError("the bench user was never authorized")
 
@@ -395,8 +419,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--watch-events", type=int, default=200)
     p.add_argument("--client-procs", type=int, default=2,
                    help="client processes sharing the load")
+    p.add_argument("--no-tls", action="store_true",
+                   help="plain HTTP with a token instead of HTTPS with a client certificate")
     p.add_argument("--rbac-user", action="store_true",
                    help="send the load as a user RBAC authorizes instead of an administrator")
+    p.add_argument("--audit-log", action="store_true",
+                   help="serve with --audit-log-path (to compare its cost)")
     p.add_argument("--repeat", type=int, default=3,
                    help="whole runs, each with a fresh server; the summary shows medians")
     args = p.parse_args(argv)
@@ -411,7 +439,8 @@ def main(argv: list[str] | None = None) -> int:
     ok = all(r[k]["errors"] == 0 for r in runs for k in ("create", "get", "update", "list"))
     mutating_p99 = max(result["create"]["p99_ms"], result["update"]["p99_ms"])
     print(
-        f"apiserver_bench kind={args.kind} c={args.concurrency} medians of {len(runs)}: "
+        f"apiserver_bench kind={args.kind} {'http' if args.no_tls else 'https'} "
+        f"c={args.concurrency} medians of {len(runs)}: "
         f"create {result['create']['rate']}/s get {result['get']['rate']}/s "
         f"update {result['update']['rate']}/s list({args.objects}) {result['list']['rate']}/s "
         f"p99 create/update {result['create']['p99_ms']}/{result['update']['p99_ms']}ms "

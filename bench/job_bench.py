@@ -33,7 +33,7 @@ from kubedra.api import batch, codec
 from kubedra.api.batch import Job
 from kubedra.api.core import Node, Pod
 from kubedra.cli.localcluster import Component, LocalCluster
-from kubedra.cli.nodepool import pool_components
+from kubedra.cli.nodepool import node_names, pool_components
 from kubedra.client import kubeconfig
 from kubedra.client.informer import Informer
 from kubedra.client.rest import Client
@@ -118,8 +118,8 @@ async def run(jobs: int, pods: int, run_seconds: float, data_dir: Path) -> Resul
     total = jobs * pods
     nodes = max(2, -(-total // PODS_PER_NODE))
     cluster = LocalCluster(data_dir, feature_gates="JobManagedBy=true")
-    cluster.others += pool_components(data_dir, cluster.kubeconfig_path, nodes,
-                                      NODES_PER_PROCESS, 1, DRIVER)
+    cluster.node_names = node_names(nodes)  # each node its own identity, as in up
+    cluster.others += pool_components(data_dir, nodes, NODES_PER_PROCESS, 1, DRIVER)
     await cluster.start()
     try:
         config = kubeconfig.load(cluster.kubeconfig_path)

@@ -1,5 +1,7 @@
 """E2E fixtures: a real ``kubedra apiserver`` subprocess on 127.0.0.1 (SQLite in a temp dir,
-kubeconfig written by the server), the official Python client, and kubectl 1.30."""
+HTTPS with the cluster CA, the administrator's kubeconfig written by the server), the official
+Python client, and kubectl 1.30. Raw HTTP clients use :func:`kubeconfig_session`: TLS verified
+against the kubeconfig's CA and its user's credentials."""
 
 from __future__ import annotations
 
@@ -14,9 +16,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any
 
+import aiohttp
 import pytest
 import yaml
 
+from kubedra.client import kubeconfig as kubeconfig_file
 from tests.e2e.kubectl import KubectlUnavailable, ensure_kubectl
 
 START_TIMEOUT = 60.0
@@ -70,10 +74,30 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
             proc.wait()
 
 
+def kubeconfig_session(path: Path, **kwargs: Any) -> aiohttp.ClientSession:
+    """An aiohttp session to the server of the kubeconfig at ``path``, as its user."""
+    config = kubeconfig_file.load(path)
+    headers = {"Authorization": f"Bearer {config.token}"} if config.token else {}
+    connector = aiohttp.TCPConnector(ssl=config.ssl_context(), limit=kwargs.pop("limit", 100))
+    return aiohttp.ClientSession(config.server, headers=headers, connector=connector, **kwargs)
+
+
+def certificate_subject(path: Path) -> tuple[str, list[str]]:
+    """CN and O values of the client certificate a kubeconfig carries."""
+    from cryptography import x509
+    from cryptography.x509.oid import NameOID
+
+    config = kubeconfig_file.load(path)
+    assert config.client_cert_data is not None, f"{path} has no client certificate"
+    subject = x509.load_pem_x509_certificate(config.client_cert_data).subject
+    return (str(subject.get_attributes_for_oid(NameOID.COMMON_NAME)[0].value),
+            [str(a.value) for a in subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)])
+
+
 @contextlib.contextmanager
-def plain_apiserver(data: Path, *args: str) -> Iterator[str]:
+def apiserver_process(data: Path, *args: str) -> Iterator[Path]:
     """A ``kubedra apiserver`` on 127.0.0.1 (port 0) storing in ``data``, with ``args``;
-    yields its base URL once its kubeconfig is written, and checks its log stays clean."""
+    yields its kubeconfig once written, and checks its log stays clean."""
     kubeconfig = data / "kubeconfig"
     log_path = data / "log"
     with log_path.open("wb") as log:
@@ -88,8 +112,7 @@ def plain_apiserver(data: Path, *args: str) -> Iterator[str]:
                 if proc.poll() is not None or time.monotonic() > deadline:
                     pytest.fail(log_path.read_text(errors="replace"))
                 time.sleep(0.05)
-            doc = yaml.safe_load(kubeconfig.read_text())
-            yield str(doc["clusters"][0]["cluster"]["server"])
+            yield kubeconfig
         finally:
             _stop(proc)
     text = log_path.read_text(errors="replace")

@@ -17,11 +17,11 @@ from typing import Any
 
 import pytest
 import urllib3
-import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from kubedra.api.kinds import KINDS
+from kubedra.client import kubeconfig as kubeconfig_file
 
 JSON_VALUES = st.recursive(
     st.none() | st.booleans() | st.integers(-(2**70), 2**70) | st.floats(allow_nan=False)
@@ -109,7 +109,8 @@ def _paths() -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path]]:
+def server(tmp_path_factory: pytest.TempPathFactory,
+           ) -> Iterator[tuple[str, Path, urllib3.PoolManager]]:
     data = tmp_path_factory.mktemp("apiserver-fuzz")
     kubeconfig = data / "kubeconfig"
     log_path = data / "log"
@@ -125,8 +126,11 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, Path
             if proc.poll() is not None or time.monotonic() > deadline:
                 pytest.fail(log_path.read_text())
             time.sleep(0.05)
-        url = yaml.safe_load(kubeconfig.read_text())["clusters"][0]["cluster"]["server"]
-        yield str(url), log_path
+        config = kubeconfig_file.load(kubeconfig)
+        # the administrator's client certificate, the cluster CA verifying the server
+        pool = urllib3.PoolManager(maxsize=2, retries=False, ssl_context=config.ssl_context(),
+                                   timeout=urllib3.Timeout(total=10))
+        yield config.server, log_path, pool
     finally:
         proc.terminate()
         proc.wait(10)
@@ -138,23 +142,21 @@ def _revision(pool: urllib3.PoolManager, url: str) -> str:
     return str(json.loads(resp.data)["metadata"]["resourceVersion"])
 
 
-POOL = urllib3.PoolManager(maxsize=2, retries=False, timeout=urllib3.Timeout(total=10))
-
-
 @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
 @given(method=METHODS, path=st.sampled_from(_paths()), query=QUERIES, body=BODIES,
        content_type=CONTENT_TYPES)
 def test_random_requests_never_fail_the_server(
-    server: tuple[str, Path], method: str, path: str, query: dict[str, str], body: bytes,
+    server: tuple[str, Path, urllib3.PoolManager], method: str, path: str,
+    query: dict[str, str], body: bytes,
     content_type: str,
 ) -> None:
-    url, _ = server
+    url, _, pool = server
     if method == "GET" or "watch" in path:
         query = dict(query, timeoutSeconds="1")  # bound any watch the fuzzer opens
-    before = _revision(POOL, url)
+    before = _revision(pool, url)
     headers = {"Content-Type": content_type} if content_type else {}
     full = url + path + ("?" + urllib.parse.urlencode(query) if query else "")
-    resp = POOL.request(method, full, body=body or None, headers=headers, preload_content=False)
+    resp = pool.request(method, full, body=body or None, headers=headers, preload_content=False)
     try:
         data = resp.read()
     finally:
@@ -163,10 +165,10 @@ def test_random_requests_never_fail_the_server(
     if resp.status >= 400 and method != "HEAD":
         status: Any = json.loads(data)
         assert status["kind"] == "Status" and status["code"] == resp.status, data[:300]
-        assert _revision(POOL, url) == before
+        assert _revision(pool, url) == before
 
 
-def test_fuzz_left_no_traceback(server: tuple[str, Path]) -> None:
-    _, log_path = server
+def test_fuzz_left_no_traceback(server: tuple[str, Path, urllib3.PoolManager]) -> None:
+    _, log_path, _ = server
     text = log_path.read_text(errors="replace")
     assert "Traceback" not in text, text[-3000:]

@@ -18,17 +18,14 @@ import pytest
 import yaml
 
 from kubedra.client import kubeconfig
-from tests.e2e.conftest import Server
+from tests.e2e.conftest import Server, kubeconfig_session
 
 RS = "/apis/resource.k8s.io/v1alpha2"
 
 
 @pytest.fixture
 async def http(apiserver: Server) -> AsyncIterator[aiohttp.ClientSession]:
-    cfg = kubeconfig.load(apiserver.kubeconfig)
-    headers = {"Authorization": f"Bearer {cfg.token}"} if cfg.token else {}
-    connector = aiohttp.TCPConnector(ssl=cfg.ssl_context())
-    async with aiohttp.ClientSession(cfg.server, headers=headers, connector=connector) as s:
+    async with kubeconfig_session(apiserver.kubeconfig) as s:
         yield s
 
 
@@ -119,7 +116,7 @@ async def test_watch_cache_is_bounded_by_bytes(tmp_path: Path) -> None:
         url = f"{cfg.server}/apis/resource.k8s.io/v1alpha2/namespaces/default/" \
               "resourceclaimparameters"
         blob = "x" * 100_000
-        async with aiohttp.ClientSession() as http:
+        async with kubeconfig_session(kc) as http:
             async def cycle(body: dict[str, Any]) -> None:
                 async with http.post(url, json=body) as resp:
                     assert resp.status == 201, await resp.text()

@@ -9,8 +9,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
-import subprocess
-import sys
 import time
 import urllib.parse
 import uuid
@@ -20,9 +18,8 @@ from typing import Any
 
 import aiohttp
 import pytest
-import yaml
 
-from tests.e2e.conftest import plain_apiserver
+from tests.e2e.conftest import apiserver_process, kubeconfig_session
 
 RS = "/apis/resource.k8s.io/v1alpha2"
 TABLE = "application/json;as=Table;v=v1;g=meta.k8s.io,application/json"
@@ -31,16 +28,16 @@ AGG = ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
 
 
 @pytest.fixture(scope="module")
-def base_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+def admin_kubeconfig(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
     data = tmp_path_factory.mktemp("apiserver-http")
-    with plain_apiserver(data, "--watch-cache-size", "40", "--compaction-interval", "0.3",
-                         "--compaction-retain", "30") as url:
-        yield url
+    with apiserver_process(data, "--watch-cache-size", "40", "--compaction-interval", "0.3",
+                           "--compaction-retain", "30") as kubeconfig:
+        yield kubeconfig
 
 
 @pytest.fixture
-async def http(base_url: str) -> AsyncIterator[aiohttp.ClientSession]:
-    async with aiohttp.ClientSession(base_url) as session:
+async def http(admin_kubeconfig: Path) -> AsyncIterator[aiohttp.ClientSession]:
+    async with kubeconfig_session(admin_kubeconfig) as session:
         yield session
 
 
@@ -557,48 +554,6 @@ async def test_metrics_count_requests(http: aiohttp.ClientSession) -> None:
     assert 'apiserver_request_total{code="200",group="resource.k8s.io",resource=' \
            '"resourceslices",verb="list"}' in text
     assert "apiserver_request_duration_seconds_bucket" in text
-
-
-# --- TLS and tokens ---------------------------------------------------------------------------
-
-
-def test_tls_server_with_token(tmp_path: Path) -> None:
-    """``--tls`` serves HTTPS with a self-signed cert; the kubeconfig carries the CA and a
-    token; requests without the token get 401."""
-    from kubernetes import client, config
-
-    kubeconfig = tmp_path / "kubeconfig"
-    proc = subprocess.Popen(
-        [sys.executable, "-c", "from kubedra.cli.main import main; main()", "apiserver",
-         "--data-dir", str(tmp_path), "--port", "0", "--kubeconfig", str(kubeconfig), "--tls"],
-        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-    )
-    try:
-        deadline = time.monotonic() + 30
-        while not kubeconfig.exists():
-            assert proc.poll() is None and time.monotonic() < deadline
-            time.sleep(0.05)
-        doc = yaml.safe_load(kubeconfig.read_text())
-        server = doc["clusters"][0]["cluster"]["server"]
-        assert server.startswith("https://127.0.0.1:")
-        assert doc["users"][0]["user"]["token"]
-        api = config.new_client_from_config(config_file=str(kubeconfig))
-        names = [n.metadata.name for n in client.CoreV1Api(api).list_namespace().items]
-        assert "default" in names and "kube-system" in names
-        api.close()
-        import ssl
-        import urllib.error
-        import urllib.request
-
-        ctx = ssl.create_default_context()
-        ctx.check_hostname = False
-        ctx.verify_mode = ssl.CERT_NONE
-        with pytest.raises(urllib.error.HTTPError) as info:
-            urllib.request.urlopen(server + "/api/v1/namespaces", context=ctx)
-        assert info.value.code == 401
-    finally:
-        proc.terminate()
-        proc.wait(10)
 
 
 async def test_all_namespaces_path_only_lists(http: aiohttp.ClientSession, ns: str) -> None:

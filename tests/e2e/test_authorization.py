@@ -1,6 +1,7 @@
-"""Authorization end to end under ``--authorization-mode Node,RBAC`` with ``--token-auth-file``
-identities: the real scheduler, controller manager and node agent run as
-``system:kube-scheduler``, ``system:kube-controller-manager`` and ``system:node:node-0`` and
+"""Authorization end to end under ``--authorization-mode Node,RBAC``: the real scheduler,
+controller manager and node agent run with the client certificates ``kubedra up`` gives them
+(``system:kube-scheduler``, ``system:kube-controller-manager`` and ``system:node:node-0``;
+the test's own requests use ``--token-auth-file`` users of the same names) and
 a Job whose pod uses a DRA claim completes; a node may touch only its own ResourceSlices; a
 user bound to a namespace Role reads claims there and nothing else, cannot grant more than
 it holds; ``kubectl auth can-i`` answers for three users."""
@@ -19,7 +20,10 @@ import pytest
 import requests
 import yaml
 
-from tests.e2e.conftest import Kubectl, _kubedra_command, _stop, plain_apiserver
+from kubedra.apiserver.pki import ClusterPki
+from kubedra.cli import credentials
+from kubedra.client import kubeconfig as kubeconfig_file
+from tests.e2e.conftest import Kubectl, _kubedra_command, _stop, apiserver_process
 from tests.e2e.kubectl import KubectlUnavailable, ensure_kubectl
 from tests.e2e.node_support import socket_root
 
@@ -65,25 +69,27 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     tokens = data / "tokens.csv"
     tokens.write_text("".join(f'tok-{who},{user},uid-{who},"{groups}"\n'
                               for who, (user, groups) in USERS.items()))
-    with socket_root() as nodes, plain_apiserver(
-        data, "--tls", "--token", "tok-admin", "--token-auth-file", str(tokens),
-    ) as url:
-        base = yaml.safe_load((data / "kubeconfig").read_text())
-        ca = data / "ca.crt"
-        import base64
-        ca.write_bytes(base64.b64decode(base["clusters"][0]["cluster"]
-                                        ["certificate-authority-data"]))
+    with socket_root() as nodes, apiserver_process(
+        data, "--token", "tok-admin", "--token-auth-file", str(tokens),
+    ) as admin:
+        url = kubeconfig_file.load(admin).server
+        pki = ClusterPki(data / "pki")
         kubeconfigs = {}
         for who in USERS:
-            doc = yaml.safe_load((data / "kubeconfig").read_text())
+            doc = yaml.safe_load(admin.read_text())
             doc["users"][0]["user"] = {"token": f"tok-{who}"}
             kubeconfigs[who] = data / f"{who}.kubeconfig"
             kubeconfigs[who].write_text(yaml.safe_dump(doc))
+        for who, identity in (("scheduler", credentials.SCHEDULER),
+                              ("cm", credentials.CONTROLLER_MANAGER),
+                              ("node0", credentials.node_identity("node-0"))):
+            credentials.write_kubeconfig(pki, data / f"{who}-cert.kubeconfig", url, identity)
         procs, logs = [], []
         for name, args in (
-            ("scheduler", ["scheduler", "--kubeconfig", str(kubeconfigs["scheduler"])]),
-            ("cm", ["controller-manager", "--kubeconfig", str(kubeconfigs["cm"])]),
-            ("node0", ["node-pool", "--kubeconfig", str(kubeconfigs["node0"]), "--root-dir",
+            ("scheduler", ["scheduler", "--kubeconfig", str(data / "scheduler-cert.kubeconfig")]),
+            ("cm", ["controller-manager", "--kubeconfig", str(data / "cm-cert.kubeconfig")]),
+            ("node0", ["node-pool", "--kubeconfig", str(data / "node0-cert.kubeconfig"),
+                       "--root-dir",
                        str(nodes), "--count", "1", "--driver-name", DRIVER,
                        "--instances", "2"]),
         ):
@@ -93,7 +99,7 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
                 procs.append(subprocess.Popen([*_kubedra_command(), *args], stdout=out,
                                               stderr=subprocess.STDOUT))
         try:
-            yield Cluster(url, str(ca), kubeconfigs, logs)
+            yield Cluster(url, str(pki.ca_cert), kubeconfigs, logs)
         finally:
             for p in procs:
                 _stop(p)
@@ -262,6 +268,13 @@ def test_kubectl_auth_can_i(cluster: Cluster, kubectl_bin: Path) -> None:
     listed = _can_i(c, kubectl_bin, "alice", "--list", "-n", "team")
     assert "resourceclaims.resource.k8s.io" in listed and "selfsubjectaccessreviews" in listed
     assert "pods " not in listed
-    table = _kubectl(c, kubectl_bin, "admin").run("get", "rolebindings", "-n", "team",
-                                                  "-o", "wide").stdout
+    admin = _kubectl(c, kubectl_bin, "admin")
+    table = admin.run("get", "rolebindings", "-n", "team", "-o", "wide").stdout
     assert "Role/claims-reader" in table and "alice" in table
+    assert "*.*" in admin.run("auth", "can-i", "--list").stdout
+    # kubectl's own RBAC commands, and explain from the served OpenAPI
+    admin.run("create", "role", "pod-reader", "-n", "team", "--verb=get,list",
+              "--resource=pods")
+    admin.run("create", "rolebinding", "bob-reads", "-n", "team", "--role=pod-reader",
+              "--user=bob")
+    assert "aggregationRule" in admin.run("explain", "clusterroles").stdout

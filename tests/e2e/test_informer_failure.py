@@ -35,7 +35,7 @@ async def test_controller_manager_exits_when_an_informer_cannot_recover(tmp_path
     runner = await broken_server()
     try:
         port = runner.addresses[0][1]
-        config = tmp_path / "kubeconfig"
+        config = tmp_path / "kubeconfig"  # plain HTTP: a stand-in server, not kubedra's
         config.write_text(yaml.safe_dump({
             "apiVersion": "v1", "kind": "Config", "current-context": "c",
             "clusters": [{"name": "c", "cluster": {"server": f"http://127.0.0.1:{port}"}}],

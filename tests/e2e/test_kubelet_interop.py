@@ -122,7 +122,7 @@ async def _interop(tmp_path: Path, root: Path) -> None:
     script.write_text(DRIVER_SCRIPT)
     cluster = LocalCluster(tmp_path)
     async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
-        agent = Component("kubelet", ["kubelet", "--kubeconfig", str(cluster.kubeconfig_path),
+        agent = Component("kubelet", ["kubelet", "--kubeconfig", str(cluster.node_kubeconfig(NODE)),
                                       "--node-name", NODE, "--root-dir", str(root), "-v"],
                           tmp_path / "logs" / "kubelet.log")
         await agent.start()

@@ -104,8 +104,8 @@ async def test_node_agents_with_example_drivers(tmp_path: Path) -> None:
 
 async def _scenario(tmp_path: Path, sockets: Path, cluster: LocalCluster,
                     client: Client) -> None:
-    a = NodeProcs(tmp_path, sockets, cluster.kubeconfig_path, "node-a", 4)
-    b = NodeProcs(tmp_path, sockets, cluster.kubeconfig_path, "node-b", 2)
+    a = NodeProcs(tmp_path, sockets, cluster.node_kubeconfig("node-a"), "node-a", 4)
+    b = NodeProcs(tmp_path, sockets, cluster.node_kubeconfig("node-b"), "node-b", 2)
     extra: list[Component] = []
     procs = [a.kubelet, a.driver, b.kubelet, b.driver]
     try:

@@ -6,6 +6,7 @@ OpenAPI validator."""
 from __future__ import annotations
 
 import json
+import ssl
 import subprocess
 import sys
 import urllib.error
@@ -18,20 +19,21 @@ import yaml
 from kubernetes import client
 from openapi_spec_validator import OpenAPIV2SpecValidator, OpenAPIV30SpecValidator
 
+from kubedra.client import kubeconfig
 from tests.e2e.conftest import Kubectl, Server
 
 PROTOBUF = "application/com.github.proto-openapi.spec.v2@v1.0+protobuf"
 RAW_EXTENSION = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
 
 
-def _base(server: Server) -> str:
-    return str(yaml.safe_load(server.kubeconfig.read_text())["clusters"][0]["cluster"]["server"])
-
-
 def _get(server: Server, path: str, accept: str = "application/json") -> tuple[int, str, bytes]:
-    req = urllib.request.Request(_base(server) + path, headers={"Accept": accept})
+    """A GET as the kubeconfig's user (its client certificate; the server verified)."""
+    config = kubeconfig.load(server.kubeconfig)
+    req = urllib.request.Request(config.server + path, headers={"Accept": accept})
+    tls = config.ssl_context()
     try:
-        with urllib.request.urlopen(req, timeout=30) as resp:
+        with urllib.request.urlopen(req, timeout=30, context=tls if isinstance(
+                tls, ssl.SSLContext) else None) as resp:
             return resp.status, resp.headers.get("Content-Type", ""), resp.read()
     except urllib.error.HTTPError as err:
         return err.code, err.headers.get("Content-Type", ""), err.read()

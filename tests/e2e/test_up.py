@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import json
 import signal
 import socket
 import sys
@@ -21,6 +22,7 @@ from kubedra.api.core import Pod
 from kubedra.api.resource import FINALIZER, ResourceClaim
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
+from tests.e2e.conftest import certificate_subject
 from tests.e2e.dra_workload import kind, pod_body
 from tests.etcd_processes import require_etcd
 
@@ -119,6 +121,11 @@ async def test_up_with_fake_nodes(tmp_path: Path, store_args: list[str]) -> None
     try:
         banner = await read_until(proc.stdout, BANNER_END, 60)
         assert f"export KUBECONFIG={data / 'kubeconfig'}" in banner
+        assert {name: certificate_subject(data / name) for name in (
+            "kubeconfig", "scheduler.kubeconfig", "controller-manager.kubeconfig")} == {
+            "kubeconfig": ("kubernetes-admin", ["system:masters"]),
+            "scheduler.kubeconfig": ("system:kube-scheduler", []),
+            "controller-manager.kubeconfig": ("system:kube-controller-manager", [])}
         config = kubeconfig.load(data / "kubeconfig")
         async with Client(config) as client:
             await create_workload(client)
@@ -148,6 +155,10 @@ async def test_up_with_fake_nodes(tmp_path: Path, store_args: list[str]) -> None
         if store_args:
             expected |= {"apiserver-1.log", "etcd-0.log"}
         assert {p.name for p in logs.iterdir()} >= expected
+        events = map(json.loads, (data / "audit.log").read_text().splitlines())
+        bindings = [e for e in events
+                    if e.get("objectRef", {}).get("subresource") == "binding"]
+        assert bindings and bindings[0]["verb"] == "create", "the scheduler's bind is audited"
     finally:
         if proc.returncode is None:
             proc.kill()
@@ -181,7 +192,8 @@ async def test_second_up_fails_fast_and_leaves_the_first_alone(tmp_path: Path) -
         assert (data / "kubeconfig").read_bytes() == kubeconfig_before
         config = kubeconfig.load(data / "kubeconfig")
         async with aiohttp.ClientSession() as session:
-            async with session.get(config.server + "/readyz") as resp:
+            async with session.get(config.server + "/readyz",
+                                   ssl=config.ssl_context()) as resp:
                 assert resp.status == 200
 
             with socket.socket() as taken:  # a port some other program listens on

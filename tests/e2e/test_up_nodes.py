@@ -16,6 +16,7 @@ from kubedra.api.core import Node, Pod
 from kubedra.api.resource import ResourceSlice
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
+from tests.e2e.conftest import certificate_subject
 from tests.e2e.node_support import socket_root
 from tests.e2e.test_up import DRIVER, create_workload, read_until
 
@@ -54,6 +55,10 @@ async def _up(data: Path) -> None:
             cdi = data / "nodes" / (pod.spec.node_name or "") / "cdi"
             assert [p.name.startswith(DRIVER) for p in cdi.iterdir()] == [True]
         assert len(list((data / "nodes").glob("*/plugins_registry/*.sock"))) == 3
+        # each node is its own user: the Node authorizer let each publish only its slice
+        for i in range(3):
+            assert certificate_subject(data / "nodes" / f"node-{i}.kubeconfig") == (
+                f"system:node:node-{i}", ["system:nodes"])
         proc.send_signal(signal.SIGINT)
         rest = await read_until(proc.stdout, "kubedra stopped.", 40)
         assert await asyncio.wait_for(proc.wait(), 30) == 0, rest

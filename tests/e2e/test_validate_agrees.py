@@ -19,7 +19,6 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
-import aiohttp
 import pytest
 from click.testing import CliRunner
 
@@ -27,7 +26,7 @@ from kubedra.api import codec, kinds
 from kubedra.cli.validate import cause_text, render_invalid, validate
 from kubedra.registry.pipeline import MAX_REQUEST_BYTES
 from kubedra.validation.names import name_is_dns_label
-from tests.e2e.conftest import plain_apiserver
+from tests.e2e.conftest import apiserver_process, kubeconfig_session
 from tests.vectors import REPO, VECTORS, load
 
 SERVED = {(k.api_version, k.kind): k for k in kinds.KINDS}
@@ -110,9 +109,9 @@ def _comparable(text: str | None, generated: bool) -> str | None:
     return re.sub(r'^The (\w+) "[^"]*"', r'The \1 "<generated>"', text) if generated else text
 
 
-async def _server_answers(url: str, bodies: list[bytes], objs: list[dict[str, Any]],
+async def _server_answers(kubeconfig: Path, bodies: list[bytes], objs: list[dict[str, Any]],
                           ) -> list[tuple[int, Any]]:
-    async with aiohttp.ClientSession(url) as http:
+    async with kubeconfig_session(kubeconfig) as http:
         for ns in sorted({_namespace(o) for o in objs} - {"default"}):
             if not name_is_dns_label(ns, False):
                 async with http.post("/api/v1/namespaces",
@@ -132,8 +131,8 @@ def test_validate_and_the_server_agree(gates: str, tmp_path: Path) -> None:
     objs = [obj for _, obj in CASES]
     bodies = [json.dumps(obj).encode() for obj in objs]
     flags = ("--feature-gates", gates) if gates else ()
-    with plain_apiserver(tmp_path, *flags) as url:
-        answers = asyncio.run(_server_answers(url, bodies, objs))
+    with apiserver_process(tmp_path, *flags) as kubeconfig:
+        answers = asyncio.run(_server_answers(kubeconfig, bodies, objs))
     runner = CliRunner()
     disagreements = []
     for (where, obj), body, (status, answer) in zip(CASES, bodies, answers, strict=True):

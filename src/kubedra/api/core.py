@@ -1,4 +1,5 @@
-"""core/v1: Namespace, Node, Pod, Binding, Event and the types they share.
+"""core/v1: Namespace, Node, Pod, Binding, Event, Service, ServiceAccount and the types
+they share.
 
 Field names, JSON keys and "always written" keys follow ``k8s.io/api/core/v1`` at v0.30.0.
 Fields the scheduler, kubelet and controllers act on are typed; the rest of the Pod surface
@@ -468,3 +469,19 @@ class ServiceList(Model):
     kind: str = ""
     metadata: ListMeta = msgspec.field(default_factory=ListMeta)
     items: list[Service] = required_list()
+
+
+# --- ServiceAccount ---------------------------------------------------------------------------
+
+
+class ServiceAccount(TypedObject):
+    secrets: list[ObjectReference] | None = None
+    image_pull_secrets: list[LocalObjectReference] | None = None
+    automount_service_account_token: bool | None = None
+
+
+class ServiceAccountList(Model):
+    api_version: str = ""
+    kind: str = ""
+    metadata: ListMeta = msgspec.field(default_factory=ListMeta)
+    items: list[ServiceAccount] = required_list()

@@ -976,6 +976,20 @@ _CORE: Final[dict[str, dict[str, str]]] = {
         "metadata": _METADATA,
         "spec": "Specification of the desired behavior of the pod.",
     },
+    "ServiceAccount": _object(
+        "ServiceAccount binds together: a name, understood by users, and perhaps by "
+        "peripheral systems, for an identity; a principal that can be authenticated and "
+        "authorized; a set of secrets.",
+        secrets="Secrets is a list of the secrets in the same namespace that pods running "
+        "using this ServiceAccount are allowed to use. Not to be used for auto-generated "
+        "token secrets since v1.22.",
+        imagePullSecrets="ImagePullSecrets is a list of references to secrets in the same "
+        "namespace to use for pulling any images in pods that reference this "
+        "ServiceAccount.",
+        automountServiceAccountToken="AutomountServiceAccountToken indicates whether pods "
+        "running as this service account should have an API token automatically mounted. "
+        "Can be overridden at the pod level.",
+    ),
     "Event": _object(
         "Event is a report of an event somewhere in the cluster. Events have a limited "
         "retention time and triggers and messages may evolve with time.",

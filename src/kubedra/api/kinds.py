@@ -60,6 +60,8 @@ KINDS: tuple[Kind, ...] = (
     # Read-only: the API server keeps the ``kubernetes`` Service itself (see deviations).
     Kind("", "v1", "Service", "services", "service", True, core.Service, core.ServiceList,
          ("svc",), (), ("all",), verbs=("get", "list", "watch")),
+    Kind("", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", True,
+         core.ServiceAccount, core.ServiceAccountList, ("sa",), ("token",)),
     Kind("batch", "v1", "Job", "jobs", "job", True, batch.Job, batch.JobList, (),
          ("status",), ("all",)),
     Kind("coordination.k8s.io", "v1", "Lease", "leases", "lease", True, coordination.Lease,

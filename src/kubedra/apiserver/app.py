@@ -1,4 +1,4 @@
-"""The aiohttp application: one middleware (auth, in-flight limit, errors, metrics) and one
+"""The aiohttp application: one middleware (audit, auth, limits, errors, metrics) and one
 dispatcher over the fixed paths (health, metrics, version, discovery, OpenAPI) and the
 resource paths."""
 
@@ -18,8 +18,20 @@ from aiohttp import web
 from kubedra.api.core import Namespace
 from kubedra.api.features import FeatureGates
 from kubedra.api.meta import ObjectMeta
-from kubedra.apiserver import discovery, errors, objects, openapi, openapi_proto
-from kubedra.apiserver.auth import ADMIN, USER, Authenticator, User
+from kubedra.apiserver import (
+    audit,
+    connections,
+    discovery,
+    errors,
+    objects,
+    openapi,
+    openapi_proto,
+    pki,
+)
+from kubedra.apiserver.auth import USER
+from kubedra.apiserver.authn import Authenticator, AuthnOptions
+from kubedra.apiserver.authn.serviceaccount import TokenKeys
+from kubedra.apiserver.authn.tokenrequest import TokenRequests
 from kubedra.apiserver.authz.access import Access
 from kubedra.apiserver.authz.attributes import Attributes
 from kubedra.apiserver.authz.chain import DEFAULT_MODES
@@ -27,6 +39,7 @@ from kubedra.apiserver.gc import GarbageCollector
 from kubedra.apiserver.handlers import ResourceHandlers, resolve
 from kubedra.apiserver.hub import WatchHub
 from kubedra.apiserver.kubernetes_service import ensure_kubernetes_service
+from kubedra.apiserver.limits import Door, Limits, is_long_running
 from kubedra.apiserver.metrics import GROUP, RESOURCE, VERB, Metrics
 from kubedra.apiserver.registry import Registry
 from kubedra.apiserver.rest import Rest
@@ -42,15 +55,22 @@ _BOOT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 @dataclass(frozen=True, slots=True)
 class Options:
     gates: FeatureGates = field(default_factory=FeatureGates)
-    max_inflight: int = 400
+    limits: Limits = field(default_factory=Limits)
+    connection_limits: connections.ConnectionLimits = field(
+        default_factory=connections.ConnectionLimits)
+    audit_log: audit.AuditLogConfig | None = None
     bookmark_interval: float = 60.0
     max_watch_seconds: float = 1800.0
-    token: str | None = None
-    token_users: dict[str, User] = field(default_factory=dict)
+    # None: no authentication, every request is an administrator (servers embedded in tests)
+    authn: AuthnOptions | None = None
+    # None: a fresh signing key (its tokens end with the process)
+    service_account_keys: TokenKeys | None = None
     authorization_modes: tuple[str, ...] = DEFAULT_MODES
     gc: bool = True
     watch_window: int = 20_000
     watch_window_bytes: int = 256 << 20
+    # what may wait for one watcher's client before its watch is ended
+    watch_buffer_bytes: int = 16 << 20
     # Tune the interpreter's cycle collector for a server process (see tune_cycle_collector);
     # off by default because it is process-wide (tests embed servers).
     tune_collector: bool = False
@@ -65,7 +85,7 @@ class ApiServer:
         self.registry = Registry(self.options.gates)
         self.cache = objects.WireCache()
         self.hub = WatchHub(store, self.cache, self.options.watch_window,
-                            self.options.watch_window_bytes)
+                            self.options.watch_window_bytes, self.options.watch_buffer_bytes)
         self.rest = Rest(self.registry, store, self.cache)
         self.resources = ResourceHandlers(
             self.hub, self.rest,
@@ -73,17 +93,17 @@ class ApiServer:
             max_watch_seconds=self.options.max_watch_seconds,
         )
         self.gc = GarbageCollector(self.registry, self.rest, self.hub)
-        tokens = dict(self.options.token_users)
-        if self.options.token:
-            tokens[self.options.token] = ADMIN
-        self.authn = Authenticator(tokens)
+        keys = self.options.service_account_keys or TokenKeys(pki.new_key())
+        self.authn = Authenticator(self.options.authn, keys, self._current_uid)
+        self.resources.tokens = TokenRequests(keys, self.rest, self.registry)
         self.authz = Access(self.hub, store, self.registry, self.rest,
                             self.options.authorization_modes)
         self.resources.authz = self.authz
         self.metrics = Metrics()
         self.metrics.track_watch_cache(lambda: self.hub.window_bytes,
                                        lambda: len(self.hub.window))
-        self.inflight = 0
+        self.door = Door(self.options.limits, self.metrics)
+        self.audit = audit.Auditor(self.options.audit_log)
         self.address = ""
         self._runner: web.ServerRunner | None = None
         self._static: dict[str, bytes] = {}
@@ -103,8 +123,10 @@ class ApiServer:
         await self.prepare()
         if self.options.tune_collector:
             tune_cycle_collector()
+        self.audit.start()
         # The low-level server: no router or middleware chain, one handler does both.
-        server = web.Server(self._handle, request_factory=self._make_request, access_log=None)
+        server = connections.Server(self.audit.around(self._handle), self.options.connection_limits,
+                                    request_factory=self._make_request, access_log=None)
         self._runner = web.ServerRunner(server, handle_signals=False, shutdown_timeout=2.0)
         await self._runner.setup()
         site = web.TCPSite(self._runner, host, port, ssl_context=ssl_context,  # type: ignore[arg-type]
@@ -126,6 +148,7 @@ class ApiServer:
         await self.gc.stop()
         await self.authz.stop()
         await self.hub.stop()
+        self.audit.stop()
 
     async def _boot_namespaces(self) -> None:
         ns = self.registry.namespaces()
@@ -140,32 +163,17 @@ class ApiServer:
     def _make_request(
         self, message: Any, payload: Any, protocol: Any, writer: Any, task: Any
     ) -> web.BaseRequest:
-        return web.BaseRequest(message, payload, protocol, writer, task,
-                               asyncio.get_running_loop(), client_max_size=MAX_REQUEST_BYTES)
+        return audit.Request(message, payload, protocol, writer, task,
+                             asyncio.get_running_loop(), client_max_size=MAX_REQUEST_BYTES)
 
     async def _handle(self, request: web.BaseRequest) -> web.StreamResponse:
-        """Auth, in-flight limit, errors as Status, metrics; then :meth:`_dispatch`."""
+        """Auth, limits, errors as Status, metrics; then :meth:`_dispatch`."""
         start = time.perf_counter()
-        long_running = _is_watch(request)
-        counted = not long_running and not request.path.startswith(("/healthz", "/livez",
-                                                                     "/readyz", "/metrics"))
+        long_running = is_long_running(request)
         code = 500
         try:
-            self._authenticate(request)
-            if counted:
-                if self.inflight >= self.options.max_inflight:
-                    self.metrics.rejected.inc()
-                    raise errors.too_many_requests()
-                self.inflight += 1
-            elif long_running:
-                self.metrics.watchers.inc()
-            try:
-                resp = await self._dispatch(request)
-            finally:
-                if counted:
-                    self.inflight -= 1
-                elif long_running:
-                    self.metrics.watchers.dec()
+            await self._authenticate(request)
+            resp = await self.door.serve(request, self._dispatch)
             code = resp.status
             return resp
         except errors.ApiError as err:
@@ -192,10 +200,16 @@ class ApiServer:
                     request.get(RESOURCE, ""), code, time.perf_counter() - start,
                 )
 
-    def _authenticate(self, request: web.BaseRequest) -> None:
+    async def _authenticate(self, request: web.BaseRequest) -> None:
         if request.path in ("/healthz", "/livez", "/readyz"):
-            return
-        request[USER] = self.authn.authenticate(request.headers.get("Authorization", ""))
+            return  # open to all, as upstream's RBAC grants them to system:unauthenticated
+        request[USER] = await self.authn.authenticate(request)
+
+    async def _current_uid(self, plural: str, namespace: str, name: str) -> str | None:
+        """The uid of a stored core/v1 object (ServiceAccount tokens name theirs)."""
+        res = self.registry.get("", "v1", plural)
+        kv = await self.store.get(res.key(namespace, name)) if res is not None else None
+        return None if kv is None else str(objects.meta(objects.decode(kv.value)).get("uid"))
 
     # --- dispatch -----------------------------------------------------------------------------
 
@@ -325,13 +339,6 @@ def _resource_path(head: str, parts: list[str]) -> bool:
     """``/api/v1/<resource>...`` and ``/apis/<group>/<version>/<resource>...``: what
     RequestInfo calls resource requests (the handlers authorize those)."""
     return (head == "api" and len(parts) > 2) or (head == "apis" and len(parts) > 3)
-
-
-def _is_watch(request: web.BaseRequest) -> bool:
-    if request.method != "GET":
-        return False
-    w = request.query.get("watch")
-    return w in ("1", "t", "T", "TRUE", "true", "True") or "/watch/" in request.path
 
 
 def _json_response(body: object, code: int = 200) -> web.Response:

@@ -43,6 +43,8 @@ def _subresources(res: Resource) -> list[tuple[str, str, str, list[str]]]:
             out.append(("binding", "", "Binding", ["create"]))
         elif sub == "finalize":
             out.append(("finalize", res.kind.group, res.kind.kind, ["update"]))
+        elif sub == "token":
+            out.append(("token", "authentication.k8s.io", "TokenRequest", ["create"]))
     return out
 
 
@@ -62,10 +64,11 @@ def resource_list(registry: Registry, group: str, version: str) -> Obj | None:
         if k.categories:
             entry["categories"] = list(k.categories)
         resources.append(entry)
-        for sub, _g, kind, verbs in _subresources(res):
+        for sub, g, kind, verbs in _subresources(res):
+            other = {"group": g, "version": "v1"} if g != k.group else {}
             resources.append({
                 "name": f"{k.plural}/{sub}", "singularName": "", "namespaced": k.namespaced,
-                "kind": kind, "verbs": verbs,
+                **other, "kind": kind, "verbs": verbs,
             })
     if not resources:
         return None

@@ -97,6 +97,11 @@ def bad_request(message: str) -> ApiError:
     return ApiError(status_body(400, "BadRequest", message))
 
 
+def unauthorized() -> ApiError:
+    """What ``responsewriters.Unauthorized`` answers a request no authenticator accepted."""
+    return ApiError(status_body(401, "Unauthorized", "Unauthorized"))
+
+
 def forbidden_object(plural: str, group: str, name: str, why: str) -> ApiError:
     msg = f'{_qualified(plural, group)} "{name}" is forbidden: {why}'
     return ApiError(status_body(403, "Forbidden", msg, _details(name, group, plural)))
@@ -142,6 +147,15 @@ def internal(message: str) -> ApiError:
         500, "InternalError", f"Internal error occurred: {message}",
         {"causes": [{"message": message}]},
     )
+    return ApiError(body)
+
+
+def request_timeout() -> ApiError:
+    """A request that outlived its deadline (upstream's NewTimeoutError: empty details)."""
+    body = status_body(504, "Timeout",
+                       "Timeout: request did not complete within the allotted timeout")
+    body["details"] = {}
+    body["code"] = body.pop("code")  # code stays last, as upstream writes it
     return ApiError(body)
 
 

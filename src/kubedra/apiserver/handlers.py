@@ -18,6 +18,7 @@ from kubedra.api.base import Obj
 from kubedra.api.core import Namespace
 from kubedra.apiserver import admission, errors, objects, params, tables
 from kubedra.apiserver.auth import ANONYMOUS_ADMIN, USER, User
+from kubedra.apiserver.authn.tokenrequest import TokenRequests
 from kubedra.apiserver.authz.access import Access
 from kubedra.apiserver.authz.attributes import Attributes
 from kubedra.apiserver.hub import Change, WatchHub
@@ -49,6 +50,10 @@ class Target:
     name: str
     subresource: str
     watch_path: bool = False
+
+
+#: The resolved target of a resource request (upstream's RequestInfo, read by the audit log).
+TARGET = web.RequestKey("target", Target)
 
 
 def resolve(registry: Registry, group: str, version: str, parts: list[str]) -> Target:
@@ -91,6 +96,7 @@ class ResourceHandlers:
         self.stopping = asyncio.Event()
         self.streamer = Streamer(hub, rest, self.stopping, bookmark_interval)
         self.authz: Access | None = None
+        self.tokens: TokenRequests | None = None
 
     # --- entry ---------------------------------------------------------------------------
 
@@ -98,6 +104,7 @@ class ResourceHandlers:
         method = request.method
         verb = _verb(method, t, request)
         request[VERB] = verb
+        request[TARGET] = t
         request[RESOURCE] = t.res.kind.plural + (f"/{t.subresource}" if t.subresource else "")
         if self.authz is not None:
             await self.authz.check(Attributes(_user(request), verb, True, t.res.kind.group,
@@ -109,6 +116,11 @@ class ResourceHandlers:
             if method != "POST":
                 raise errors.method_not_allowed(method)
             return await self._bind(request, t)
+        if t.subresource == "token":
+            if method != "POST" or self.tokens is None:
+                raise errors.method_not_allowed(method)
+            body, _ = await read_object(request, "Ignore")
+            return _json(await self.tokens.create(t.namespace, t.name, body), 201)
         if t.subresource == "finalize":
             if method != "PUT":
                 raise errors.method_not_allowed(method)
@@ -203,7 +215,8 @@ class ResourceHandlers:
         resp = web.StreamResponse(status=200, headers={"Content-Type": JSON})
         resp.enable_chunked_encoding()
         await resp.prepare(request)
-        writer = EventWriter(resp, t.res, flt, as_table, _include_object(request))
+        writer = EventWriter(resp, t.res, flt, as_table, _include_object(request),
+                             request.transport)
         timeout = float(opts.timeout_seconds) if opts.timeout_seconds else self.max_watch_seconds
         loop = asyncio.get_running_loop()
         deadline = loop.time() + min(timeout, self.max_watch_seconds)

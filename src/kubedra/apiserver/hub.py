@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import logging
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 
 from kubedra.api.base import Obj
 from kubedra.apiserver import malloc, objects
@@ -95,27 +95,37 @@ def change_of(ev: WatchEvent, cache: objects.WireCache | None = None) -> Change:
 
 
 class Subscription:
-    """Changes under a prefix after a revision, in order."""
+    """Changes under a prefix after a revision, in order. The queue is bounded in events
+    and in bytes: a watcher that does not keep up (its client stopped reading) overflows,
+    ``on_overflow`` ends its stream, and the client re-watches, as upstream's cacher
+    terminates a watcher whose buffer stays full."""
 
-    def __init__(self, hub: WatchHub, prefix: str, after: int, limit: int) -> None:
+    def __init__(self, hub: WatchHub, prefix: str, after: int, limit: int,
+                 limit_bytes: int) -> None:
         self.hub = hub
         self.prefix = prefix
         self.after = after
         self.queue: asyncio.Queue[Change | None] = asyncio.Queue()
         self.limit = limit
+        self.limit_bytes = limit_bytes
+        self.queued_bytes = 0
         self.overflowed = False
         self.expired: Expired | None = None
         self.last = after  # the newest revision queued for this watcher
+        self.on_overflow: Callable[[], None] | None = None
 
     def offer(self, ch: Change) -> None:
         if ch.revision <= self.after or not ch.key.startswith(self.prefix):
             return
-        if self.queue.qsize() >= self.limit:
+        if self.queue.qsize() >= self.limit or self.queued_bytes >= self.limit_bytes:
             self.overflowed = True
             self.queue.put_nowait(None)
             self.hub.unsubscribe(self)
+            if self.on_overflow is not None:
+                self.on_overflow()
             return
         self.last = ch.revision
+        self.queued_bytes += len(ch.line)
         self.queue.put_nowait(ch)
 
     def expire(self, compacted: int) -> None:
@@ -128,9 +138,27 @@ class Subscription:
         """The next change, or None when the hub stopped (raises Overflow when too slow,
         Expired when the hub lost history)."""
         ch = await self.queue.get()
-        if ch is None and self.overflowed:
-            raise self.expired or Overflow()
+        if ch is None:
+            if self.overflowed:
+                raise self.expired or Overflow()
+            return None
+        self.queued_bytes -= len(ch.line)
         return ch
+
+    def queued(self, max_bytes: int) -> tuple[list[Change], bool]:
+        """What is queued now, up to about ``max_bytes`` of lines, and whether the stream
+        ends after it (the hub stopped, lost history or dropped this watcher)."""
+        out: list[Change] = []
+        size = 0
+        while size < max_bytes and not self.queue.empty():
+            ch = self.queue.get_nowait()
+            if ch is None:
+                self.queued_bytes -= size
+                return out, True
+            out.append(ch)
+            size += len(ch.line)
+        self.queued_bytes -= size
+        return out, False
 
     def close(self) -> None:
         self.hub.unsubscribe(self)
@@ -141,7 +169,7 @@ class WatchHub:
     client that writes large objects cannot grow the server without bound."""
 
     def __init__(self, store: Store, cache: objects.WireCache, window: int = 20_000,
-                 window_bytes: int = 256 << 20) -> None:
+                 window_bytes: int = 256 << 20, subscriber_bytes: int = 16 << 20) -> None:
         self.store = store
         self.cache = cache
         self.window: deque[Change] = deque()
@@ -152,6 +180,7 @@ class WatchHub:
         self.revision = 0
         self.subs: set[Subscription] = set()
         self.subscriber_limit = 50_000
+        self.subscriber_bytes = subscriber_bytes
         self._task: asyncio.Task[None] | None = None
         self._released = 0  # bytes evicted since freed memory was last handed back
         self.stopped = False
@@ -228,7 +257,8 @@ class WatchHub:
 
     def subscribe(self, prefix: str, after: int) -> Subscription:
         """Changes after ``after``; the caller checks :meth:`covers` first."""
-        sub = Subscription(self, prefix, after, self.subscriber_limit)
+        sub = Subscription(self, prefix, after, self.subscriber_limit,
+                           self.subscriber_bytes)
         for ch in self.window:
             sub.offer(ch)
         self.subs.add(sub)

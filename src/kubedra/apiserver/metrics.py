@@ -35,8 +35,8 @@ class Metrics:
         )
         self.inflight = Gauge(
             "apiserver_current_inflight_requests",
-            "Requests being served now (long-running watches excluded).",
-            registry=self.registry,
+            "Requests being served now (long-running watches excluded), read-only and "
+            "mutating.", ["request_kind"], registry=self.registry,
         )
         self.watchers = Gauge(
             "apiserver_registered_watchers", "Open watch streams.", registry=self.registry
@@ -44,7 +44,7 @@ class Metrics:
         self.rejected = Counter(
             "apiserver_dropped_requests_total",
             "Requests refused with 429 because too many were in flight.",
-            registry=self.registry,
+            ["request_kind"], registry=self.registry,
         )
 
     def track_watch_cache(self, nbytes: Callable[[], int], events: Callable[[], int]) -> None:

@@ -18,6 +18,9 @@ from kubedra.apiserver.registry import Resource
 from kubedra.apiserver.rest import Filter, Rest
 from kubedra.storage.contract import CompactedError
 
+# the most bytes of queued events joined into one write
+_BATCH_BYTES = 1 << 20
+
 
 class Streamer:
     """Feeds a watcher's :class:`EventWriter` after its initial events."""
@@ -40,6 +43,7 @@ class Streamer:
             await self._from_store(writer, prefix, after, deadline)
             return
         sub = self.hub.subscribe(prefix, after)
+        sub.on_overflow = writer.abort
         stop = asyncio.ensure_future(self.stopping.wait())
         try:
             last_bookmark = loop.time()
@@ -68,15 +72,13 @@ class Streamer:
                     return
                 if ch is None:
                     return
-                batch = [ch]  # whatever else is queued goes out in the same write
-                while not sub.queue.empty():
-                    more = sub.queue.get_nowait()
-                    if more is None:
-                        await writer.changes(batch)
-                        await _expired(writer, sub.expired)
-                        return
-                    batch.append(more)
-                await writer.changes(batch)
+                # whatever else is queued goes out in the same write, up to a bound (what
+                # waits for a slow client is one write, not the whole queue)
+                more, ended = sub.queued(_BATCH_BYTES)
+                await writer.changes([ch, *more])
+                if ended:
+                    await _expired(writer, sub.expired)
+                    return
         finally:
             stop.cancel()
             sub.close()
@@ -113,14 +115,21 @@ class EventWriter:
 
     def __init__(
         self, resp: web.StreamResponse, res: Resource, flt: Filter, as_table: bool,
-        include_object: str,
+        include_object: str, transport: asyncio.Transport | None = None,
     ) -> None:
         self.resp = resp
+        self.transport = transport
         self.res = res
         self.flt = flt
         self.as_table = as_table
         self.include_object = include_object
         self.first_table = True
+
+    def abort(self) -> None:
+        """Drop the connection of a watcher too slow to keep (what it has not read is
+        discarded; a pending write fails and the stream ends)."""
+        if self.transport is not None:
+            self.transport.abort()
 
     async def change(self, ch: Change) -> None:
         await self.changes([ch])

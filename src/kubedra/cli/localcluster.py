@@ -1,6 +1,11 @@
 """A local cluster as separate processes: API server (embedded SQLite store), scheduler and
 controller manager. Used by ``kubedra up``, the end-to-end tests and the benchmarks.
 
+It serves HTTPS with the cluster CA in ``DATA/pki``; each component has its own identity
+(:mod:`kubedra.cli.credentials`): ``DATA/kubeconfig`` is the administrator's,
+``DATA/scheduler.kubeconfig`` and ``DATA/controller-manager.kubeconfig`` the components',
+``DATA/nodes/<name>.kubeconfig`` each node's.
+
 On etcd (an external cluster, or local members it runs itself) it can run several API server
 replicas: the scheduler talks to the first, the controller manager to the second.
 
@@ -29,6 +34,14 @@ from pathlib import Path
 
 import aiohttp
 
+from kubedra.apiserver.pki import ClusterPki
+from kubedra.cli.credentials import (
+    CONTROLLER_MANAGER,
+    SCHEDULER,
+    node_identity,
+    node_kubeconfig_path,
+    write_kubeconfig,
+)
 from kubedra.client import kubeconfig
 from kubedra.storage.etcd.server import LoopbackCluster
 
@@ -157,6 +170,10 @@ class LocalCluster:
         self.port = port
         self._lock: int | None = None
         self.kubeconfig_path = data_dir / "kubeconfig"
+        self.pki = ClusterPki(data_dir / "pki")
+        self.nodes_dir = data_dir / "nodes"
+        #: Nodes that get their own kubeconfig (``DATA/nodes/<name>.kubeconfig``) at start.
+        self.node_names: list[str] = []
         logs = data_dir / "logs"
         vflag = ["-" + "v" * verbose] if verbose else []
         self.etcd: list[Component] = []
@@ -171,8 +188,10 @@ class LocalCluster:
         self.apiservers: list[Component] = []
         for i, kc in enumerate(self.kubeconfigs):
             replica_dir = data_dir if i == 0 else data_dir / f"apiserver-{i}"
-            args = ["apiserver", "--data-dir", str(replica_dir),
-                    "--port", str(port if i == 0 else 0), "--kubeconfig", str(kc), *vflag]
+            args = ["apiserver", "--data-dir", str(replica_dir), "--cert-dir",
+                    str(self.pki.directory), "--port", str(port if i == 0 else 0),
+                    "--kubeconfig", str(kc), "--audit-log-path", str(replica_dir / "audit.log"),
+                    *vflag]
             if feature_gates:
                 args += ["--feature-gates", feature_gates]
             if etcd_servers is not None:
@@ -180,7 +199,11 @@ class LocalCluster:
             name = "apiserver" if i == 0 else f"apiserver-{i}"
             self.apiservers.append(Component(name, args, logs / f"{name}.log"))
         self.apiserver = self.apiservers[0]
-        client_args = ["--kubeconfig", str(self.kubeconfig_path), *vflag]
+        self.component_kubeconfigs = {
+            SCHEDULER: data_dir / "scheduler.kubeconfig",
+            CONTROLLER_MANAGER: data_dir / "controller-manager.kubeconfig",
+        }
+        client_args = ["--kubeconfig", str(self.component_kubeconfigs[SCHEDULER]), *vflag]
         self.schedulers = [
             Component(f"scheduler-{i}", ["scheduler", *client_args, "--identity",
                                          f"scheduler-{i}", *scheduler_args],
@@ -189,10 +212,10 @@ class LocalCluster:
         self.others: list[Component] = list(self.schedulers)
         if controller_manager:
             gates = ["--feature-gates", feature_gates] if feature_gates else []
-            cm_kubeconfig = self.kubeconfigs[1 % len(self.kubeconfigs)]
             self.controller_manager: Component | None = Component(
                 "controller-manager",
-                ["controller-manager", "--kubeconfig", str(cm_kubeconfig), *vflag, *gates,
+                ["controller-manager", "--kubeconfig",
+                 str(self.component_kubeconfigs[CONTROLLER_MANAGER]), *vflag, *gates,
                  *controller_manager_args],
                 logs / "controller-manager.log")
             self.others.append(self.controller_manager)
@@ -219,6 +242,8 @@ class LocalCluster:
             self._release()
             raise
         (self.data_dir / "logs").mkdir(parents=True, exist_ok=True)
+        # made once here, so replicas starting together find the same CA and certificate
+        self.pki.ensure_serving("127.0.0.1")
         for c in self.etcd:
             await c.start()
         for c, kc in zip(self.apiservers, self.kubeconfigs, strict=True):
@@ -226,8 +251,27 @@ class LocalCluster:
             await c.start()
         self.servers = [await self._wait_ready(c, kc, timeout)
                         for c, kc in zip(self.apiservers, self.kubeconfigs, strict=True)]
+        self._write_credentials()
         for c in self.others:
             await c.start()
+
+    def _write_credentials(self) -> None:
+        """A kubeconfig per component and per node, each with its own client certificate:
+        the scheduler talks to the first API server, the controller manager to the second
+        (if any), the nodes to the first."""
+        write_kubeconfig(self.pki, self.component_kubeconfigs[SCHEDULER], self.server,
+                         SCHEDULER)
+        write_kubeconfig(self.pki, self.component_kubeconfigs[CONTROLLER_MANAGER],
+                         self.servers[1 % len(self.servers)], CONTROLLER_MANAGER)
+        for name in self.node_names:
+            self.node_kubeconfig(name)
+
+    def node_kubeconfig(self, node: str) -> Path:
+        """Write (once started) the kubeconfig of node ``node``, ``system:node:<node>`` in
+        ``system:nodes``, and return its path."""
+        path = node_kubeconfig_path(self.nodes_dir, node)
+        write_kubeconfig(self.pki, path, self.server, node_identity(node))
+        return path
 
     async def _wait_ready(self, apiserver: Component, kubeconfig_path: Path,
                           timeout: float) -> str:
@@ -240,8 +284,10 @@ class LocalCluster:
                 if kubeconfig_path.exists():
                     with contextlib.suppress(kubeconfig.KubeconfigError, aiohttp.ClientError,
                                              OSError):
-                        server = kubeconfig.load(kubeconfig_path).server
-                        async with session.get(server + "/readyz") as resp:
+                        config = kubeconfig.load(kubeconfig_path)
+                        server = config.server
+                        async with session.get(server + "/readyz",
+                                               ssl=config.ssl_context()) as resp:
                             if resp.status == 200:
                                 return server
                 if time.monotonic() > deadline:

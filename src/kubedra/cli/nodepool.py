@@ -1,18 +1,22 @@
 """``kubedra node-pool``: many simulated nodes in one process, for large local clusters
 (``kubedra up --nodes 100``). Each node is a full node agent with its own root directory,
 sockets, checkpoint and Lease, and its own example driver serving the upstream sockets in that
-root directory; only the process, the API connection pool and one watch of the bound pods are
-shared."""
+root directory. With ``--kubeconfig-dir`` every node is also its own API client, with its
+own identity (``DIR/<node>.kubeconfig``, as ``kubedra up`` writes them) and its own watch of
+its pods; only the process is shared. Without it the nodes share one client and one watch of
+the bound pods (the API server then filters no pod event per node), as well as the process."""
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import os
 from pathlib import Path
 
 import click
 
 from kubedra.api.resource import NamedResourcesInstance
+from kubedra.cli.credentials import node_kubeconfig_path
 from kubedra.cli.kubelet import node_config, node_options
 from kubedra.cli.localcluster import Component
 from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
@@ -27,6 +31,13 @@ MAX_SOCKET_PATH = 107
 """Bytes of a Unix socket path (``sun_path`` less its terminating NUL)."""
 
 
+NODE_PREFIX = "node-"
+
+
+def node_names(count: int, first: int = 0, prefix: str = NODE_PREFIX) -> list[str]:
+    return [f"{prefix}{i}" for i in range(first, first + count)]
+
+
 def pool_instances(count: int) -> list[NamedResourcesInstance]:
     """The example driver's instance names with GPU-like attributes, so the manifests in
     ``examples/`` (class filter and claim selector) match half of them."""
@@ -37,9 +48,12 @@ def pool_instances(count: int) -> list[NamedResourcesInstance]:
 @click.command("node-pool")
 @click.option("--kubeconfig", "kubeconfig_path", type=click.Path(dir_okay=False),
               help="kubeconfig of the API server (default: $KUBECONFIG or ~/.kube/config)")
+@click.option("--kubeconfig-dir", type=click.Path(file_okay=False, path_type=Path),
+              default=None, help="each node's own kubeconfig is DIR/<node name>.kubeconfig "
+              "(default: every node uses --kubeconfig)")
 @click.option("--root-dir", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="each node's state lives in ROOT/<node name>/")
-@click.option("--prefix", default="node-", show_default=True, help="node names: PREFIX<i>")
+@click.option("--prefix", default=NODE_PREFIX, show_default=True, help="node names: PREFIX<i>")
 @click.option("--first", default=0, show_default=True, help="index of the first node")
 @click.option("--count", default=1, show_default=True, help="how many nodes this process runs")
 @click.option("--driver-name", default="gpu.example.com", show_default=True)
@@ -47,22 +61,31 @@ def pool_instances(count: int) -> list[NamedResourcesInstance]:
               help="instances each node's example driver publishes")
 @node_options
 @click.option("-v", "--verbose", count=True)
-def node_pool(kubeconfig_path: str | None, root_dir: Path, prefix: str, first: int,
-              count: int, driver_name: str, instances: int, cpu: str, memory: str, pods: str,
-              labels: tuple[str, ...], taints: tuple[str, ...], verbose: int) -> None:
+def node_pool(kubeconfig_path: str | None, kubeconfig_dir: Path | None, root_dir: Path,
+              prefix: str, first: int, count: int, driver_name: str, instances: int, cpu: str,
+              memory: str, pods: str, labels: tuple[str, ...], taints: tuple[str, ...],
+              verbose: int) -> None:
     """Run COUNT node agents, each with the example driver, until SIGINT/SIGTERM."""
     setup_logging(verbose)
-    api = kubeconfig.load(kubeconfig_path)
-    names = [f"{prefix}{i}" for i in range(first, first + count)]
+    names = node_names(count, first, prefix)
+    configs = ({name: kubeconfig.load(node_kubeconfig_path(kubeconfig_dir, name))
+                for name in names} if kubeconfig_dir is not None else {})
+    shared = kubeconfig.load(kubeconfig_path) if kubeconfig_dir is None else None
     published = pool_instances(instances)
 
     async def main(stop: asyncio.Event) -> None:
         drivers: list[Driver] = []
-        async with Client(api, user_agent="kubedra-node-pool") as client:
+        async with contextlib.AsyncExitStack() as clients:
+            common = (await clients.enter_async_context(
+                Client(shared, user_agent="kubedra-node-pool")) if shared is not None else None)
             agents = []
-            bound = bound_pods(client)
+            # one node identity may not watch other nodes' pods: sharing needs one client
+            bound = bound_pods(common) if common is not None else None
             try:
                 for name in names:
+                    client = common if common is not None else (
+                        await clients.enter_async_context(
+                            Client(configs[name], user_agent=f"kubedra-node-pool/{name}")))
                     root = (root_dir / name).absolute()
                     example = ExampleDriver(driver_name, root / "cdi", name)
                     example.set_instances(instance_names(instances))
@@ -75,18 +98,19 @@ def node_pool(kubeconfig_path: str | None, root_dir: Path, prefix: str, first: i
                                                                 labels, taints), root, bound))
                 await until_stopped(stop, *(a.run() for a in agents))
             finally:
-                await bound.stop()
+                if bound is not None:
+                    await bound.stop()
                 for driver in drivers:
                     await driver.stop()
 
     run_until_signalled(main)
 
 
-def pool_components(data_dir: Path, kubeconfig_path: Path, nodes: int, per_process: int,
-                    instances: int, driver: str, verbose: int = 0) -> list[Component]:
+def pool_components(data_dir: Path, nodes: int, per_process: int, instances: int, driver: str,
+                    verbose: int = 0) -> list[Component]:
     """The ``node-pool`` processes of ``kubedra up --nodes``: ``node-0`` ... in chunks of
-    ``per_process`` nodes, state under ``DATA/nodes/``."""
-    longest = dra_socket_path(data_dir / "nodes" / f"node-{max(nodes - 1, 0)}", driver)
+    ``per_process`` nodes, state and kubeconfigs under ``DATA/nodes/``."""
+    longest = dra_socket_path(data_dir / "nodes" / node_names(1, max(nodes - 1, 0))[0], driver)
     if nodes and len(os.fsencode(longest)) > MAX_SOCKET_PATH:
         raise click.UsageError(f"--data-dir {data_dir} is too deep for the nodes' sockets "
                                f"({longest} exceeds {MAX_SOCKET_PATH} bytes)")
@@ -96,7 +120,7 @@ def pool_components(data_dir: Path, kubeconfig_path: Path, nodes: int, per_proce
         count = min(per_process, nodes - first)
         out.append(Component(
             f"nodes-{first}-{first + count - 1}",
-            ["node-pool", "--kubeconfig", str(kubeconfig_path),
+            ["node-pool", "--kubeconfig-dir", str(data_dir / "nodes"),
              "--root-dir", str(data_dir / "nodes"), "--first", str(first), "--count", str(count),
              "--driver-name", driver, "--instances", str(instances), *vflag],
             data_dir / "logs" / f"nodes-{first}.log"))

@@ -20,7 +20,7 @@ import click
 
 from kubedra.cli.fakenodes import create_fake_nodes
 from kubedra.cli.localcluster import ClusterError, LocalCluster
-from kubedra.cli.nodepool import pool_components
+from kubedra.cli.nodepool import node_names, pool_components
 from kubedra.cli.runtime import run_until_signalled, setup_logging
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
@@ -80,8 +80,9 @@ def up(data_dir: str, port: int, fake_nodes: int, nodes: int, nodes_per_process:
                                etcd_members=1 if local_etcd else 0, apiservers=apiservers)
     except (ClusterError, EtcdNotFoundError) as e:
         raise click.UsageError(str(e)) from e
-    cluster.others += pool_components(cluster.data_dir, cluster.kubeconfig_path, nodes,
-                                      nodes_per_process, instances, driver, verbose)
+    cluster.node_names = node_names(nodes)
+    cluster.others += pool_components(cluster.data_dir, nodes, nodes_per_process, instances,
+                                      driver, verbose)
 
     async def main(stop: asyncio.Event) -> None:
         try:

@@ -19,6 +19,7 @@ def strategies(gates: FeatureGates) -> dict[str, AnyStrategy]:
         "Pod": core.PodStrategy(),
         "Event": core.EventStrategy(),
         "Service": core.ServiceStrategy(),
+        "ServiceAccount": core.ServiceAccountStrategy(),
         "Lease": core.LeaseStrategy(),
         "Job": job.JobStrategy(gates),
         "ResourceClass": resource.resource_class(),

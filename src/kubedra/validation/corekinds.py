@@ -10,7 +10,7 @@ Status updates check metadata only (upstream's status checks cover fields kubedr
 from __future__ import annotations
 
 from kubedra.api.coordination import Lease
-from kubedra.api.core import TAINT_EFFECTS, Event, Namespace, Node, Service, Taint
+from kubedra.api.core import TAINT_EFFECTS, Event, Namespace, Node, Service, ServiceAccount, Taint
 from kubedra.api.meta import ObjectMeta
 from kubedra.validation.field import (
     ErrorList,
@@ -200,6 +200,16 @@ def validate_service(svc: Service) -> ErrorList:
             errs.append(not_supported(path.child("protocol"), port.protocol or "",
                                       SERVICE_PROTOCOLS))
     return errs
+
+
+def validate_service_account(sa: ServiceAccount) -> ErrorList:
+    """``ValidateServiceAccount``: the name is a DNS subdomain; the rest is free."""
+    return validate_object_meta(sa.metadata, True, name_is_dns_subdomain, METADATA)
+
+
+def validate_service_account_update(new: ServiceAccount, old: ServiceAccount) -> ErrorList:
+    return (validate_object_meta_update(new.metadata, old.metadata, METADATA)
+            + validate_service_account(new))
 
 
 def validate_service_update(new: Service, old: Service) -> ErrorList:

@@ -22,8 +22,10 @@ class Env:
     http: aiohttp.ClientSession
 
     async def call(self, method: str, path: str, body: Any = None,
-                   content_type: str = "application/json") -> tuple[int, Any]:
+                   content_type: str = "application/json", token: str = "") -> tuple[int, Any]:
         headers = {"Content-Type": content_type}
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
         data = json.dumps(body).encode() if body is not None else None
         async with self.http.request(method, path, data=data, headers=headers) as resp:
             text = await resp.text()

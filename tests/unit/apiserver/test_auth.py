@@ -1,4 +1,5 @@
-"""Bearer-token authentication and the Node authorizer for ResourceSlices, over HTTP."""
+"""Authorization over HTTP with token users: the Node authorizer for ResourceSlices, RBAC,
+access reviews."""
 
 from __future__ import annotations
 
@@ -6,22 +7,13 @@ import asyncio
 import json
 from typing import Any
 
-import pytest
-
 from kubedra.apiserver.app import ApiServer, Options
-from kubedra.apiserver.auth import AuthFileError, User, parse_token_file
+from kubedra.apiserver.auth import ADMIN, User
+from kubedra.apiserver.authn import AuthnOptions
 from tests.unit.apiserver.conftest import MakeEnv
 
 SLICES = "/apis/resource.k8s.io/v1alpha2/resourceslices"
 NODES = ("system:nodes",)
-
-
-def test_token_file_parsing() -> None:
-    users = parse_token_file('# comment\nt1,system:node:n0,u1,"system:nodes"\n\nt2,alice,u2\n')
-    assert users["t1"] == User("system:node:n0", ("system:nodes", "system:authenticated"))
-    assert users["t2"] == User("alice", ("system:authenticated",))
-    with pytest.raises(AuthFileError):
-        parse_token_file("onlytoken\n")
 
 
 def slice_body(name: str, node: str) -> dict[str, Any]:
@@ -30,10 +22,11 @@ def slice_body(name: str, node: str) -> dict[str, Any]:
 
 
 async def test_node_authorizer_over_http(make_env: MakeEnv) -> None:
-    env = await make_env(token="admin-token", token_users={
+    env = await make_env(authn=AuthnOptions(tokens={
+        "admin-token": ADMIN,
         "n0": User("system:node:node0", NODES), "n1": User("system:node:node1", NODES),
         "fake": User("system:node:node0", ()),
-    })
+    }))
 
     async def call(token: str, method: str, path: str, body: Any = None) -> tuple[int, Any]:
         headers = {"Content-Type": "application/json"}
@@ -101,7 +94,7 @@ async def test_bootstrap_policy_reconciled_on_restart(make_env: MakeEnv) -> None
 
 async def test_access_reviews(make_env: MakeEnv) -> None:
     bob = User("bob", ("system:authenticated",))
-    env = await make_env(token="admin-token", token_users={"t": bob})
+    env = await make_env(authn=AuthnOptions(tokens={"admin-token": ADMIN, "t": bob}))
     review = {"apiVersion": "authorization.k8s.io/v1", "kind": "SelfSubjectAccessReview",
               "spec": {"resourceAttributes": {"verb": "list", "resource": "pods",
                                               "namespace": "default"}}}
@@ -125,7 +118,8 @@ async def test_access_reviews(make_env: MakeEnv) -> None:
 
 async def test_rbac_view_survives_being_dropped_by_the_hub(make_env: MakeEnv) -> None:
     """A subscriber the hub drops reads its prefix again and keeps following."""
-    env = await make_env(token="admin-token", token_users={"t": User("carol", ())})
+    env = await make_env(authn=AuthnOptions(tokens={"admin-token": ADMIN,
+                                                    "t": User("carol", ())}))
     for sub in list(env.server.hub.subs):
         if sub.prefix.startswith("/registry/rbac.authorization.k8s.io/"):
             sub.expire(0)

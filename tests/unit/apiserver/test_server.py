@@ -7,6 +7,7 @@ import asyncio
 import contextlib
 import json
 
+from kubedra.apiserver.limits import READ_ONLY, Limits
 from tests.unit.apiserver.conftest import Env, MakeEnv
 
 PODS = "/api/v1/namespaces/default/pods"
@@ -123,12 +124,12 @@ async def test_terminating_namespace_refuses_new_content(env: Env) -> None:
 
 
 async def test_inflight_limit_answers_429(make_env: MakeEnv) -> None:
-    env = await make_env(max_inflight=2)
-    env.server.inflight = 2  # two requests in flight already
+    env = await make_env(limits=Limits(max_requests_inflight=2))
+    env.server.door.inflight[READ_ONLY] = 2  # two requests in flight already
     status, body = await env.call("GET", PODS)
     assert status == 429 and body["reason"] == "TooManyRequests"
     assert (await env.call("GET", "/readyz"))[0] == 200  # probes are not limited
-    env.server.inflight = 1
+    env.server.door.inflight[READ_ONLY] = 1
     assert (await env.call("GET", PODS))[0] == 200
 
 

@@ -3,8 +3,8 @@
 Strategic merge patch needs, per field, ``patchStrategy`` and ``patchMergeKey``; server-side
 apply needs ``listType``/``listMapKey`` and which maps are string-keyed maps rather than
 structs. Both come from k8s.io/api v0.30.0 (core/v1, batch/v1, coordination/v1,
-resource/v1alpha2 ``types.go``). Fields not listed behave as upstream's untagged fields:
-structs merge key by key, lists are atomic (replaced whole).
+resource/v1alpha2, rbac/v1, authorization/v1 ``types.go``). Fields not listed behave as
+upstream's untagged fields: structs merge key by key, lists are atomic (replaced whole).
 """
 
 from __future__ import annotations
@@ -110,6 +110,7 @@ NODE = struct(
 NAMESPACE = struct(metadata=OBJECT_META, status=struct(conditions=CONDITIONS))
 EVENT = struct(metadata=OBJECT_META)
 LEASE = struct(metadata=OBJECT_META)
+SERVICE_ACCOUNT = struct(metadata=OBJECT_META, secrets=merge_list("name"))
 SERVICE = struct(metadata=OBJECT_META,
                  spec=struct(ports=merge_list("port", ssa_keys=("port", "protocol"))))
 JOB = struct(
@@ -142,13 +143,20 @@ RESOURCE_SLICE = struct(metadata=OBJECT_META)
 RESOURCE_CLAIM_PARAMETERS = struct(metadata=OBJECT_META, generatedFrom=struct())
 RESOURCE_CLASS_PARAMETERS = struct(metadata=OBJECT_META, generatedFrom=struct())
 
+# rbac/v1: rules, subjects and clusterRoleSelectors are atomic lists, roleRef a plain struct;
+# authorization/v1 reviews are never stored, so never patched.
+METADATA_ONLY = struct(metadata=OBJECT_META)
+
 _RESOURCE = "resource.k8s.io"
+_RBAC = "rbac.authorization.k8s.io"
+_AUTHORIZATION = "authorization.k8s.io"
 SCHEMAS: Mapping[tuple[str, str], Meta] = MappingProxyType({
     ("", "Namespace"): NAMESPACE,
     ("", "Node"): NODE,
     ("", "Pod"): POD,
     ("", "Event"): EVENT,
     ("", "Service"): SERVICE,
+    ("", "ServiceAccount"): SERVICE_ACCOUNT,
     ("batch", "Job"): JOB,
     ("coordination.k8s.io", "Lease"): LEASE,
     (_RESOURCE, "ResourceClass"): RESOURCE_CLASS,
@@ -158,6 +166,13 @@ SCHEMAS: Mapping[tuple[str, str], Meta] = MappingProxyType({
     (_RESOURCE, "ResourceSlice"): RESOURCE_SLICE,
     (_RESOURCE, "ResourceClaimParameters"): RESOURCE_CLAIM_PARAMETERS,
     (_RESOURCE, "ResourceClassParameters"): RESOURCE_CLASS_PARAMETERS,
+    (_RBAC, "Role"): METADATA_ONLY,
+    (_RBAC, "ClusterRole"): METADATA_ONLY,
+    (_RBAC, "RoleBinding"): METADATA_ONLY,
+    (_RBAC, "ClusterRoleBinding"): METADATA_ONLY,
+    (_AUTHORIZATION, "SelfSubjectAccessReview"): METADATA_ONLY,
+    (_AUTHORIZATION, "SelfSubjectRulesReview"): METADATA_ONLY,
+    (_AUTHORIZATION, "SubjectAccessReview"): METADATA_ONLY,
 })
 
 

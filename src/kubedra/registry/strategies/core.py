@@ -1,5 +1,5 @@
 """Strategies of the core/v1 and coordination kinds kubedra serves (upstream
-``pkg/registry/core/{namespace,node,pod,event}`` and ``coordination/lease``).
+``pkg/registry/core/{namespace,node,pod,event,serviceaccount}`` and ``coordination/lease``).
 
 Each class binds its kind's typed defaulter and validators (``kubedra.validation``) and adds
 the registry behaviour: status handling, field selectors, graceful deletion. Pod binding
@@ -21,6 +21,7 @@ from kubedra.api.core import (
     PodCondition,
     PodStatus,
     Service,
+    ServiceAccount,
 )
 from kubedra.registry.strategies.base import Strategy, keep_all_but_status, keep_meta, sub_dict
 from kubedra.validation import corekinds, field
@@ -282,6 +283,16 @@ class ServiceStrategy(Strategy[Service]):
 
     def validate_update(self, new: Service, old: Service) -> list[FieldError]:
         return corekinds.validate_service_update(new, old)
+
+
+class ServiceAccountStrategy(Strategy[ServiceAccount]):
+    """ServiceAccounts have no status; tokens for them come from ``serviceaccounts/token``."""
+
+    def validate(self, obj: ServiceAccount) -> list[FieldError]:
+        return corekinds.validate_service_account(obj)
+
+    def validate_update(self, new: ServiceAccount, old: ServiceAccount) -> list[FieldError]:
+        return corekinds.validate_service_account_update(new, old)
 
 
 class LeaseStrategy(Strategy[Lease]):

@@ -1,0 +1,135 @@
+"""Limits on each request at the door, as upstream's handler chain: in-flight bounds for
+read-only and mutating requests (``WithMaxInFlightLimit``) and the request deadline
+(``WithRequestDeadline`` with ``?timeout=``, ``WithTimeoutForNonLongRunningRequests``).
+
+A request that outlives its deadline is answered 504 (and its connection closed) while its
+handler runs on to the end, as upstream's timeout filter lets the handler goroutine finish:
+a write is never cut off between its read and its compare-and-swap, so it is applied whole
+or not at all. The handler keeps its in-flight seat until it ends, so timed-out work still
+counts.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass
+from typing import Final
+
+from aiohttp import web
+
+from kubedra.api.goformat import parse_duration
+from kubedra.apiserver import errors
+from kubedra.apiserver.connections import canned_response
+from kubedra.apiserver.metrics import Metrics
+
+log = logging.getLogger(__name__)
+
+Handler = Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]
+
+READ_ONLY: Final = "readOnly"
+MUTATING: Final = "mutating"
+# the verbs get, list and watch (upstream's nonMutatingRequestVerbs) arrive by these methods
+_READ_ONLY_METHODS: Final = frozenset({"GET", "HEAD", "OPTIONS"})
+# probes and scrapes are never refused or queued behind the API's own load
+_UNCOUNTED: Final = ("/healthz", "/livez", "/readyz", "/metrics")
+_TRUE: Final = frozenset({"1", "t", "T", "TRUE", "true", "True"})
+_INVALID_TIMEOUT: Final = "invalid timeout specified in the request URL"
+
+
+@dataclass(frozen=True, slots=True)
+class Limits:
+    """``--max-requests-inflight``, ``--max-mutating-requests-inflight``,
+    ``--request-timeout`` (seconds), with upstream's defaults."""
+
+    max_requests_inflight: int = 400
+    max_mutating_requests_inflight: int = 200
+    request_timeout: float = 60.0
+
+
+def is_long_running(request: web.BaseRequest) -> bool:
+    """Watches: neither counted in flight nor given the request deadline (their own
+    ``timeoutSeconds`` and the server's longest watch end them)."""
+    if request.method != "GET":
+        return False
+    return request.query.get("watch") in _TRUE or "/watch/" in request.path
+
+
+class Door:
+    """Admits, times and counts the requests :meth:`serve` is given."""
+
+    def __init__(self, limits: Limits, metrics: Metrics) -> None:
+        self.limits = limits
+        self.metrics = metrics
+        self.inflight = {READ_ONLY: 0, MUTATING: 0}
+        self._bounds = {READ_ONLY: limits.max_requests_inflight,
+                        MUTATING: limits.max_mutating_requests_inflight}
+        for kind in self.inflight:
+            metrics.inflight.labels(kind).set_function(self._count_of(kind))
+
+    def _count_of(self, kind: str) -> Callable[[], float]:
+        return lambda: self.inflight[kind]
+
+    async def serve(self, request: web.BaseRequest, handler: Handler) -> web.StreamResponse:
+        if is_long_running(request):
+            self.metrics.watchers.inc()
+            try:
+                return await handler(request)
+            finally:
+                self.metrics.watchers.dec()
+        timeout = self._deadline(request)
+        kind = None
+        if not request.path.startswith(_UNCOUNTED):
+            kind = READ_ONLY if request.method in _READ_ONLY_METHODS else MUTATING
+            bound = self._bounds[kind]
+            if bound > 0 and self.inflight[kind] >= bound:
+                self.metrics.rejected.labels(kind).inc()
+                raise errors.too_many_requests()
+            self.inflight[kind] += 1
+        # The handler runs in this task to its end; at the deadline the client is answered
+        # on the side (a timer, no second task: this is on every request's path).
+        timer = asyncio.get_running_loop().call_later(timeout, _answer_late, request)
+        try:
+            resp = await handler(request)
+        except Exception as err:
+            if _TIMED_OUT not in request:
+                raise
+            if not isinstance(err, errors.ApiError | ConnectionError):
+                log.error("%s %s finished after its timeout with %s: %s", request.method,
+                          request.path, type(err).__name__, err)
+            raise errors.request_timeout() from None
+        finally:
+            timer.cancel()
+            if kind is not None:
+                self.inflight[kind] -= 1
+        if _TIMED_OUT in request:
+            raise errors.request_timeout()  # what the client got, for the audit and metrics
+        return resp
+
+    def _deadline(self, request: web.BaseRequest) -> float:
+        """The server's request timeout, or the client's ``?timeout=`` when shorter."""
+        longest = self.limits.request_timeout
+        value = request.query.get("timeout", "")
+        if not value:
+            return longest
+        try:
+            asked = parse_duration(value)
+        except ValueError as err:
+            raise errors.bad_request(f"{_INVALID_TIMEOUT} - {err}") from None
+        return min(asked, longest)
+
+
+_TIMED_OUT = web.RequestKey("timed_out", bool)
+_LATE = canned_response(errors.request_timeout())
+
+
+def _answer_late(request: web.BaseRequest) -> None:
+    """The deadline passed: answer 504 and close the connection (nothing of the response
+    has been written yet; what the handler answers later has nowhere to go)."""
+    transport = request.transport
+    if transport is None or transport.is_closing():
+        return
+    request[_TIMED_OUT] = True
+    transport.write(_LATE)
+    transport.close()
