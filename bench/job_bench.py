@@ -1,10 +1,13 @@
 """Jobs through the whole control plane: API server, scheduler and controller manager as
-separate processes (LocalCluster), fake nodes, and the simulated kubelet of
-``bench/_kubelet_sim.py`` in this process running every pod for 1 s (``kubedra.io/run-seconds``).
+separate processes (LocalCluster) and node agents (``kubedra node-pool`` processes, as
+``kubedra up --nodes``) whose simulated runtime runs every pod for ``--run-seconds``
+(``kubedra.io/run-seconds``).
 
 Creates ``--jobs`` Jobs of ``--pods`` completions each (parallelism = completions) at once and
-reports Jobs completed per second, pods created per second (first to last pod created) and pods
-tracked per second (counted in Job status, first create to last Job complete).
+reports Jobs completed per second, pods created per second (first Job create to last pod
+created) and pods tracked per second (counted in Job status, first create to last Job
+complete), and the CPU-seconds per pod of each process: on a loaded machine the wall-clock
+rates move with the load, CPU per pod much less.
 
     python -m bench.job_bench                # 500 Jobs x 10 pods
     python -m bench.job_bench --smoke        # 4 Jobs x 2 pods
@@ -13,93 +16,173 @@ tracked per second (counted in Job status, first create to last Job complete).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import sys
 import tempfile
 import time
+from collections import defaultdict
+from collections.abc import Callable
+from dataclasses import asdict, dataclass
+from datetime import datetime
 from pathlib import Path
 
-from bench._common import arg_parser, write_json
-from bench._kubelet_sim import RUN_SECONDS, SimulatedKubelet
+import aiohttp
+from prometheus_client.parser import text_string_to_metric_families
+
+from bench._common import arg_parser, cpu_seconds, write_json
 from kubedra.api import batch, codec
 from kubedra.api.batch import Job
-from kubedra.api.core import Pod
-from kubedra.cli.fakenodes import create_fake_nodes
-from kubedra.cli.localcluster import LocalCluster
+from kubedra.api.core import Node, Pod
+from kubedra.cli.localcluster import Component, LocalCluster
+from kubedra.cli.nodepool import node_names, pool_components
 from kubedra.client import kubeconfig
 from kubedra.client.informer import Informer
 from kubedra.client.rest import Client
+from kubedra.kubelet.runtime import RUN_SECONDS
 
 PODS_PER_NODE = 110
+"""The node agents' default pod capacity (as the kubelet's ``--max-pods``)."""
+NODES_PER_PROCESS = 25
+DRIVER = "gpu.example.com"
 
 
-def _job(i: int, pods: int) -> Job:
+@dataclass
+class Result:
+    jobs: int
+    pods: int
+    nodes: int
+    seconds: float
+    jobs_per_second: float
+    pods_created_per_second: float
+    pods_tracked_per_second: float
+    cpu_ms_per_pod: dict[str, float]
+    """CPU milliseconds per pod of each process (node agents summed), during the run."""
+    requests_per_pod: dict[str, float]
+    """API requests per pod by ``verb resource[/subresource]`` (watches excluded)."""
+
+
+def _job(i: int, pods: int, run_seconds: float) -> Job:
     return codec.decode({
         "apiVersion": "batch/v1", "kind": "Job",
         "metadata": {"name": f"bench-{i}", "namespace": "default"},
         "spec": {"completions": pods, "parallelism": pods, "template": {
-            "metadata": {"annotations": {RUN_SECONDS: "1"}},
+            "metadata": {"annotations": {RUN_SECONDS: str(run_seconds)}},
             "spec": {"restartPolicy": "Never",
                      "containers": [{"name": "main", "image": "busybox"}]}}}}, Job)
 
 
-async def run(jobs: int, pods: int, data_dir: Path) -> dict[str, float]:
+def _role(component: Component) -> str:
+    """Processes grouped as reported: node-pool processes together."""
+    if component.name.startswith("nodes-"):
+        return "node-agents"
+    return component.name.removesuffix("-0")
+
+
+def _cpu_by_role(cluster: LocalCluster) -> dict[str, float]:
+    out: dict[str, float] = defaultdict(float)
+    for c in cluster.components:
+        if c.process is not None:
+            out[_role(c)] += cpu_seconds(c.process.pid)
+    out["bench"] = time.process_time()
+    return out
+
+
+async def _requests(config: kubeconfig.ClientConfig) -> dict[str, float]:
+    """The API server's ``apiserver_request_total`` by verb and resource."""
+    headers = {"Authorization": f"Bearer {config.token}"} if config.token else {}
+    async with aiohttp.ClientSession(headers=headers) as session, session.get(
+            config.server + "/metrics", ssl=config.ssl_context()) as resp:
+        text = await resp.text()
+    out: dict[str, float] = defaultdict(float)
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            labels = sample.labels
+            if (sample.name == "apiserver_request_total" and labels["resource"]
+                    and labels["verb"].lower() != "watch"):
+                out[f"{labels['verb']} {labels['resource']}"] += sample.value
+    return out
+
+
+def _ready(node: Node) -> bool:
+    return any(c.type == "Ready" and c.status == "True" for c in node.status.conditions or ())
+
+
+async def _until(what: str, ok: Callable[[], bool], timeout: float) -> None:
+    deadline = time.monotonic() + timeout
+    while not ok():
+        if time.monotonic() > deadline:
+            raise TimeoutError(f"job_bench: timed out waiting for {what}")
+        await asyncio.sleep(0.2)
+
+
+async def run(jobs: int, pods: int, run_seconds: float, data_dir: Path) -> Result:
     total = jobs * pods
+    nodes = max(2, -(-total // PODS_PER_NODE))
     cluster = LocalCluster(data_dir, feature_gates="JobManagedBy=true")
+    cluster.node_names = node_names(nodes)  # each node its own identity, as in up
+    cluster.others += pool_components(data_dir, nodes, NODES_PER_PROCESS, 1, DRIVER)
     await cluster.start()
     try:
-        async with Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
-            nodes = max(2, -(-total // PODS_PER_NODE))
-            await create_fake_nodes(client, nodes, 1, "gpu.example.com")
-            kubelet = SimulatedKubelet(client)
-            kubelet_task = asyncio.ensure_future(kubelet.run())
+        config = kubeconfig.load(cluster.kubeconfig_path)
+        async with Client(config) as client:
             watched: Informer[Job] = Informer(client, Job)
-            pod_times: list[float] = []
-            watched_pods: Informer[Pod] = Informer(client, Pod)
-            watched_pods.add_handler(on_add=lambda _p: pod_times.append(time.perf_counter()))
-            for informer in (watched, watched_pods):
+            node_list: Informer[Node] = Informer(client, Node)
+            for informer in (watched, node_list):
                 informer.start()
-                await informer.wait_synced(30)
-            start = time.perf_counter()
+                await informer.wait_synced(60)
+            await _until(f"{nodes} Ready nodes",
+                         lambda: sum(map(_ready, node_list.list())) >= nodes, 120)
+            await node_list.stop()
+            cpu_before, requests_before = _cpu_by_role(cluster), await _requests(config)
+            start_wall, start = time.time(), time.perf_counter()
             gate = asyncio.Semaphore(32)
 
             async def create(i: int) -> None:
                 async with gate:
-                    await client.create(_job(i, pods))
+                    await client.create(_job(i, pods, run_seconds))
 
             await asyncio.gather(*(create(i) for i in range(jobs)))
-            while sum(1 for j in watched.list() if batch.is_job_complete(j)) < jobs:
-                await asyncio.sleep(0.2)
+            await _until("every Job complete", lambda: sum(
+                1 for j in watched.list() if batch.is_job_complete(j)) >= jobs, 3600)
             elapsed = time.perf_counter() - start
-            tracked = sum(j.status.succeeded for j in watched.list())
-            created_span = (max(pod_times) - start) if pod_times else elapsed
-            kubelet_task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await kubelet_task
-            for informer in (watched, watched_pods):
-                await informer.stop()
+            cpu_after, requests_after = _cpu_by_role(cluster), await _requests(config)
+            tracked = sum(j.status.succeeded or 0 for j in watched.list())
+            await watched.stop()
+            created = [datetime.fromisoformat(p.metadata.creation_timestamp or "").timestamp()
+                       for p in (await client.list(Pod, "default")).items]
     finally:
         await cluster.stop()
     assert tracked == total, f"{tracked} pods counted, expected {total}"
-    return {"jobs": jobs, "pods": total, "seconds": round(elapsed, 2),
-            "jobs_per_second": round(jobs / elapsed, 1),
-            "pods_created_per_second": round(len(pod_times) / created_span, 1),
-            "pods_tracked_per_second": round(total / elapsed, 1)}
+    # creationTimestamp has whole seconds: the last pod was created before that second ended
+    created_span = max(max(created) + 1 - start_wall, 1e-3)
+    cpu = {role: round((cpu_after[role] - cpu_before.get(role, 0.0)) / total * 1000, 2)
+           for role in sorted(cpu_after)}
+    requests = {key: round((n - requests_before.get(key, 0.0)) / total, 2)
+                for key, n in sorted(requests_after.items(), key=lambda kv: -kv[1])}
+    return Result(jobs, total, nodes, round(elapsed, 2), round(jobs / elapsed, 1),
+                  round(len(created) / created_span, 1), round(total / elapsed, 1), cpu,
+                  {key: n for key, n in requests.items() if n >= 0.01})
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = arg_parser(__doc__, "4 Jobs x 2 pods")
     parser.add_argument("--jobs", type=int, default=500)
     parser.add_argument("--pods", type=int, default=10, help="completions of each Job")
+    parser.add_argument("--run-seconds", type=float, default=1.0,
+                        help="how long each pod runs on its node")
     args = parser.parse_args(argv)
     jobs, pods = (4, 2) if args.smoke else (args.jobs, args.pods)
-    with tempfile.TemporaryDirectory(prefix="kubedra-job-bench-") as tmp:
-        result = asyncio.run(run(jobs, pods, Path(tmp)))
-    print(f"job_bench: {result['jobs']} Jobs x {pods} pods in {result['seconds']} s: "
-          f"{result['jobs_per_second']} Jobs/s completed, {result['pods_created_per_second']} "
-          f"pods/s created, {result['pods_tracked_per_second']} pods/s tracked",
+    # a short root: the node agents' Unix socket paths must fit in 107 bytes
+    with tempfile.TemporaryDirectory(prefix="kd-jb-") as tmp:
+        result = asyncio.run(run(jobs, pods, args.run_seconds, Path(tmp)))
+    cpu = ", ".join(f"{role} {ms}" for role, ms in result.cpu_ms_per_pod.items())
+    print(f"job_bench: {result.jobs} Jobs x {pods} pods on {result.nodes} nodes in "
+          f"{result.seconds} s: {result.jobs_per_second} Jobs/s completed, "
+          f"{result.pods_created_per_second} pods/s created, "
+          f"{result.pods_tracked_per_second} pods/s tracked; CPU ms per pod: {cpu}; "
+          f"API requests per pod: {sum(result.requests_per_pod.values()):.2f} ("
+          + ", ".join(f"{k} {n}" for k, n in result.requests_per_pod.items()) + ")",
           file=sys.stderr)
-    write_json(args.json, result)
+    write_json(args.json, asdict(result))
     return 0
 
 

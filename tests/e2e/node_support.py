@@ -11,6 +11,8 @@ from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 from typing import Any
 
+from prometheus_client.parser import text_string_to_metric_families
+
 from kubedra.api.core import Event, Pod
 from kubedra.api.resource import ResourceClaim, ResourceSlice
 from kubedra.client.errors import ApiError
@@ -135,3 +137,14 @@ async def logged(path: Path, text: str) -> bool:
 
 def log_count(path: Path, text: str) -> int:
     return path.read_text().count(text) if path.exists() else 0
+
+
+def apiserver_requests(api: Any, verb: str, resource: str) -> float:
+    """``apiserver_request_total`` of one verb and resource (``pods/status``), read with the
+    official client ``api``."""
+    text = api.call_api("/metrics", "GET", auth_settings=["BearerToken"],
+                        _preload_content=False)[0].data.decode()
+    return sum(sample.value for family in text_string_to_metric_families(text)
+               for sample in family.samples
+               if sample.name == "apiserver_request_total"
+               and (sample.labels["verb"], sample.labels["resource"]) == (verb, resource))

@@ -9,12 +9,13 @@ import sys
 
 import click
 
+from kubedra.api.batch import Job
 from kubedra.api.core import Pod
 from kubedra.api.features import FeatureGateError, FeatureGates, parse_feature_gates
 from kubedra.cli.metrics import bound_port, serve_metrics
 from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.client import kubeconfig
-from kubedra.client.informer import Informer
+from kubedra.client.informer import Informers, run_informed
 from kubedra.client.rest import Client
 from kubedra.controllers.job.controller import JobController, JobControllerConfig
 from kubedra.controllers.job.ttl import TTLAfterFinishedController
@@ -64,12 +65,16 @@ def controller_manager(kubeconfig_path: str | None, workers: int, feature_gates:
             print(f"metrics on http://127.0.0.1:{bound_port(runner)}/metrics", file=sys.stderr,
                   flush=True)
         async with Client(config, user_agent="kubedra-controller-manager") as client:
-            pods = Informer(client, Pod)  # shared, as upstream's informer factory
-            claims = ResourceClaimController(client, workers=workers, pods=pods)
-            jobs = JobController(client, job_config, pods=pods)
+            informers = Informers(client)  # one watch per kind for all three controllers
+            claims = ResourceClaimController(client, workers=workers, informers=informers)
+            jobs = JobController(client, job_config, jobs=informers.get(Job),
+                                 pods=informers.get(Pod))
             ttl = TTLAfterFinishedController(client, jobs.jobs, workers=workers)
             try:
-                await until_stopped(stop, claims.run(), jobs.run(), ttl.run())
+                # Jobs are listed before the shared pods, as the Job controller needs (see
+                # JobController.run), whichever controller starts the pod informer.
+                await run_informed([jobs.jobs], lambda: until_stopped(
+                    stop, claims.run(), jobs.run(), ttl.run()))
             finally:
                 await claims.stop()
                 await jobs.stop()

@@ -2,8 +2,9 @@
 (``kubedra up --nodes 100``). Each node is a full node agent with its own root directory,
 sockets, checkpoint and Lease, and its own example driver serving the upstream sockets in that
 root directory. With ``--kubeconfig-dir`` every node is also its own API client, with its
-own identity (``DIR/<node>.kubeconfig``, as ``kubedra up`` writes them); only the process is
-shared."""
+own identity (``DIR/<node>.kubeconfig``, as ``kubedra up`` writes them) and its own watch of
+its pods; only the process is shared. Without it the nodes share one client and one watch of
+the bound pods (the API server then filters no pod event per node), as well as the process."""
 
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
 from kubedra.driver import Driver, dra_socket_path
 from kubedra.driver.example import ExampleDriver, instance_names
-from kubedra.kubelet.agent import NodeAgent
+from kubedra.kubelet.agent import NodeAgent, bound_pods
 from kubedra.testing import gpu_attributes
 
 MAX_SOCKET_PATH = 107
@@ -78,6 +79,8 @@ def node_pool(kubeconfig_path: str | None, kubeconfig_dir: Path | None, root_dir
             common = (await clients.enter_async_context(
                 Client(shared, user_agent="kubedra-node-pool")) if shared is not None else None)
             agents = []
+            # one node identity may not watch other nodes' pods: sharing needs one client
+            bound = bound_pods(common) if common is not None else None
             try:
                 for name in names:
                     client = common if common is not None else (
@@ -92,9 +95,11 @@ def node_pool(kubeconfig_path: str | None, kubeconfig_dir: Path | None, root_dir
                     await driver.start()
                     drivers.append(driver)
                     agents.append(NodeAgent(client, node_config(name, cpu, memory, pods,
-                                                                labels, taints), root))
+                                                                labels, taints), root, bound))
                 await until_stopped(stop, *(a.run() for a in agents))
             finally:
+                if bound is not None:
+                    await bound.stop()
                 for driver in drivers:
                     await driver.stop()
 

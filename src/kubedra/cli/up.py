@@ -58,20 +58,24 @@ RESTART_LIMIT = 5
                    "first, the controller manager the second")
 @click.option("--scheduler-metrics-port", type=int, default=None,
               help="the scheduler serves Prometheus metrics on 127.0.0.1:PORT/metrics")
+@click.option("--controller-manager-metrics-port", type=int, default=None,
+              help="the controller manager serves Prometheus metrics on "
+                   "127.0.0.1:PORT/metrics (0: a free port, in its log)")
 @click.option("-v", "--verbose", count=True)
 def up(data_dir: str, port: int, fake_nodes: int, nodes: int, nodes_per_process: int,
        instances: int, driver: str, feature_gates: str, etcd_servers: str | None,
        local_etcd: bool, apiservers: int, scheduler_metrics_port: int | None,
-       verbose: int) -> None:
+       controller_manager_metrics_port: int | None, verbose: int) -> None:
     """Run a local cluster until Ctrl-C."""
     setup_logging(verbose)
     if local_etcd and etcd_servers:
         raise click.UsageError("--etcd and --etcd-servers exclude each other")
-    scheduler_args = ([] if scheduler_metrics_port is None
-                      else ["--metrics-port", str(scheduler_metrics_port)])
+    scheduler_args = _metrics_args(scheduler_metrics_port)
     try:
         cluster = LocalCluster(Path(data_dir).resolve(), port=port, verbose=verbose,
                                feature_gates=feature_gates, scheduler_args=scheduler_args,
+                               controller_manager_args=_metrics_args(
+                                   controller_manager_metrics_port),
                                etcd_servers=etcd_servers,
                                etcd_members=1 if local_etcd else 0, apiservers=apiservers)
     except (ClusterError, EtcdNotFoundError) as e:
@@ -104,6 +108,10 @@ def up(data_dir: str, port: int, fake_nodes: int, nodes: int, nodes_per_process:
             click.echo("kubedra stopped.")
 
     run_until_signalled(main)
+
+
+def _metrics_args(port: int | None) -> list[str]:
+    return [] if port is None else ["--metrics-port", str(port)]
 
 
 async def supervise(stop: asyncio.Event, cluster: LocalCluster) -> None:

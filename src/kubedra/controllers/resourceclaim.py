@@ -37,7 +37,7 @@ from kubedra.api.resource import (
 )
 from kubedra.client.errors import ApiError, is_not_found
 from kubedra.client.events import EventRecorder
-from kubedra.client.informer import Informer, object_key, run_informed
+from kubedra.client.informer import Informer, Informers, object_key, run_informed
 from kubedra.client.rest import Client
 from kubedra.controllers.metrics import ControllerMetrics
 from kubedra.controllers.workqueue import WorkQueue
@@ -54,14 +54,15 @@ def is_pod_done(pod: Pod) -> bool:
 class ResourceClaimController:
     def __init__(self, client: Client, *, workers: int = 4,
                  metrics: ControllerMetrics | None = None,
-                 pods: Informer[Pod] | None = None) -> None:
-        """``pods``: an informer shared with other controllers of the process (each pod
-        event is then decoded once), else one of its own."""
+                 informers: Informers | None = None) -> None:
+        """``informers``: the process's shared ones (the controller manager's Job controller
+        watches pods too), else its own."""
         self.client = client
         self.workers = workers
-        self.pods = pods if pods is not None else Informer(client, Pod)
-        self.claims = Informer(client, ResourceClaim)
-        self.templates = Informer(client, ResourceClaimTemplate)
+        shared = informers if informers is not None else Informers(client)
+        self.pods = shared.get(Pod)
+        self.claims = shared.get(ResourceClaim)
+        self.templates = shared.get(ResourceClaimTemplate)
         self.informers: tuple[Informer[Any], ...] = (self.pods, self.claims, self.templates)
         self.queue = WorkQueue("resource_claim", metrics=metrics)
         self.events = EventRecorder(client, "resource_claim")

@@ -36,8 +36,19 @@ REGISTER_RETRY = 1.0
 WORKER_RETRY = 1.0
 
 
+def bound_pods(client: Client) -> Informer[Pod]:
+    """One informer of every pod bound to a node, for the agents of one process to share
+    (``kubedra node-pool``): the API server then serves one watch instead of one filtered
+    watch per node."""
+    return Informer(client, Pod, field_selector="spec.nodeName!=")
+
+
 class NodeAgent:
-    def __init__(self, client: Client, config: NodeConfig, root_dir: Path) -> None:
+    def __init__(self, client: Client, config: NodeConfig, root_dir: Path,
+                 pods: Informer[Pod] | None = None) -> None:
+        """``pods``: a :func:`bound_pods` informer shared with other agents of the process
+        (its owner runs and stops it); by default the agent watches its own pods
+        (``spec.nodeName=<node>``), as the kubelet does."""
         self.client = client
         self.config = config
         self.root_dir = root_dir
@@ -46,8 +57,10 @@ class NodeAgent:
         self.plugins = PluginManager(root_dir / REGISTRY_DIR, self.store, register_socket)
         self.claims = ClaimManager(client, CheckpointState(root_dir), self._driver)
         self.events = EventRecorder(client, "kubelet")
-        self.pods: Informer[Pod] = Informer(client, Pod,
-                                            field_selector=f"spec.nodeName={config.name}")
+        self._owns_pods = pods is None
+        self._running = False
+        self.pods: Informer[Pod] = pods if pods is not None else Informer(
+            client, Pod, field_selector=f"spec.nodeName={config.name}")
         self.pods.add_handler(on_add=self._pod_changed,
                               on_update=lambda _old, new: self._pod_changed(new),
                               on_delete=self._pod_deleted)
@@ -82,7 +95,14 @@ class NodeAgent:
 
     # -- pods --------------------------------------------------------------------------------
 
+    def _on_node(self, pod: Pod) -> bool:
+        """Bound here, and the agent is running (a shared informer may deliver pods before
+        this agent registered its Node; :meth:`run` replays them)."""
+        return self._running and pod.spec.node_name == self.config.name
+
     def _pod_changed(self, pod: Pod) -> None:
+        if not self._on_node(pod):
+            return
         uid = pod.metadata.uid or ""
         entry = self._workers.get(uid)
         if entry is not None and not (entry[1].done() and pod.metadata.deletion_timestamp):
@@ -96,7 +116,7 @@ class NodeAgent:
 
     def _current(self, key: str, uid: str) -> Pod | None:
         pod = self.pods.store.get(key)
-        return pod if pod is not None and pod.metadata.uid == uid else None
+        return pod if pod is not None and pod.metadata.uid == uid and self._on_node(pod) else None
 
     async def _run_worker(self, worker: PodWorker, uid: str) -> None:
         """A failing step (say, the API server away) is logged and the worker started again:
@@ -114,6 +134,8 @@ class NodeAgent:
                 return
 
     def _pod_deleted(self, pod: Pod) -> None:
+        if not self._on_node(pod):
+            return
         uid = pod.metadata.uid or ""
         entry = self._workers.pop(uid, None)
         if entry is not None:
@@ -130,7 +152,7 @@ class NodeAgent:
 
     def _release_orphans(self) -> None:
         """After a restart: claims whose pods are no longer on this node."""
-        live = {p.metadata.uid for p in self.pods.list()}
+        live = {p.metadata.uid for p in self.pods.list() if self._on_node(p)}
         for uid in self.claims.pod_uids() - live:
             log.info("pod %s is gone; unpreparing its claims", uid)
             self._release(uid)
@@ -154,7 +176,11 @@ class NodeAgent:
         await self._register_node()
         self.resources = NodeResourcesController(self.client, self.node.get)
         tasks = [asyncio.create_task(coro) for coro in (
-            self.node.run(), self.resources.run(), self.plugins.run(), self.pods.run())]
+            self.node.run(), self.resources.run(), self.plugins.run())]
+        tasks.append(self.pods.start())  # a shared informer starts once, for every agent
+        self._running = True
+        for pod in self.pods.list():  # what a shared informer delivered before we ran
+            self._pod_changed(pod)
         try:
             await self.pods.wait_synced()
             self._release_orphans()
@@ -164,6 +190,8 @@ class NodeAgent:
                 t.result()  # a loop that ended is a bug: surface it so the process exits
             raise RuntimeError(f"node agent {self.config.name}: a control loop ended")
         finally:
+            if not self._owns_pods:
+                tasks.pop()  # the owner of a shared informer stops it
             for t in [*tasks, *(task for _, task in self._workers.values()), *self._cleanups]:
                 t.cancel()
             for t in [*tasks, *(task for _, task in self._workers.values()), *self._cleanups]:

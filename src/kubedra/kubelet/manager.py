@@ -172,6 +172,8 @@ class ClaimManager:
             claims = await self._claims_of(pod)
         except podclaims.Unschedulable as e:
             raise PrepareError(str(e)) from e
+        if not claims:
+            return  # nothing to remember: no checkpoint write (an fsync) per plain pod
         async with self._lock:
             pending: list[ClaimInfoState] = []
             for claim in claims:
@@ -190,15 +192,18 @@ class ClaimManager:
         unprepared through their drivers and forgotten."""
         async with self._lock:
             pending: list[ClaimInfoState] = []
+            referenced = False
             for info in self.cache.values():
                 pods = info.PodUIDs or {}
                 if pod_uid not in pods:
                     continue
+                referenced = True
                 if len(pods) > 1:
                     info.PodUIDs = {u: v for u, v in pods.items() if u != pod_uid}
                 else:
                     pending.append(info)
-            await self._checkpointed(pending, prepare=False)
+            if referenced:
+                await self._checkpointed(pending, prepare=False)
 
     async def _checkpointed(self, infos: list[ClaimInfoState], *, prepare: bool) -> None:
         """Call the drivers (each batch is checkpointed), and checkpoint the pod references

@@ -90,6 +90,9 @@ class NodeAgentNode:
         self.client = client
         self.config = config
         self.node: Node | None = None
+        self.lease: Lease | None = None
+        """The Lease as last written: renewed from it without a GET, as upstream's lease
+        controller does (nobody else writes a node's Lease)."""
 
     def get(self) -> Node:
         if self.node is None:
@@ -148,6 +151,15 @@ class NodeAgentNode:
         name = self.config.name
         spec = LeaseSpec(holder_identity=name, lease_duration_seconds=LEASE_DURATION,
                          renew_time=now(micro=True))
+        if self.lease is not None:
+            try:
+                self.lease = await self.client.update(msgspec.structs.replace(self.lease,
+                                                                              spec=spec))
+                return
+            except ApiError as e:
+                log.info("renewing the lease of node %s from the last one failed (%s); "
+                         "reading it again", name, e)
+                self.lease = None
         try:
             lease = await self.client.get(Lease, name, LEASE_NAMESPACE)
         except ApiError as e:
@@ -155,12 +167,12 @@ class NodeAgentNode:
                 raise
             owner = OwnerReference(api_version="v1", kind="Node", name=name,
                                    uid=node.metadata.uid or "")
-            await self.client.create(Lease(
+            self.lease = await self.client.create(Lease(
                 api_version="coordination.k8s.io/v1", kind="Lease",
                 metadata=ObjectMeta(name=name, namespace=LEASE_NAMESPACE,
                                     owner_references=[owner]), spec=spec))
             return
-        await self.client.update(msgspec.structs.replace(lease, spec=spec))
+        self.lease = await self.client.update(msgspec.structs.replace(lease, spec=spec))
 
     async def run(self) -> None:
         """Renew the Lease every 10 s and post the status every minute (the Lease is the

@@ -127,3 +127,24 @@ async def test_unknown_driver(tmp_path: Path) -> None:
     with pytest.raises(PrepareError, match=f"^failed to get DRA Plugin client for plugin name "
                                            f"{DRIVER}: plugin name {DRIVER} not found"):
         await m.prepare(pod("p1", "c"))
+
+
+async def test_pod_without_claims_writes_no_checkpoint(tmp_path: Path) -> None:
+    """Each checkpoint write is an fsync: a node running many plain pods must not pay one
+    (or two) per pod."""
+    stores: list[int] = []
+
+    class Counting(CheckpointState):
+        def store(self, entries: Any) -> None:
+            stores.append(len(entries))
+            super().store(entries)
+
+    driver = FakeDriver()
+    m = ClaimManager(FakeApi(claim("c", ["p2"])), Counting(tmp_path),  # type: ignore[arg-type]
+                     lambda name: driver)
+    before = len(stores)
+    await m.prepare(pod("p1"))
+    await m.unprepare("p1")
+    assert len(stores) == before and driver.calls == []
+    await m.prepare(pod("p2", "c"))  # a pod with a claim still does
+    assert len(stores) > before
