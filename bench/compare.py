@@ -8,7 +8,7 @@ Perc50/90/99 and CPU per pod beside the figures to beat:
 * Go: upstream kube-scheduler's published figures for the same workload;
 * CI floor: upstream's scheduler_perf threshold (what CI fails below).
 
-    python -m bench.compare --workload 5000pods_500nodes,half_500nodes [--runs 3] [--tls]
+    python -m bench.compare --workload 5000pods_500nodes,half_500nodes [--runs 3]
     python -m bench.compare --from a.json b.json
 """
 
@@ -44,8 +44,7 @@ def table(summaries: list[dict[str, Any]]) -> str:
             last = result["runs"][-1]
             t = last["throughput"]
             cpu = ", ".join(f"{k} {v:.2f}" for k, v in last["cpu_ms_per_pod"].items())
-            store = backend + (" https" if summary.get("tls") else "")
-            rows.append((workload, store, f"{result['median_pods_per_second']:.1f}",
+            rows.append((workload, backend, f"{result['median_pods_per_second']:.1f}",
                          f"{t['Perc50']:.0f}/{t['Perc90']:.0f}/{t['Perc99']:.0f}", cpu,
                          f"{last['load_average']:.1f} / {last['calibration_ms']:.0f} ms",
                          anchors.get("before", "-"), anchors.get("Go", "-"),
@@ -61,7 +60,6 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workload", default="5000pods_500nodes,half_500nodes",
                         help="comma-separated workloads of scheduler_perf")
     parser.add_argument("--runs", type=int, default=3)
-    parser.add_argument("--tls", action=argparse.BooleanOptionalAction, default=False)
     parser.add_argument("--from", dest="sources", nargs="+", type=Path, default=[],
                         help="scheduler_perf --json files to show instead of running")
     parser.add_argument("--smoke", action="store_true", help="the 'fast' workload, one run")
@@ -74,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
         unknown = sorted(set(workloads) - set(scheduler_perf.WORKLOADS))
         if unknown:
             parser.error(f"unknown workloads: {', '.join(unknown)}")
-        summaries = [scheduler_perf.run(w, runs, ["sqlite"], tls=args.tls) for w in workloads]
+        summaries = [scheduler_perf.run(w, runs, ["sqlite"]) for w in workloads]
     print(table(summaries))
     return 0
 

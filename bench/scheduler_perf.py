@@ -19,7 +19,7 @@ requests per pod by verb and resource (from the API server's metrics), the load 
 calibration loop's CPU time. Each run uses a fresh cluster; the summary gives the median of
 the runs' averages, per store backend (``--backend sqlite,etcd``).
 
-    python -m bench.scheduler_perf --workload 5000pods_500nodes --runs 3 [--tls]
+    python -m bench.scheduler_perf --workload 5000pods_500nodes --runs 3
     python -m bench.scheduler_perf --workload half_500nodes [--profile DIR]
 """
 
@@ -339,10 +339,11 @@ async def steady_state(client: Client, bound: Bound, duration: float) -> tuple[f
 
 
 async def run_once(workload: str, workdir: Path, timeout: float, backend: str = "sqlite",
-                   profile: Path | None = None, tls: bool = False) -> dict[str, Any]:
+                   profile: Path | None = None) -> dict[str, Any]:
     w = WORKLOADS[workload]
-    cluster = LocalCluster(workdir, etcd_members=1 if backend == "etcd" else 0,
-                           apiserver_args=["--tls" if tls else "--no-tls"])
+    # HTTPS and per-component identities as `kubedra up`; no audit log (upstream's
+    # scheduler_perf runs without one)
+    cluster = LocalCluster(workdir, etcd_members=1 if backend == "etcd" else 0, audit_log=False)
     async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
         await create_fake_nodes(client, w.nodes, w.instances, DRIVER, prefix=NODE_PREFIX,
                                 attributes=w.selector != "true")
@@ -388,9 +389,9 @@ def _line(r: dict[str, Any]) -> str:
 
 
 def run(workload: str, runs: int, backends: list[str], *, timeout: float = 600.0,
-        profile: Path | None = None, tls: bool = False) -> dict[str, Any]:
+        profile: Path | None = None) -> dict[str, Any]:
     """Run ``workload`` ``runs`` times per backend; print each run and the median."""
-    summary: dict[str, Any] = {"workload": workload, "tls": tls, "backends": {}}
+    summary: dict[str, Any] = {"workload": workload, "backends": {}}
     for backend in backends:
         results = []
         for i in range(runs):
@@ -398,12 +399,12 @@ def run(workload: str, runs: int, backends: list[str], *, timeout: float = 600.0
             with tempfile.TemporaryDirectory(prefix="kubedra-perf-") as tmp, \
                     asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
                 results.append(runner.run(run_once(workload, Path(tmp), timeout, backend,
-                                                   where, tls)))
+                                                   where)))
             print(f"  {workload} run {i + 1}: {_line(results[-1])}", flush=True)
         rates = [r["throughput"]["Average"] for r in results]
         median = statistics.median(rates)
         summary["backends"][backend] = {"runs": results, "median_pods_per_second": median}
-        print(f"scheduler_perf {workload} on {backend:>6}{' (https)' if tls else ''}: median "
+        print(f"scheduler_perf {workload} on {backend:>6}: median "
               f"{median:.1f} pods/s over {runs} run(s) ({', '.join(f'{r:.1f}' for r in rates)})",
               flush=True)
     return summary
@@ -416,15 +417,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--timeout", type=float, default=600.0)
     parser.add_argument("--smoke", action="store_true", help="the 'fast' workload, one run")
     parser.add_argument("--json", dest="json_path")
-    parser.add_argument("--tls", action=argparse.BooleanOptionalAction, default=False,
-                        help="serve the API over HTTPS (--no-tls: plain HTTP, the default)")
     parser.add_argument("--profile", type=Path, default=None,
                         help="write py-spy raw profiles of every process (measured window)")
     backends_option(parser)
     args = parser.parse_args(argv)
     workload, runs = ("fast", 1) if args.smoke else (args.workload, args.runs)
-    summary = run(workload, runs, args.backend, timeout=args.timeout, profile=args.profile,
-                  tls=args.tls)
+    summary = run(workload, runs, args.backend, timeout=args.timeout, profile=args.profile)
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(summary, indent=2))
     return 0
