@@ -91,6 +91,14 @@ def plan_sync(node: Node, driver: str, desired: Sequence[ResourceModel] | None,
 
 # -- the controller ------------------------------------------------------------------------
 
+#: How long a sync waits for the informer to show its own writes before it lets the queue go on.
+OBSERVE_TIMEOUT = 10.0
+
+
+def _revision(s: ResourceSlice) -> int:
+    return int(s.metadata.resource_version or 0)
+
+
 class NodeResourcesController:
     def __init__(self, client: Client, get_node: Callable[[], Node], *,
                  retry_initial: float = RETRY_INITIAL, retry_max: float = RETRY_MAX) -> None:
@@ -153,22 +161,44 @@ class NodeResourcesController:
     async def sync(self, driver: str) -> None:
         node = self.get_node()
         plan = plan_sync(node, driver, self.resources.get(driver), self.informer.list())
-        for s in plan.update:
-            try:
-                await self.client.update(s)
-            except ApiError as e:
-                raise RuntimeError(f"update node resource slice: {e}") from e
-        for s in plan.create:
-            try:
-                await self.client.create(s)
-            except ApiError as e:
-                raise RuntimeError(f"create node resource slice: {e}") from e
-        for name in plan.delete:
-            try:
-                await self.client.delete(ResourceSlice, name)
-            except ApiError as e:
-                if not is_not_found(e):
-                    raise RuntimeError(f"delete node resource slice: {e}") from e
+        written: dict[str, int | None] = {}  # name -> resourceVersion written, None: deleted
+        try:
+            for s in plan.update:
+                try:
+                    written[s.metadata.name or ""] = _revision(await self.client.update(s))
+                except ApiError as e:
+                    raise RuntimeError(f"update node resource slice: {e}") from e
+            for s in plan.create:
+                try:
+                    made = await self.client.create(s)
+                except ApiError as e:
+                    raise RuntimeError(f"create node resource slice: {e}") from e
+                written[made.metadata.name or ""] = _revision(made)
+            for name in plan.delete:
+                try:
+                    await self.client.delete(ResourceSlice, name)
+                except ApiError as e:
+                    if not is_not_found(e):
+                        raise RuntimeError(f"delete node resource slice: {e}") from e
+                written[name] = None
+        finally:
+            await self._until_observed(written)
+
+    async def _until_observed(self, written: dict[str, int | None]) -> None:
+        """Wait (bounded) until the informer shows this sync's own writes, so the next sync
+        does not plan from a cache without them: a plan made before its own create arrived
+        created a second slice for the same model, and v1.30's matching keeps both."""
+        deadline = asyncio.get_running_loop().time() + OBSERVE_TIMEOUT
+        while written and asyncio.get_running_loop().time() < deadline:
+            written = {name: rv for name, rv in written.items() if not self._shows(name, rv)}
+            if written:
+                await asyncio.sleep(0.01)
+
+    def _shows(self, name: str, rv: int | None) -> bool:
+        cached = self.informer.get(name)
+        if rv is None:
+            return cached is None
+        return cached is not None and _revision(cached) >= rv
 
     async def run(self) -> None:
         """Sync every slice of this node once the informer has listed them (drivers that have
