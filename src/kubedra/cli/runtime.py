@@ -21,6 +21,7 @@ import uvloop
 
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _PR_SET_PDEATHSIG = 1
+log = logging.getLogger(__name__)
 
 
 def follow_supervisor(supervisor: int) -> None:
@@ -94,18 +95,44 @@ def tune_cycle_collector() -> None:
     gc.set_threshold(20_000, 20, 20)
 
 
+#: seconds a component has, after its stop signal, to stop by itself before its main task is
+#: cancelled (a component still starting, say retrying a rejected list, never looks at ``stop``)
+STOP_GRACE = 5.0
+
+
 def run_until_signalled(main: Callable[[asyncio.Event], Awaitable[None]]) -> None:
     """Run ``main(stop)`` on uvloop (every component's one event loop); ``stop`` is set on
-    SIGINT, SIGTERM or SIGHUP so it can shut down cleanly. The cycle collector is tuned
-    first (process-wide, so only here, where a command owns its process)."""
+    SIGINT, SIGTERM or SIGHUP so it can shut down cleanly. Whatever ``main`` is awaiting,
+    it is cancelled (its ``finally`` blocks still run) if it has not returned
+    :data:`STOP_GRACE` seconds after the signal, or at once on a second signal: a signalled
+    component always exits. The cycle collector is tuned first (process-wide, so only here,
+    where a command owns its process)."""
     tune_cycle_collector()
 
     async def runner() -> None:
         stop = asyncio.Event()
         loop = asyncio.get_running_loop()
+        work = asyncio.ensure_future(main(stop))
+
+        def cancel() -> None:
+            if not work.done():
+                log.warning("Not stopped %.0f s after the stop signal; cancelling", STOP_GRACE)
+                work.cancel()
+
+        def signalled() -> None:
+            if stop.is_set():
+                work.cancel()
+                return
+            stop.set()
+            loop.call_later(STOP_GRACE, cancel)
+
         for sig in STOP_SIGNALS:
-            loop.add_signal_handler(sig, stop.set)
-        await main(stop)
+            loop.add_signal_handler(sig, signalled)
+        try:
+            await work
+        except asyncio.CancelledError:
+            if not stop.is_set():
+                raise
 
     with contextlib.suppress(KeyboardInterrupt), asyncio.Runner(
             loop_factory=uvloop.new_event_loop) as loop_runner:
