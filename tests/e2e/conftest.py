@@ -19,6 +19,7 @@ from typing import IO, Any
 import aiohttp
 import pytest
 import yaml
+from aiohttp import web
 
 from kubedra.client import kubeconfig as kubeconfig_file
 from tests.e2e.kubectl import KubectlUnavailable, ensure_kubectl
@@ -92,6 +93,28 @@ def certificate_subject(path: Path) -> tuple[str, list[str]]:
     subject = x509.load_pem_x509_certificate(config.client_cert_data).subject
     return (str(subject.get_attributes_for_oid(NameOID.COMMON_NAME)[0].value),
             [str(a.value) for a in subject.get_attributes_for_oid(NameOID.ORGANIZATION_NAME)])
+
+
+@contextlib.asynccontextmanager
+async def stand_in_server(answer: Any, path: Path) -> Any:
+    """A plain-HTTP server on 127.0.0.1 answering every request with ``answer(request)``
+    (a stand-in for an API server gone wrong); yields the path of a kubeconfig to it,
+    written at ``path``, whose user has a token."""
+    app = web.Application()
+    app.router.add_route("*", "/{tail:.*}", answer)
+    runner = web.AppRunner(app, access_log=None)
+    await runner.setup()
+    try:
+        await web.TCPSite(runner, "127.0.0.1", 0).start()
+        port = runner.addresses[0][1]
+        path.write_text(yaml.safe_dump({
+            "apiVersion": "v1", "kind": "Config", "current-context": "c",
+            "clusters": [{"name": "c", "cluster": {"server": f"http://127.0.0.1:{port}"}}],
+            "users": [{"name": "u", "user": {"token": "stand-in"}}],
+            "contexts": [{"name": "c", "context": {"cluster": "c", "user": "u"}}]}))
+        yield path
+    finally:
+        await runner.cleanup()
 
 
 @contextlib.contextmanager
