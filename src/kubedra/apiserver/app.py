@@ -135,7 +135,7 @@ class ApiServer:
         return bound
 
     async def stop(self) -> None:
-        self.resources.stopping.set()
+        self.resources.streamer.stop()
         await asyncio.sleep(0)
         if self._runner is not None:
             await self._runner.cleanup()

@@ -32,8 +32,8 @@ class Change:
     previous value, needed only for selector transitions of a MODIFIED event, is kept as
     stored bytes and decoded only when a filtered watcher asks."""
 
-    __slots__ = ("_prev", "_prev_kv", "_start", "key", "line", "obj", "revision", "size",
-                 "type")
+    __slots__ = ("_fields", "_prev", "_prev_fields", "_prev_kv", "_start", "key", "line",
+                 "obj", "revision", "size", "type")
 
     def __init__(self, typ: str, key: str, revision: int, obj: Obj, data: bytes,
                  prev: KeyValue | None) -> None:
@@ -44,6 +44,10 @@ class Change:
         # only a MODIFIED event can move an object into or out of a selection
         self._prev_kv = prev if typ == "MODIFIED" else None
         self._prev: Obj | None = None
+        # selectable fields of obj and prev, computed for the first filtered watcher and
+        # shared by the others
+        self._fields: dict[str, str] | None = None
+        self._prev_fields: dict[str, str] | None = None
         # the watch-stream line, built once and shared by every watcher
         head = b'{"type":"' + typ.encode() + b'","object":'
         self.line = head + data + b"}\n"
@@ -63,6 +67,20 @@ class Change:
         if self._prev is None and self._prev_kv is not None:
             self._prev = objects.from_kv(self._prev_kv)
         return self._prev
+
+    def fields(self, selectable: Callable[[Obj], dict[str, str]]) -> dict[str, str]:
+        """``selectable(obj)`` (the resource's field-selector values), computed once."""
+        if self._fields is None:
+            self._fields = selectable(self.obj)
+        return self._fields
+
+    def prev_fields(self, selectable: Callable[[Obj], dict[str, str]]) -> dict[str, str]:
+        """``selectable(prev)``, computed once (``prev`` must exist)."""
+        if self._prev_fields is None:
+            prev = self.prev
+            assert prev is not None
+            self._prev_fields = selectable(prev)
+        return self._prev_fields
 
 
 class Overflow(Exception):
@@ -94,51 +112,88 @@ def change_of(ev: WatchEvent, cache: objects.WireCache | None = None) -> Change:
     return Change(ev.type.value, kv.key, ev.revision, obj, data, ev.prev)
 
 
+def _wake(waiter: asyncio.Future[None]) -> None:
+    if not waiter.done():
+        waiter.set_result(None)
+
+
 class Subscription:
     """Changes under a prefix after a revision, in order. The queue is bounded in events
     and in bytes: a watcher that does not keep up (its client stopped reading) overflows,
     ``on_overflow`` ends its stream, and the client re-watches, as upstream's cacher
-    terminates a watcher whose buffer stays full."""
+    terminates a watcher whose buffer stays full.
+
+    ``relevant`` (a watcher's selection) is asked at offer time, as upstream's cacher
+    filters before it queues: a change the watcher would skip neither wakes it nor takes
+    room in its queue. The queue is a deque and one waiter future (a watch wakes for each
+    burst of changes, so this is on the fan-out path)."""
 
     def __init__(self, hub: WatchHub, prefix: str, after: int, limit: int,
-                 limit_bytes: int) -> None:
+                 limit_bytes: int, relevant: Callable[[Change], bool] | None = None) -> None:
         self.hub = hub
         self.prefix = prefix
         self.after = after
-        self.queue: asyncio.Queue[Change | None] = asyncio.Queue()
+        self.pending: deque[Change | None] = deque()
+        self._waiter: asyncio.Future[None] | None = None
         self.limit = limit
         self.limit_bytes = limit_bytes
+        self.relevant = relevant
         self.queued_bytes = 0
         self.overflowed = False
         self.expired: Expired | None = None
-        self.last = after  # the newest revision queued for this watcher
+        self.last = after  # the newest revision offered to this watcher
         self.on_overflow: Callable[[], None] | None = None
+
+    def _push(self, item: Change | None) -> None:
+        self.pending.append(item)
+        if self._waiter is not None:
+            _wake(self._waiter)
 
     def offer(self, ch: Change) -> None:
         if ch.revision <= self.after or not ch.key.startswith(self.prefix):
             return
-        if self.queue.qsize() >= self.limit or self.queued_bytes >= self.limit_bytes:
+        self.last = ch.revision
+        if self.relevant is not None and not self.relevant(ch):
+            return
+        if len(self.pending) >= self.limit or self.queued_bytes >= self.limit_bytes:
             self.overflowed = True
-            self.queue.put_nowait(None)
+            self._push(None)
             self.hub.unsubscribe(self)
             if self.on_overflow is not None:
                 self.on_overflow()
             return
-        self.last = ch.revision
         self.queued_bytes += len(ch.line)
-        self.queue.put_nowait(ch)
+        self._push(ch)
 
     def expire(self, compacted: int) -> None:
         """End the stream after what is queued: history after ``last`` is gone."""
         self.overflowed = True
         self.expired = Expired(self.last, compacted)
-        self.queue.put_nowait(None)
+        self._push(None)
 
-    async def next(self) -> Change | None:
-        """The next change, or None when the hub stopped (raises Overflow when too slow,
-        Expired when the hub lost history)."""
-        ch = await self.queue.get()
+    def end(self) -> None:
+        """End the stream after what is queued (the hub or the server stops)."""
+        self._push(None)
+
+    async def next(self, timeout: float | None = None) -> Change | None:
+        """The next change, or None when the stream ended (raises Overflow when too slow,
+        Expired when the hub lost history, TimeoutError when nothing came in ``timeout``
+        seconds)."""
+        if not self.pending:
+            loop = asyncio.get_running_loop()
+            waiter = self._waiter = loop.create_future()
+            timer = None if timeout is None else loop.call_later(timeout, _wake, waiter)
+            try:
+                await waiter
+            finally:
+                self._waiter = None
+                if timer is not None:
+                    timer.cancel()
+            if not self.pending:
+                raise TimeoutError
+        ch = self.pending.popleft()
         if ch is None:
+            self.pending.appendleft(None)  # the end stays the end
             if self.overflowed:
                 raise self.expired or Overflow()
             return None
@@ -150,11 +205,13 @@ class Subscription:
         ends after it (the hub stopped, lost history or dropped this watcher)."""
         out: list[Change] = []
         size = 0
-        while size < max_bytes and not self.queue.empty():
-            ch = self.queue.get_nowait()
+        pending = self.pending
+        while size < max_bytes and pending:
+            ch = pending[0]
             if ch is None:
                 self.queued_bytes -= size
                 return out, True
+            pending.popleft()
             out.append(ch)
             size += len(ch.line)
         self.queued_bytes -= size
@@ -196,7 +253,7 @@ class WatchHub:
             with contextlib.suppress(asyncio.CancelledError, Exception):
                 await self._task
         for sub in list(self.subs):
-            sub.queue.put_nowait(None)
+            sub.end()
         self.subs.clear()
 
     async def _run(self) -> None:
@@ -255,10 +312,12 @@ class WatchHub:
     def covers(self, after: int) -> bool:
         return after >= self.window_start
 
-    def subscribe(self, prefix: str, after: int) -> Subscription:
-        """Changes after ``after``; the caller checks :meth:`covers` first."""
+    def subscribe(self, prefix: str, after: int,
+                  relevant: Callable[[Change], bool] | None = None) -> Subscription:
+        """Changes after ``after`` (those ``relevant`` accepts, if given); the caller checks
+        :meth:`covers` first."""
         sub = Subscription(self, prefix, after, self.subscriber_limit,
-                           self.subscriber_bytes)
+                           self.subscriber_bytes, relevant)
         for ch in self.window:
             sub.offer(ch)
         self.subs.add(sub)

@@ -37,6 +37,8 @@ _UNCOUNTED: Final = ("/healthz", "/livez", "/readyz", "/metrics")
 _TRUE: Final = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 _INVALID_TIMEOUT: Final = "invalid timeout specified in the request URL"
 
+_LONG_RUNNING = web.RequestKey("long_running", bool)
+
 
 @dataclass(frozen=True, slots=True)
 class Limits:
@@ -51,9 +53,11 @@ class Limits:
 def is_long_running(request: web.BaseRequest) -> bool:
     """Watches: neither counted in flight nor given the request deadline (their own
     ``timeoutSeconds`` and the server's longest watch end them)."""
-    if request.method != "GET":
-        return False
-    return request.query.get("watch") in _TRUE or "/watch/" in request.path
+    answer = request.get(_LONG_RUNNING)
+    if answer is None:  # asked by the audit, the metrics and the door: decided once
+        answer = request[_LONG_RUNNING] = request.method == "GET" and (
+            request.query.get("watch") in _TRUE or "/watch/" in request.path)
+    return bool(answer)
 
 
 class Door:

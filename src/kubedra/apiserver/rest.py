@@ -56,11 +56,24 @@ class Filter:
     fields: FieldSelector | None = None
 
     def matches(self, res: Resource, obj: Obj) -> bool:
+        return self._matches(obj, lambda: res.strategy.selectable_fields(obj))
+
+    def selects(self, res: Resource, ch: Change) -> tuple[bool, bool]:
+        """Whether the object of ``ch`` is selected, and whether its previous value was
+        (MODIFIED events only; False otherwise). The selectable fields are computed once
+        per change and shared by every watcher."""
+        selectable = res.strategy.selectable_fields
+        now = self._matches(ch.obj, lambda: ch.fields(selectable))
+        prev = ch.prev if ch.type == "MODIFIED" else None
+        before = prev is not None and self._matches(prev, lambda: ch.prev_fields(selectable))
+        return now, before
+
+    def _matches(self, obj: Obj, fields: Callable[[], dict[str, str]]) -> bool:
         labels = self.labels
         if labels is not None and not labels.matches((obj.get("metadata") or {}).get("labels")):
             return False
         if self.fields is not None and self.fields.terms:
-            return self.fields.matches(res.strategy.selectable_fields(obj))
+            return self.fields.matches(fields())
         return True
 
     @property

@@ -7,13 +7,13 @@ leaves.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Callable
 
 from aiohttp import web
 
 from kubedra.api.base import Obj
 from kubedra.apiserver import errors, objects, tables
-from kubedra.apiserver.hub import Change, Expired, Overflow, WatchHub
+from kubedra.apiserver.hub import Change, Expired, Overflow, Subscription, WatchHub
 from kubedra.apiserver.registry import Resource
 from kubedra.apiserver.rest import Filter, Rest
 from kubedra.storage.contract import CompactedError
@@ -31,6 +31,7 @@ class Streamer:
         self.rest = rest
         self.stopping = stopping
         self.bookmark_interval = bookmark_interval
+        self._live: set[Subscription] = set()
 
     async def stream(
         self, writer: EventWriter, prefix: str, after: int, deadline: float, bookmarks: bool
@@ -42,9 +43,11 @@ class Streamer:
         if not self.hub.covers(after):
             await self._from_store(writer, prefix, after, deadline)
             return
-        sub = self.hub.subscribe(prefix, after)
+        if self.stopping.is_set():
+            return
+        sub = self.hub.subscribe(prefix, after, writer.relevant)
         sub.on_overflow = writer.abort
-        stop = asyncio.ensure_future(self.stopping.wait())
+        self._live.add(sub)
         try:
             last_bookmark = loop.time()
             while True:
@@ -52,19 +55,13 @@ class Streamer:
                 if left <= 0:
                     return
                 wait = min(left, self.bookmark_interval) if bookmarks else left
-                nxt = asyncio.ensure_future(sub.next())
-                done, _ = await asyncio.wait({nxt, stop}, timeout=wait,
-                                             return_when=asyncio.FIRST_COMPLETED)
-                if nxt not in done:
-                    nxt.cancel()
-                    if stop in done:
-                        return
+                try:
+                    ch = await sub.next(wait)
+                except TimeoutError:
                     if bookmarks and loop.time() - last_bookmark >= self.bookmark_interval:
                         await writer.bookmark(self.hub.revision)
                         last_bookmark = loop.time()
                     continue
-                try:
-                    ch = nxt.result()
                 except Expired as err:
                     await _expired(writer, err)
                     return
@@ -80,8 +77,14 @@ class Streamer:
                     await _expired(writer, sub.expired)
                     return
         finally:
-            stop.cancel()
+            self._live.discard(sub)
             sub.close()
+
+    def stop(self) -> None:
+        """End every live stream after what it has queued (the server is stopping)."""
+        self.stopping.set()
+        for sub in list(self._live):
+            sub.end()
 
     async def _from_store(
         self, writer: EventWriter, prefix: str, after: int, deadline: float
@@ -143,21 +146,26 @@ class EventWriter:
         if lines:
             await self.resp.write(b"".join(lines))
 
+    @property
+    def relevant(self) -> Callable[[Change], bool] | None:
+        """What the hub asks before it queues a change for this watcher (None: all)."""
+        return None if self.flt.everything else self._relevant
+
+    def _relevant(self, ch: Change) -> bool:
+        now, before = self.flt.selects(self.res, ch)
+        return now or before
+
     def _line(self, ch: Change) -> bytes | None:
         """The line a filtered (or Table) watcher gets for ``ch``, or None to skip it."""
         typ = ch.type
         obj, data = ch.obj, ch.data
-        if typ == "DELETED":
-            if not self.flt.everything and not self.flt.matches(self.res, obj):
-                return None
-        elif not self.flt.everything:
+        if not self.flt.everything:
             # cacheWatcher.convertToWatchEvent: entering or leaving the selection
-            now = self.flt.matches(self.res, obj)
-            prev = ch.prev
-            before = prev is not None and self.flt.matches(self.res, prev)
-            if now and not before:
+            now, before = self.flt.selects(self.res, ch)
+            if typ == "MODIFIED" and now and not before:
                 typ = "ADDED"
-            elif before and not now:
+            elif typ == "MODIFIED" and before and not now:
+                prev = ch.prev
                 assert prev is not None
                 typ = "DELETED"
                 obj = dict(prev)

@@ -259,3 +259,29 @@ async def test_periodic_bookmarks(make_env: MakeEnv) -> None:
     assert event["type"] == "BOOKMARK"
     assert event["object"]["kind"] == "Pod" and event["object"]["apiVersion"] == "v1"
     assert int(event["object"]["metadata"]["resourceVersion"]) >= int(rv)
+
+
+async def test_filtered_watch_is_not_flooded_by_changes_outside_its_selection(env: Env) -> None:
+    """A node's pod watch (fieldSelector spec.nodeName) queues only its node's pods, as
+    upstream's cacher filters before it queues: the traffic of other nodes neither wakes it
+    nor overflows its queue."""
+    hub = env.server.hub
+    hub.subscriber_limit = 3  # a queue this short overflows on the first burst it holds
+    on_a = f"{PODS}?watch=true&fieldSelector=spec.nodeName%3Da"
+    async with env.http.get(on_a) as resp:
+        await asyncio.sleep(0.05)  # the stream subscribes to the hub
+        assert hub._task is not None
+        hub._task.cancel()  # the hub holds back while the burst is written, then delivers
+        with contextlib.suppress(asyncio.CancelledError):  # it at once
+            await hub._task
+        for i in range(10):
+            await env.call("POST", PODS, dict(pod(f"b{i}"), spec={
+                "nodeName": "b", "containers": [{"name": "c", "image": "busybox"}]}))
+        await env.call("POST", PODS, dict(pod("a0"), spec={
+            "nodeName": "a", "containers": [{"name": "c", "image": "busybox"}]}))
+        hub._task = asyncio.create_task(hub._run())
+        async with asyncio.timeout(5):
+            event = json.loads(await resp.content.readline())
+        assert (event["type"], event["object"]["metadata"]["name"]) == ("ADDED", "a0")
+        mine = [sub for sub in hub.subs if sub.relevant is not None]
+        assert [sub.queued_bytes for sub in mine] == [0]  # still subscribed, nothing held

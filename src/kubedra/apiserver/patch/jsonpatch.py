@@ -6,11 +6,10 @@ mutated: the patch runs on a deep copy, so a failing operation leaves nothing ha
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from kubedra.apiserver.patch.errors import bad_request, too_large, unprocessable
-from kubedra.apiserver.patch.values import json_equal
+from kubedra.apiserver.patch.values import copy_json, json_equal
 
 MAX_OPERATIONS = 10000  # upstream maxJSONPatchOperations
 
@@ -114,11 +113,11 @@ def _string(op: dict[str, Any], name: str, index: int) -> str:
 def _apply_one(doc: Any, op: dict[str, Any], i: int) -> Any:
     kind = op.get("op")
     if kind == "add":
-        return _add(doc, _string(op, "path", i), copy.deepcopy(_field(op, "value", i)))
+        return _add(doc, _string(op, "path", i), copy_json(_field(op, "value", i)))
     if kind == "remove":
         return _remove(doc, _string(op, "path", i))[0]
     if kind == "replace":
-        return _replace(doc, _string(op, "path", i), copy.deepcopy(_field(op, "value", i)))
+        return _replace(doc, _string(op, "path", i), copy_json(_field(op, "value", i)))
     if kind == "move":
         src, dst = _string(op, "from", i), _string(op, "path", i)
         if src == dst:
@@ -130,7 +129,7 @@ def _apply_one(doc: Any, op: dict[str, Any], i: int) -> Any:
         return _add(doc, dst, value)
     if kind == "copy":
         src = _string(op, "from", i)
-        value = copy.deepcopy(_resolve(doc, parse_pointer(src), src))
+        value = copy_json(_resolve(doc, parse_pointer(src), src))
         return _add(doc, _string(op, "path", i), value)
     if kind == "test":
         path = _string(op, "path", i)
@@ -152,7 +151,7 @@ def apply_json_patch(doc: Any, ops: Any) -> Any:
         raise too_large(
             f"The allowed maximum operations in a JSON patch is {MAX_OPERATIONS}, got {len(ops)}"
         )
-    result = copy.deepcopy(doc)
+    result = copy_json(doc)
     for i, op in enumerate(ops):
         result = _apply_one(result, op, i)
     return result

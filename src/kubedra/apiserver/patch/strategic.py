@@ -11,12 +11,11 @@ a 422 (upstream: 500); directives inside a value that is new to the object are r
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from kubedra.apiserver.patch.errors import bad_request, unprocessable
 from kubedra.apiserver.patch.schema import Meta
-from kubedra.apiserver.patch.values import go_json, json_equal, same_kind
+from kubedra.apiserver.patch.values import copy_json, go_json, json_equal, same_kind
 
 DIRECTIVE = "$patch"
 RETAIN_KEYS = "$retainKeys"
@@ -27,11 +26,13 @@ JsonMap = dict[str, Any]
 
 
 def apply_strategic_merge_patch(doc: JsonMap, patch: Any, schema: Meta) -> JsonMap:
-    """Apply a strategic merge patch to a copy of ``doc`` using the kind's ``schema``."""
+    """Apply a strategic merge patch to ``doc`` using the kind's ``schema``. ``doc`` is the
+    caller's to give away (it is changed in place, the result may be it); ``patch`` is
+    copied first (a retried update applies it again)."""
     if not isinstance(patch, dict):
         raise bad_request("strategic merge patch must be a JSON object")
-    original = copy.deepcopy(doc) if isinstance(doc, dict) else {}
-    return _merge_map(original, copy.deepcopy(patch), schema)
+    original = doc if isinstance(doc, dict) else {}
+    return _merge_map(original, copy_json(patch), schema)
 
 
 def _no_merge_key(item: Any, key: str) -> Exception:
