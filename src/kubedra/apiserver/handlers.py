@@ -320,7 +320,7 @@ class ResourceHandlers:
 
         result = await self.rest.update(
             t.res, t.namespace, t.name, mutate, subresource=subresource, dry_run=dry,
-            create_missing=create_missing,
+            create_missing=create_missing, keeps_given=not dispatch.changes_live(content_type),
             manager="" if content_type == dispatch.APPLY else _manager(request),
         )
         result.warnings += warnings

@@ -221,6 +221,30 @@ class Subscription:
         self.hub.unsubscribe(self)
 
 
+class Trigger:
+    """Subscriptions indexed by one selectable field of one resource, as upstream's cacher
+    triggers pod watchers by ``spec.nodeName``: a change is offered only to those
+    subscribed to its value, or to its previous value (so one leaving the selection is
+    seen too), instead of to every watcher of the resource."""
+
+    __slots__ = ("field", "prefix", "selectable", "subs")
+
+    def __init__(self, prefix: str, field: str,
+                 selectable: Callable[[Obj], dict[str, str]]) -> None:
+        self.prefix = prefix
+        self.field = field
+        self.selectable = selectable
+        self.subs: dict[str, set[Subscription]] = {}
+
+    def values(self, ch: Change) -> tuple[str, ...]:
+        now = ch.fields(self.selectable).get(self.field, "")
+        if ch.type == "MODIFIED" and ch.prev is not None:
+            before = ch.prev_fields(self.selectable).get(self.field, "")
+            if before != now:
+                return now, before
+        return (now,)
+
+
 class WatchHub:
     """The window is bounded twice: by event count and by the bytes its events hold, so a
     client that writes large objects cannot grow the server without bound."""
@@ -235,7 +259,10 @@ class WatchHub:
         self.window_bytes = 0
         self.window_start = 0  # changes with revision > window_start are all in the window
         self.revision = 0
-        self.subs: set[Subscription] = set()
+        self.subs: set[Subscription] = set()  # all of them
+        self._untriggered: set[Subscription] = set()  # offered every change
+        self._triggers: dict[tuple[str, str], Trigger] = {}
+        self._triggered: dict[Subscription, tuple[Trigger, str]] = {}
         self.subscriber_limit = 50_000
         self.subscriber_bytes = subscriber_bytes
         self._task: asyncio.Task[None] | None = None
@@ -254,7 +281,7 @@ class WatchHub:
                 await self._task
         for sub in list(self.subs):
             sub.end()
-        self.subs.clear()
+            self.unsubscribe(sub)
 
     async def _run(self) -> None:
         while True:
@@ -284,7 +311,7 @@ class WatchHub:
             compacted = await self.store.compacted_revision()
         for sub in list(self.subs):
             sub.expire(compacted)
-        self.subs.clear()
+            self.unsubscribe(sub)
         self._release()
 
     def _publish(self, ch: Change) -> None:
@@ -299,8 +326,13 @@ class WatchHub:
             self._released += old.size
             self.window_start = old.revision
         self.revision = ch.revision
-        for sub in list(self.subs):
+        for sub in list(self._untriggered):
             sub.offer(ch)
+        for trigger in self._triggers.values():
+            if trigger.subs and ch.key.startswith(trigger.prefix):
+                for value in trigger.values(ch):
+                    for sub in list(trigger.subs.get(value, ())):
+                        sub.offer(ch)
         if self._released >= _RELEASE_EVERY:
             self._release()
 
@@ -312,19 +344,44 @@ class WatchHub:
     def covers(self, after: int) -> bool:
         return after >= self.window_start
 
+    def trigger(self, prefix: str, field: str,
+                selectable: Callable[[Obj], dict[str, str]]) -> Trigger:
+        """The index of subscriptions by ``field`` of the objects under ``prefix``."""
+        trigger = self._triggers.get((prefix, field))
+        if trigger is None:
+            trigger = self._triggers[prefix, field] = Trigger(prefix, field, selectable)
+        return trigger
+
     def subscribe(self, prefix: str, after: int,
-                  relevant: Callable[[Change], bool] | None = None) -> Subscription:
-        """Changes after ``after`` (those ``relevant`` accepts, if given); the caller checks
-        :meth:`covers` first."""
+                  relevant: Callable[[Change], bool] | None = None,
+                  triggered: tuple[Trigger, str] | None = None) -> Subscription:
+        """Changes after ``after`` (those ``relevant`` accepts, if given; only those whose
+        trigger field has the given value before or after, if ``triggered``); the caller
+        checks :meth:`covers` first."""
         sub = Subscription(self, prefix, after, self.subscriber_limit,
                            self.subscriber_bytes, relevant)
         for ch in self.window:
             sub.offer(ch)
         self.subs.add(sub)
+        if triggered is None:
+            self._untriggered.add(sub)
+        else:
+            trigger, value = triggered
+            trigger.subs.setdefault(value, set()).add(sub)
+            self._triggered[sub] = triggered
         return sub
 
     def unsubscribe(self, sub: Subscription) -> None:
         self.subs.discard(sub)
+        self._untriggered.discard(sub)
+        triggered = self._triggered.pop(sub, None)
+        if triggered is not None:
+            trigger, value = triggered
+            bucket = trigger.subs.get(value)
+            if bucket is not None:
+                bucket.discard(sub)
+                if not bucket:
+                    del trigger.subs[value]
 
 
 async def store_changes(

@@ -243,13 +243,14 @@ class Rest:
         create_missing: Callable[[], Awaitable[Result]] | None = None,
         admit: bool = True,
         manager: str = "",
-        replaces: bool = False,
+        keeps_given: bool = False,
     ) -> Result:
         """GuaranteedUpdate: read, ``mutate`` a copy, admit, compare-and-swap, retry on a
         lost race. A resourceVersion in the new object that is not the stored one is a 409.
         ``admit=False`` is for the server's own writes (binding, GC, finalize).
-        ``replaces``: ``mutate`` ignores (and never changes) the object it is given, as a PUT
-        does, so it gets the stored object itself rather than a copy."""
+        ``keeps_given``: ``mutate`` never changes the object it is given (a PUT ignores it,
+        most patch types copy what they change), so it gets the stored object itself rather
+        than a copy."""
         key = res.key(namespace, name)
         for _ in range(_UPDATE_RETRIES):
             kv = await self.store.get(key)
@@ -259,7 +260,7 @@ class Rest:
                 raise errors.not_found(res.kind.plural, res.kind.group, name)
             old = objects.from_kv(kv)
             # a second decode for mutate to change: cheaper than deepcopy
-            new = await mutate(old if replaces else objects.from_kv(kv))
+            new = await mutate(old if keeps_given else objects.from_kv(kv))
             new_meta = objects.meta(new)
             pinned = str(new_meta.get("resourceVersion") or "")
             if pinned and pinned != str(kv.mod_revision):
@@ -368,7 +369,7 @@ class Rest:
 
         return await self.update(
             res, namespace, name, mutate, subresource=subresource, dry_run=dry_run,
-            create_missing=create_missing, manager=manager, replaces=True,
+            create_missing=create_missing, manager=manager, keeps_given=True,
         )
 
     # --- delete -----------------------------------------------------------------------------

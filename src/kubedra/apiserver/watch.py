@@ -13,7 +13,14 @@ from aiohttp import web
 
 from kubedra.api.base import Obj
 from kubedra.apiserver import errors, objects, tables
-from kubedra.apiserver.hub import Change, Expired, Overflow, Subscription, WatchHub
+from kubedra.apiserver.hub import (
+    Change,
+    Expired,
+    Overflow,
+    Subscription,
+    Trigger,
+    WatchHub,
+)
 from kubedra.apiserver.registry import Resource
 from kubedra.apiserver.rest import Filter, Rest
 from kubedra.storage.contract import CompactedError
@@ -45,7 +52,7 @@ class Streamer:
             return
         if self.stopping.is_set():
             return
-        sub = self.hub.subscribe(prefix, after, writer.relevant)
+        sub = self.hub.subscribe(prefix, after, writer.relevant, self._triggered(writer))
         sub.on_overflow = writer.abort
         self._live.add(sub)
         try:
@@ -79,6 +86,19 @@ class Streamer:
         finally:
             self._live.discard(sub)
             sub.close()
+
+    def _triggered(self, writer: EventWriter) -> tuple[Trigger, str] | None:
+        """The hub's index to subscribe a watcher through, when its field selector asks
+        for one value of the resource's trigger field."""
+        res = writer.res
+        field = res.strategy.trigger_field
+        if field is None or writer.flt.fields is None:
+            return None
+        value = next((t.value for t in writer.flt.fields.terms if t.field == field and t.equal),
+                     None)
+        if value is None:
+            return None
+        return self.hub.trigger(res.prefix, field, res.strategy.selectable_fields), value
 
     def stop(self) -> None:
         """End every live stream after what it has queued (the server is stopping)."""

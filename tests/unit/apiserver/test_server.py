@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+from typing import Any
 
 from kubedra.apiserver.limits import READ_ONLY, Limits
 from tests.unit.apiserver.conftest import Env, MakeEnv
@@ -285,3 +286,30 @@ async def test_filtered_watch_is_not_flooded_by_changes_outside_its_selection(en
         assert (event["type"], event["object"]["metadata"]["name"]) == ("ADDED", "a0")
         mine = [sub for sub in hub.subs if sub.relevant is not None]
         assert [sub.queued_bytes for sub in mine] == [0]  # still subscribed, nothing held
+
+
+async def test_node_watches_see_a_pod_enter_and_leave_by_its_binding(env: Env) -> None:
+    """Watches on one spec.nodeName value are indexed by it: binding a pod is ADDED for its
+    node's watch and DELETED for the watch of unscheduled pods (spec.nodeName=), and a
+    third node's watch gets nothing."""
+    async def first_event(resp: Any) -> Any:
+        async with asyncio.timeout(5):
+            return json.loads(await resp.content.readline())
+
+    _, created = await env.call("POST", PODS, pod("p"))
+    rv = created["metadata"]["resourceVersion"]
+    watch = f"{PODS}?watch=true&resourceVersion={rv}&fieldSelector=spec.nodeName%3D"
+    async with env.http.get(watch + "a") as on_a, env.http.get(watch) as unbound, \
+            env.http.get(watch + "c") as on_c:
+        status, _ = await env.call("POST", f"{PODS}/p/binding", {
+            "metadata": {"name": "p"}, "target": {"kind": "Node", "name": "a"}})
+        assert status == 201
+        await env.call("POST", PODS, pod("marker", labels={"x": "y"}))  # unbound: on_c skips
+        added, left = await first_event(on_a), await first_event(unbound)
+        assert (added["type"], added["object"]["spec"]["nodeName"]) == ("ADDED", "a")
+        assert (left["type"], left["object"]["metadata"]["name"]) == ("DELETED", "p")
+        assert (await first_event(unbound))["object"]["metadata"]["name"] == "marker"
+        with contextlib.suppress(TimeoutError):
+            async with asyncio.timeout(0.3):
+                line = await on_c.content.readline()
+                raise AssertionError(f"node c's watch got {line!r}")

@@ -68,6 +68,12 @@ def parse(content_type: str, raw: bytes) -> Any:
     return doc
 
 
+def changes_live(content_type: str) -> bool:
+    """Whether :func:`apply` changes the live object it is given (a strategic merge patch
+    works in place; the other types copy what they change)."""
+    return content_type == STRATEGIC
+
+
 def apply(
     content_type: str,
     res: Resource,
@@ -77,7 +83,7 @@ def apply(
     force: bool,
     subresource: str,
 ) -> Obj:
-    """The patched object (``live`` None: an apply that creates)."""
+    """The patched object (``live`` None: an apply that creates); see :func:`changes_live`."""
     base: Obj = live if live is not None else {}
     if content_type == JSON_PATCH:
         out = patch.apply_json_patch(base, doc)

@@ -91,6 +91,9 @@ class Strategy(Generic[T]):
     graceful_delete: bool = False
     #: Validation compiles CEL selectors: CPU-heavy, so the server admits it off its loop.
     compiles_cel: bool = False
+    #: The field selector watchers are indexed by (upstream's cacher trigger: pods by
+    #: ``spec.nodeName``, so a node's watch costs nothing for other nodes' pods).
+    trigger_field: str | None = None
 
     # --- writes (typed) ---------------------------------------------------------------------
 

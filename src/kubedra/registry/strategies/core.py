@@ -140,6 +140,7 @@ class PodStrategy(Strategy[Pod]):
     has_status_subresource = True
     return_deleted_object = True
     graceful_delete = True
+    trigger_field = "spec.nodeName"
     extra_field_labels = (
         "spec.nodeName",
         "spec.restartPolicy",
