@@ -196,8 +196,8 @@ class Rest:
         manager: str = "",
     ) -> Result:
         """``Store.Create``: the request namespace, NamespaceLifecycle, managedFields, then
-        the pipeline's ``before_create`` per attempt (a fresh copy when a name is generated
-        and may collide, as ``RetryGenerateName``)."""
+        the pipeline's ``before_create`` per attempt (from a fresh copy when a generated
+        name collided, as ``RetryGenerateName``)."""
         admission.ensure_namespace(res, obj, namespace)
         meta = obj.metadata
         await self.check_namespace(res, namespace, meta.name or "")
@@ -205,8 +205,11 @@ class Rest:
             managed = managed_fields(res, None, codec.to_builtins(obj), manager, "")
             meta = obj.metadata = codec.decode(objects.meta(managed), ObjectMeta)
         generated = not meta.name and bool(meta.generate_name)
-        for _ in range(_GENERATE_RETRIES):
-            attempt = pipeline.fresh_copy(obj) if generated else obj
+        # what a retry starts from again (the first attempt changes obj itself): encoded,
+        # which costs a fraction of a deep copy, and decoded only if a name collides
+        pristine = codec.encode(obj) if generated else b""
+        for attempt_no in range(_GENERATE_RETRIES):
+            attempt = obj if attempt_no == 0 else codec.decode(pristine, type(obj))
             await admission.before_create(res, attempt)
             name = attempt.metadata.name or ""
             key = res.key(namespace, name)

@@ -51,6 +51,30 @@ def _blen(value: str) -> int:
     return len(value.encode())
 
 
+_VALID_REMEMBERED = 8192
+
+
+def _remember_valid(check: Callable[[str], list[str]]) -> Callable[[str], list[str]]:
+    """``check`` with a memory of the values it passed: every write validates the same few
+    names and label keys again (a pod's labels on each status update). Only valid values
+    are kept, at most a few thousand (each a few hundred bytes at most); the set starts over when
+    full."""
+    valid: set[str] = set()
+
+    def remembered(value: str) -> list[str]:
+        if value in valid:
+            return []
+        errs = check(value)
+        if not errs:
+            if len(valid) >= _VALID_REMEMBERED:
+                valid.clear()
+            valid.add(value)
+        return errs
+
+    remembered.__doc__ = check.__doc__
+    return remembered
+
+
 def regex_error(msg: str, fmt: str, *examples: str) -> str:
     """Go's ``RegexError`` (note the ``', '`` before each ``or``, giving two spaces)."""
     if not examples:
@@ -67,6 +91,7 @@ def empty_error() -> str:
     return "must be non-empty"
 
 
+@_remember_valid
 def is_dns1123_label(value: str) -> list[str]:
     errs: list[str] = []
     if _blen(value) > DNS1123_LABEL_MAX_LENGTH:
@@ -79,6 +104,7 @@ def is_dns1123_label(value: str) -> list[str]:
     return errs
 
 
+@_remember_valid
 def is_dns1123_subdomain(value: str) -> list[str]:
     errs: list[str] = []
     if _blen(value) > DNS1123_SUBDOMAIN_MAX_LENGTH:
@@ -88,6 +114,7 @@ def is_dns1123_subdomain(value: str) -> list[str]:
     return errs
 
 
+@_remember_valid
 def is_qualified_name(value: str) -> list[str]:
     """A label key / annotation key / finalizer: ``[prefix/]name``."""
     errs: list[str] = []
@@ -118,6 +145,7 @@ def is_qualified_name(value: str) -> list[str]:
     return errs
 
 
+@_remember_valid
 def is_valid_label_value(value: str) -> list[str]:
     errs: list[str] = []
     if _blen(value) > LABEL_VALUE_MAX_LENGTH:

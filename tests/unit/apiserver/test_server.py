@@ -8,7 +8,10 @@ import contextlib
 import json
 from typing import Any
 
+import pytest
+
 from kubedra.apiserver.limits import READ_ONLY, Limits
+from kubedra.registry import pipeline
 from tests.unit.apiserver.conftest import Env, MakeEnv
 
 PODS = "/api/v1/namespaces/default/pods"
@@ -313,3 +316,18 @@ async def test_node_watches_see_a_pod_enter_and_leave_by_its_binding(env: Env) -
             async with asyncio.timeout(0.3):
                 line = await on_c.content.readline()
                 raise AssertionError(f"node c's watch got {line!r}")
+
+
+async def test_generated_name_collision_is_retried_from_the_request(
+        env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    """RetryGenerateName: a generated name that exists is generated again, and the retry
+    starts from the request as sent (not from the first attempt's defaulted copy)."""
+    names = iter(["p-taken", "p-taken", "p-fresh"])
+    monkeypatch.setattr(pipeline, "generate_name", lambda base: next(names))
+    generated = {"metadata": {"generateName": "p-"}, "spec": pod("x")["spec"]}
+    _, first = await env.call("POST", PODS, generated)
+    status, second = await env.call("POST", PODS, generated)
+    assert first["metadata"]["name"] == "p-taken"
+    assert status == 201 and second["metadata"]["name"] == "p-fresh"
+    assert second["metadata"]["uid"] != first["metadata"]["uid"]
+    assert second["metadata"]["generateName"] == "p-"

@@ -262,3 +262,15 @@ def test_template_object_meta() -> None:
         ("FieldValueForbidden", "spec.metadata.finalizers", "cannot be set"),
     ]
     assert validate_template_object_meta(ObjectMeta(annotations={"a": "b"}), Path("m")) == []
+
+
+def test_remembered_names_answer_as_the_first_check() -> None:
+    """Valid names are remembered; each answer is a fresh list, and invalid ones are
+    checked (and reported) every time."""
+    is_qualified_name = names.is_qualified_name
+    assert is_qualified_name("example.com/key") == [] == is_qualified_name("example.com/key")
+    is_qualified_name("example.com/key").append("changed by a caller")
+    assert is_qualified_name("example.com/key") == []
+    first = is_qualified_name("a/b/c")
+    first.clear()
+    assert is_qualified_name("a/b/c") != [] and len(is_qualified_name("-bad")) == 1
