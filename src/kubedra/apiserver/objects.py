@@ -79,5 +79,16 @@ class WireCache:
             self._items.popitem(last=False)
         return obj, data
 
+    def put(self, kv: KeyValue, obj: Obj) -> tuple[Obj, bytes]:
+        """``obj`` is what was just written as ``kv``: it becomes the cached (shared) form,
+        with its resourceVersion set, so neither the answer nor the watch event decodes the
+        stored bytes again. The caller gives ``obj`` away."""
+        meta(obj)["resourceVersion"] = str(kv.mod_revision)
+        data = encode(obj)
+        self._items[kv.key] = (kv.mod_revision, obj, data)
+        if len(self._items) > self._capacity:
+            self._items.popitem(last=False)
+        return obj, data
+
     def forget(self, key: str) -> None:
         self._items.pop(key, None)

@@ -312,7 +312,7 @@ class Rest:
                                                               revision))
         if out_kv is None:
             return None
-        out, data = self.cache.get(out_kv)
+        out, data = self.cache.put(out_kv, obj)
         return Result(out, data=data)
 
     @staticmethod
