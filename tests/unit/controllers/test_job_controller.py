@@ -227,7 +227,8 @@ async def _gone(client: Client, pod: Pod) -> bool:
 
 async def test_active_deadline(tmp_path: Path) -> None:
     async with api(tmp_path) as client, job_controller(client):
-        job = await client.create(job_manifest("late", activeDeadlineSeconds=1))
+        # long enough that the pod is seen running under load before the deadline ends it
+        job = await client.create(job_manifest("late", activeDeadlineSeconds=3))
         (pod,) = await _running(client, job, 1)
         cond = await wait_for("Failed", lambda: _condition(client, "late", "Failed"))
         assert (cond.reason, cond.message) == (
