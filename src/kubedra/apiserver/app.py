@@ -167,7 +167,7 @@ class ApiServer:
         code = 500
         try:
             await self._authenticate(request)
-            resp = await self.door.serve(request, self._dispatch)
+            resp = await self.door.serve(request, self._dispatch, long_running)
             code = resp.status
             return resp
         except errors.ApiError as err:

@@ -22,6 +22,7 @@ from aiohttp.http_exceptions import BadHttpMessage, LineTooLong
 from aiohttp.web_protocol import RequestHandler
 
 from kubedra.apiserver import errors, objects
+from kubedra.apiserver.deadlines import DeadlineSlots, Slot
 
 log = logging.getLogger(__name__)
 
@@ -49,6 +50,9 @@ class Server(web.Server):
                          max_headers=limits.max_headers, **kwargs)
         self.limits = limits
         self.open = 0
+        # when a connection's request head is due (32 s by default: a quarter second late is
+        # as good)
+        self.heads = DeadlineSlots[Connection](Connection.head_late, 0.25)
 
     def __call__(self) -> RequestHandler:
         return Connection(self, loop=self._loop, **self._kwargs)
@@ -83,7 +87,7 @@ class Connection(RequestHandler):
     does not arrive in time, answered 414/431 when the head is too large."""
 
     _server: Server
-    _head_timer: asyncio.TimerHandle | None = None
+    _head_slot: Slot[Connection] | None = None
 
     def __init__(self, manager: Server, **kwargs: Any) -> None:
         super().__init__(manager, **kwargs)
@@ -99,25 +103,28 @@ class Connection(RequestHandler):
         self._await_head()
 
     def data_received(self, data: bytes) -> None:
-        if self._head_timer is None and self._waiter is not None:
+        if self._head_slot is None and self._waiter is not None:
             self._await_head()  # the first bytes of a request on an idle connection
         super().data_received(data)
-        if self._head_timer is not None and self._messages:
-            self._head_timer.cancel()
-            self._head_timer = None
+        if self._head_slot is not None and self._messages:
+            self._head_arrived()
 
     def connection_lost(self, exc: BaseException | None) -> None:
-        if self._head_timer is not None:
-            self._head_timer.cancel()
-            self._head_timer = None
+        if self._head_slot is not None:
+            self._head_arrived()
         super().connection_lost(exc)
 
     def _await_head(self) -> None:
-        self._head_timer = self._loop.call_later(self._server.limits.header_timeout,
-                                                 self._head_late)
+        self._head_slot = self._server.heads.enter(self, self._server.limits.header_timeout)
 
-    def _head_late(self) -> None:
-        self._head_timer = None
+    def _head_arrived(self) -> None:
+        assert self._head_slot is not None
+        self._head_slot.pop(id(self), None)
+        self._head_slot = None
+
+    def head_late(self) -> None:
+        """The request head is overdue: a connection still waiting for it is closed."""
+        self._head_slot = None
         if not self._messages and self._waiter is not None and not self._waiter.done():
             log.debug("closing a connection whose request head did not arrive in time")
             self.force_close()

@@ -11,7 +11,6 @@ counts.
 
 from __future__ import annotations
 
-import asyncio
 import logging
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
@@ -22,6 +21,7 @@ from aiohttp import web
 from kubedra.api.goformat import parse_duration
 from kubedra.apiserver import errors
 from kubedra.apiserver.connections import canned_response
+from kubedra.apiserver.deadlines import DeadlineSlots
 from kubedra.apiserver.metrics import Metrics
 
 log = logging.getLogger(__name__)
@@ -37,7 +37,8 @@ _UNCOUNTED: Final = ("/healthz", "/livez", "/readyz", "/metrics")
 _TRUE: Final = frozenset({"1", "t", "T", "TRUE", "true", "True"})
 _INVALID_TIMEOUT: Final = "invalid timeout specified in the request URL"
 
-_LONG_RUNNING = web.RequestKey("long_running", bool)
+# how late past its deadline a request may be answered (DeadlineSlots)
+_DEADLINE_PRECISION = 0.25
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,11 +54,9 @@ class Limits:
 def is_long_running(request: web.BaseRequest) -> bool:
     """Watches: neither counted in flight nor given the request deadline (their own
     ``timeoutSeconds`` and the server's longest watch end them)."""
-    answer = request.get(_LONG_RUNNING)
-    if answer is None:  # asked by the audit, the metrics and the door: decided once
-        answer = request[_LONG_RUNNING] = request.method == "GET" and (
-            request.query.get("watch") in _TRUE or "/watch/" in request.path)
-    return bool(answer)
+    if request.method != "GET":
+        return False
+    return request.query.get("watch") in _TRUE or "/watch/" in request.path
 
 
 class Door:
@@ -71,12 +70,18 @@ class Door:
                         MUTATING: limits.max_mutating_requests_inflight}
         for kind in self.inflight:
             metrics.inflight.labels(kind).set_function(self._count_of(kind))
+        self._deadlines = DeadlineSlots[web.BaseRequest](self._expired, _DEADLINE_PRECISION)
+        self._late: dict[int, bool] = {}  # requests answered 504 while still running
 
     def _count_of(self, kind: str) -> Callable[[], float]:
         return lambda: self.inflight[kind]
 
-    async def serve(self, request: web.BaseRequest, handler: Handler) -> web.StreamResponse:
-        if is_long_running(request):
+    async def serve(self, request: web.BaseRequest, handler: Handler,
+                    long_running: bool | None = None) -> web.StreamResponse:
+        """``long_running``: :func:`is_long_running` when the caller already knows it."""
+        if long_running is None:
+            long_running = is_long_running(request)
+        if long_running:
             self.metrics.watchers.inc()
             try:
                 return await handler(request)
@@ -92,24 +97,28 @@ class Door:
                 raise errors.too_many_requests()
             self.inflight[kind] += 1
         # The handler runs in this task to its end; at the deadline the client is answered
-        # on the side (a timer, no second task: this is on every request's path).
-        timer = asyncio.get_running_loop().call_later(timeout, _answer_late, request)
+        # on the side (no second task: this is on every request's path).
+        slot = self._deadlines.enter(request, timeout)
         try:
             resp = await handler(request)
         except Exception as err:
-            if _TIMED_OUT not in request:
+            if not self._late.pop(id(request), False):
                 raise
             if not isinstance(err, errors.ApiError | ConnectionError):
                 log.error("%s %s finished after its timeout with %s: %s", request.method,
                           request.path, type(err).__name__, err)
             raise errors.request_timeout() from None
         finally:
-            timer.cancel()
+            slot.pop(id(request), None)
             if kind is not None:
                 self.inflight[kind] -= 1
-        if _TIMED_OUT in request:
+        if self._late.pop(id(request), False):
             raise errors.request_timeout()  # what the client got, for the audit and metrics
         return resp
+
+    def _expired(self, request: web.BaseRequest) -> None:
+        if _answer_late(request):
+            self._late[id(request)] = True
 
     def _deadline(self, request: web.BaseRequest) -> float:
         """The server's request timeout, or the client's ``?timeout=`` when shorter."""
@@ -124,16 +133,16 @@ class Door:
         return min(asked, longest)
 
 
-_TIMED_OUT = web.RequestKey("timed_out", bool)
 _LATE = canned_response(errors.request_timeout())
 
 
-def _answer_late(request: web.BaseRequest) -> None:
+def _answer_late(request: web.BaseRequest) -> bool:
     """The deadline passed: answer 504 and close the connection (nothing of the response
-    has been written yet; what the handler answers later has nowhere to go)."""
+    has been written yet; what the handler answers later has nowhere to go). False when
+    the client is gone already."""
     transport = request.transport
     if transport is None or transport.is_closing():
-        return
-    request[_TIMED_OUT] = True
+        return False
     transport.write(_LATE)
     transport.close()
+    return True
