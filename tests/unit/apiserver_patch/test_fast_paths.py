@@ -1,9 +1,12 @@
 """The shortcuts the write path takes (equal-subtree skipping in diffs, memoized FieldsV1,
-reused stored trees) answer exactly as the plain computation does."""
+reused stored trees, list-item keys encoded by msgspec) answer exactly as the plain
+computation does."""
 
 from __future__ import annotations
 
 import copy
+import json
+import string
 from typing import Any
 from unittest import mock
 
@@ -19,7 +22,7 @@ from kubedra.apiserver.patch.fieldset import (
     to_fields_v1,
 )
 from kubedra.apiserver.patch.schema import UNTYPED, schema_for
-from kubedra.apiserver.patch.values import json_equal, same_json
+from kubedra.apiserver.patch.values import go_json, json_equal, same_json
 
 NOW = "2026-11-29T12:00:00Z"
 
@@ -107,3 +110,15 @@ def test_update_managed_fields_leaves_its_input_alone() -> None:
     out = update_managed_fields(old, new, "a", now=NOW)
     assert new == before and out is not new and out["metadata"] is not new["metadata"]
     assert schema_for("coordination.k8s.io", "Lease") is not UNTYPED
+
+
+_TEXT = st.text(alphabet=st.sampled_from(list(string.printable + "é\u2028<>&\"\\\x01")),
+                max_size=8)
+
+
+@given(st.dictionaries(_TEXT, st.one_of(st.integers(), _TEXT, st.booleans(), st.none(),
+                                        st.floats(allow_nan=False)), max_size=3))
+def test_go_json_fast_path_writes_what_json_dumps_does(value: dict[str, Any]) -> None:
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    general = text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    assert go_json(value) == general

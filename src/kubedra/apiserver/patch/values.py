@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import msgspec
@@ -55,7 +56,21 @@ def same_kind(a: Any, b: Any) -> bool:
     return type(a) is type(b)
 
 
+# printable ASCII but the characters any JSON encoder escapes its own way: " \\ & < >
+_PLAIN = re.compile(r"[ !#-%'-;=?-\[\]-~]*")
+_encode_sorted = msgspec.json.Encoder(order="sorted").encode
+
+
+def _plain(value: Any) -> bool:
+    return type(value) is int or (type(value) is str and _PLAIN.fullmatch(value) is not None)
+
+
 def go_json(value: Any) -> str:
     """Compact JSON with sorted keys and Go's HTML escaping (``encoding/json`` of a map)."""
+    if type(value) is dict and all(type(k) is str and _PLAIN.fullmatch(k) and _plain(v)
+                                   for k, v in value.items()):
+        # a list item's keys ({"type":"Ready"}): nothing to escape, so msgspec's encoding
+        # is the same text, at a fraction of json.dumps's cost
+        return _encode_sorted(value).decode()
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
