@@ -6,11 +6,13 @@ Arming and cancelling a timer of its own costs every request more than the rest 
 from __future__ import annotations
 
 import asyncio
+import logging
 import math
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
 T = TypeVar("T")
+log = logging.getLogger(__name__)
 
 Slot = dict[int, T]
 
@@ -37,4 +39,7 @@ class DeadlineSlots(Generic[T]):
 
     def _end(self, due: float) -> None:
         for waiter in self._slots.pop(due, {}).values():
-            self._expired(waiter)
+            try:
+                self._expired(waiter)
+            except Exception:  # one waiter's failure must not spare the others in the slot
+                log.exception("acting on an expired deadline failed")

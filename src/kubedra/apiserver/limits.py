@@ -71,7 +71,7 @@ class Door:
         for kind in self.inflight:
             metrics.inflight.labels(kind).set_function(self._count_of(kind))
         self._deadlines = DeadlineSlots[web.BaseRequest](self._expired, _DEADLINE_PRECISION)
-        self._late: dict[int, bool] = {}  # requests answered 504 while still running
+        self._late: set[int] = set()  # requests answered 504 while still running
 
     def _count_of(self, kind: str) -> Callable[[], float]:
         return lambda: self.inflight[kind]
@@ -102,7 +102,7 @@ class Door:
         try:
             resp = await handler(request)
         except Exception as err:
-            if not self._late.pop(id(request), False):
+            if not self._answered_late(request):
                 raise
             if not isinstance(err, errors.ApiError | ConnectionError):
                 log.error("%s %s finished after its timeout with %s: %s", request.method,
@@ -112,13 +112,20 @@ class Door:
             slot.pop(id(request), None)
             if kind is not None:
                 self.inflight[kind] -= 1
-        if self._late.pop(id(request), False):
+        if self._answered_late(request):
             raise errors.request_timeout()  # what the client got, for the audit and metrics
         return resp
 
     def _expired(self, request: web.BaseRequest) -> None:
         if _answer_late(request):
-            self._late[id(request)] = True
+            self._late.add(id(request))
+
+    def _answered_late(self, request: web.BaseRequest) -> bool:
+        """Whether the deadline answered ``request`` (asked once, when its handler ends)."""
+        if id(request) not in self._late:
+            return False
+        self._late.discard(id(request))
+        return True
 
     def _deadline(self, request: web.BaseRequest) -> float:
         """The server's request timeout, or the client's ``?timeout=`` when shorter."""

@@ -72,20 +72,18 @@ class WireCache:
         hit = self._items.get(kv.key)
         if hit is not None and hit[0] == rev:
             return hit[1], hit[2]
-        obj = from_kv(kv, rev)
-        data = encode(obj)
-        self._items[kv.key] = (rev, obj, data)
-        if len(self._items) > self._capacity:
-            self._items.popitem(last=False)
-        return obj, data
+        return self._keep(kv.key, rev, from_kv(kv, rev))
 
     def put(self, kv: KeyValue, obj: Obj) -> tuple[Obj, bytes]:
         """``obj`` is what was just written as ``kv``: it becomes the cached (shared) form,
         with its resourceVersion set, so neither the answer nor the watch event decodes the
         stored bytes again. The caller gives ``obj`` away."""
         meta(obj)["resourceVersion"] = str(kv.mod_revision)
+        return self._keep(kv.key, kv.mod_revision, obj)
+
+    def _keep(self, key: str, revision: int, obj: Obj) -> tuple[Obj, bytes]:
         data = encode(obj)
-        self._items[kv.key] = (kv.mod_revision, obj, data)
+        self._items[key] = (revision, obj, data)
         if len(self._items) > self._capacity:
             self._items.popitem(last=False)
         return obj, data

@@ -220,7 +220,7 @@ def validate_pod_update(pod: Pod, old: Pod) -> ErrorList:
     errs += _validate_only_added_tolerations(pod.spec, old.spec)
     errs += _validate_only_deleted_scheduling_gates(pod.spec, old.spec)
     munged = _munged_spec(pod.spec, old.spec)
-    changed = [] if munged == old.spec else [  # the usual case (status, labels) at C speed
+    changed = [] if semantic_equal(munged, old.spec) else [
         f.encode_name for f in _pod_spec_fields()
         if not semantic_equal(getattr(munged, f.name), getattr(old.spec, f.name))]
     if changed:
