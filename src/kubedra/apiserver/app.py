@@ -41,13 +41,13 @@ from kubedra.apiserver.kubernetes_service import ensure_kubernetes_service
 from kubedra.apiserver.limits import Door, Limits, is_long_running
 from kubedra.apiserver.metrics import GROUP, RESOURCE, VERB, Metrics
 from kubedra.apiserver.registry import Registry
+from kubedra.apiserver.replies import JSON, Reply, json_reply
 from kubedra.apiserver.rest import Rest
 from kubedra.registry.pipeline import MAX_REQUEST_BYTES
 from kubedra.storage.contract import Store, StoreError
 
 log = logging.getLogger(__name__)
 
-JSON = "application/json"
 _BOOT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
 
@@ -286,7 +286,7 @@ class ApiServer:
             if doc is None:
                 raise errors.path_not_found()
             data = self._static[key] = encode(doc)
-        return web.Response(body=data, headers={"Content-Type": content_type})
+        return Reply(body=data, headers={"Content-Type": content_type})
 
     def _discovery_root(self, request: web.BaseRequest, legacy: bool) -> web.Response:
         request[VERB] = "get"
@@ -294,8 +294,8 @@ class ApiServer:
         if version is not None:
             body = discovery.aggregated(self.registry, legacy, version)
             ctype = discovery.AGGREGATED_V2 if version == "v2" else discovery.AGGREGATED_V2BETA1
-            return web.Response(body=objects.encode(body),
-                                headers={"Content-Type": ctype, "Vary": "Accept"})
+            return Reply(body=objects.encode(body),
+                         headers={"Content-Type": ctype, "Vary": "Accept"})
         if legacy:
             return _json_response(discovery.api_versions(self.address or request.host))
         return _json_response(discovery.api_group_list(self.registry))
@@ -325,11 +325,11 @@ def _resource_path(head: str, parts: list[str]) -> bool:
 
 
 def _json_response(body: object, code: int = 200) -> web.Response:
-    return web.Response(body=objects.encode(body), status=code, content_type=JSON)
+    return json_reply(objects.encode(body), code)
 
 
 def _status_response(err: errors.ApiError) -> web.Response:
-    resp = web.Response(body=objects.encode(err.status), status=err.code, content_type=JSON)
+    resp = json_reply(objects.encode(err.status), err.code)
     for k, v in err.headers.items():
         resp.headers[k] = v
     return resp

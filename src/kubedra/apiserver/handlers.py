@@ -25,6 +25,7 @@ from kubedra.apiserver.hub import Change, WatchHub
 from kubedra.apiserver.metrics import RESOURCE, VERB
 from kubedra.apiserver.patch import dispatch
 from kubedra.apiserver.registry import Registry, Resource
+from kubedra.apiserver.replies import JSON, json_reply
 from kubedra.apiserver.rest import Filter, Rest, Result, list_object
 from kubedra.apiserver.selectors import (
     FieldSelector,
@@ -36,7 +37,6 @@ from kubedra.apiserver.selectors import (
 from kubedra.apiserver.watch import EventWriter, Streamer
 from kubedra.registry.pipeline import MAX_REQUEST_BYTES, check_size
 
-JSON = "application/json"
 YAML = "application/yaml"
 # what a create or update body may be (upstream also reads protobuf, which kubedra does not)
 BODY_TYPES = (JSON, YAML)
@@ -163,7 +163,7 @@ class ResourceHandlers:
         obj, data = await self.rest.get(t.res, t.namespace, t.name)
         if tables.wants_table(request):
             return _json(tables.table(t.res, [obj], _include_object(request)))
-        return _raw(data)
+        return json_reply(data)
 
     def _filter(self, request: web.BaseRequest, t: Target, opts: params.ListOptions) -> Filter:
         try:
@@ -354,7 +354,7 @@ class ResourceHandlers:
             resp = _json(tables.table(t.res, [result.obj], _include_object(request)),
                          result.code)
         elif result.data is not None:
-            resp = _raw(result.data, result.code)
+            resp = json_reply(result.data, result.code)
         else:
             resp = _json(result.obj, result.code)
         for w in result.warnings:
@@ -465,8 +465,4 @@ _UNSENDABLE: dict[int, None] = {c: None for c in (*range(0x20), 0x7F) if c != 0x
 
 
 def _json(obj: Any, code: int = 200) -> web.Response:
-    return web.Response(body=objects.encode(obj), status=code, content_type=JSON)
-
-
-def _raw(data: bytes, code: int = 200) -> web.Response:
-    return web.Response(body=data, status=code, content_type=JSON)
+    return json_reply(objects.encode(obj), code)
