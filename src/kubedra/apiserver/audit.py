@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import IO, Any, Final
 
 from aiohttp import web
+from aiohttp.helpers import reify
 
 from kubedra.api.base import Obj
 from kubedra.apiserver import objects
@@ -34,7 +35,6 @@ from kubedra.apiserver.metrics import VERB
 
 log = logging.getLogger(__name__)
 
-AUDIT_ID = web.RequestKey("audit_id", str)
 _RECORD = web.RequestKey("audit_record", list)
 
 RESPONSE_STARTED: Final = "ResponseStarted"
@@ -67,10 +67,18 @@ class Request(web.BaseRequest):
     """A request whose response, when its headers go out, carries the Audit-Id and, for a
     watch, records the ResponseStarted stage."""
 
+    @reify
+    def audit_id(self) -> str:
+        """The client's ``Audit-ID``, or a new one (made when first asked: by the response
+        header or the log's first event)."""
+        return self.headers.get("Audit-ID") or new_audit_id()
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        # the state dict's own lookup: the Mapping mixin's raises and catches on every miss
+        return self._state.get(key, default)
+
     async def _prepare_hook(self, response: web.StreamResponse) -> None:
-        audit_id = self.get(AUDIT_ID)
-        if audit_id is not None:
-            response.headers["Audit-Id"] = audit_id
+        response.headers["Audit-Id"] = self.audit_id
         record = self.get(_RECORD)
         if record is not None and record[0] is None:
             record[0] = response.status
@@ -93,12 +101,12 @@ class Auditor:
             self.sink.stop()
 
     def around(self, handler: Handler) -> Handler:
+        """``handler`` itself without a log (each :class:`Request` names its audit ID)."""
         sink = self.sink
+        if sink is None:
+            return handler
 
         async def audited(request: web.BaseRequest) -> web.StreamResponse:
-            request[AUDIT_ID] = request.headers.get("Audit-ID") or new_audit_id()
-            if sink is None:
-                return await handler(request)
             received = time.time()
             long_running = is_long_running(request)
             # [the code the response started with, the sink, when the request arrived]
@@ -172,8 +180,9 @@ class AuditSink:
         record = request.get(_RECORD)
         if received is None:
             received = record[2] if record is not None else time.time()
+        assert isinstance(request, Request)
         self.queue.put((
-            request[AUDIT_ID], stage, request.raw_path, request.get(VERB), request.method,
+            request.audit_id, stage, request.raw_path, request.get(VERB), request.method,
             request.get(USER), _source_ips(request), request.headers.get("User-Agent"),
             request.get(TARGET), status, received, time.time(),
         ))

@@ -56,7 +56,10 @@ def is_long_running(request: web.BaseRequest) -> bool:
     ``timeoutSeconds`` and the server's longest watch end them)."""
     if request.method != "GET":
         return False
-    return request.query.get("watch") in _TRUE or "/watch/" in request.path
+    if "/watch/" in request.path:
+        return True
+    # the (decoded) query string first: most requests have no query to parse
+    return "watch" in request.query_string and request.query.get("watch") in _TRUE
 
 
 class Door:
@@ -130,7 +133,7 @@ class Door:
     def _deadline(self, request: web.BaseRequest) -> float:
         """The server's request timeout, or the client's ``?timeout=`` when shorter."""
         longest = self.limits.request_timeout
-        value = request.query.get("timeout", "")
+        value = request.query.get("timeout", "") if "timeout" in request.query_string else ""
         if not value:
             return longest
         try:
