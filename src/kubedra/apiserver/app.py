@@ -209,7 +209,7 @@ class ApiServer:
 
     async def _dispatch(self, request: web.BaseRequest) -> web.StreamResponse:
         path = request.path
-        parts = [p for p in path.split("/")][1:]
+        parts = path.split("/")[1:]
         if parts and parts[-1] == "" and len(parts) > 1:
             parts = parts[:-1]
         head = parts[0] if parts else ""

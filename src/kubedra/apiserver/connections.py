@@ -103,11 +103,13 @@ class Connection(RequestHandler):
         self._await_head()
 
     def data_received(self, data: bytes) -> None:
-        if self._head_slot is None and self._waiter is not None:
-            self._await_head()  # the first bytes of a request on an idle connection
+        starting = self._head_slot is None and self._waiter is not None  # idle till now
         super().data_received(data)
-        if self._head_slot is not None and self._messages:
-            self._head_arrived()
+        if self._messages:
+            if self._head_slot is not None:
+                self._head_arrived()
+        elif starting:
+            self._await_head()  # the first bytes of a request, not yet its whole head
 
     def connection_lost(self, exc: BaseException | None) -> None:
         if self._head_slot is not None:
