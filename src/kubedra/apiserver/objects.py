@@ -74,6 +74,14 @@ class WireCache:
             return hit[1], hit[2]
         return self._keep(kv.key, rev, from_kv(kv, rev))
 
+    def decoded(self, kv: KeyValue) -> Obj:
+        """The object of ``kv`` (shared: do not mutate): the cached one when it is that
+        revision, else a fresh decode, not kept (the caller only reads it)."""
+        hit = self._items.get(kv.key)
+        if hit is not None and hit[0] == kv.mod_revision:
+            return hit[1]
+        return from_kv(kv)
+
     def put(self, kv: KeyValue, obj: Obj) -> tuple[Obj, bytes]:
         """``obj`` is what was just written as ``kv``: it becomes the cached (shared) form,
         with its resourceVersion set, so neither the answer nor the watch event decodes the

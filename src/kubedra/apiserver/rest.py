@@ -261,8 +261,8 @@ class Rest:
                 if create_missing is not None:
                     return await create_missing()
                 raise errors.not_found(res.kind.plural, res.kind.group, name)
-            old = objects.from_kv(kv)
-            # a second decode for mutate to change: cheaper than deepcopy
+            old = self.cache.decoded(kv)  # read, never changed, by everything below
+            # a fresh decode for mutate to change: cheaper than deepcopy
             new = await mutate(old if keeps_given else objects.from_kv(kv))
             new_meta = objects.meta(new)
             pinned = str(new_meta.get("resourceVersion") or "")

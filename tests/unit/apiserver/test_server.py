@@ -331,3 +331,52 @@ async def test_generated_name_collision_is_retried_from_the_request(
     assert status == 201 and second["metadata"]["name"] == "p-fresh"
     assert second["metadata"]["uid"] != first["metadata"]["uid"]
     assert second["metadata"]["generateName"] == "p-"
+
+
+async def test_writes_leave_every_cached_object_as_its_bytes(env: Env) -> None:
+    """Updates read the stored object from the wire cache without copying it: no write path
+    (PUT, each patch type, status, binding, finalizers, graceful and finalizer-held deletes,
+    no-op, dry-run, rejected and conflicting writes) may change that shared object, which
+    answers later reads and watch events."""
+    def check_cache() -> None:
+        for key, (revision, obj, data) in env.server.cache._items.items():
+            assert obj == json.loads(data), key
+            assert obj["metadata"]["resourceVersion"] == str(revision), key
+
+    async def call(method: str, path: str, body: Any = None, kind: str = "") -> int:
+        kind = kind or (MERGE if method == "PATCH" else "application/json")
+        status, _ = await env.call(method, path, body, content_type=kind)
+        check_cache()
+        return status
+
+    assert await call("POST", PODS, pod("p", labels={"a": "1"},
+                                        finalizers=["example.com/hold"])) == 201
+    _, live = await env.call("GET", f"{PODS}/p")
+    live["metadata"]["labels"]["put"] = "yes"
+    assert await call("PUT", f"{PODS}/p", live) == 200
+    assert await call("PATCH", f"{PODS}/p", {"metadata": {"labels": {"m": "1"}}}) == 200
+    assert await call("PATCH", f"{PODS}/p", {"metadata": {"labels": {"s": "1"}}},
+                      "application/strategic-merge-patch+json") == 200
+    assert await call("PATCH", f"{PODS}/p", [{"op": "add", "path": "/metadata/labels/j",
+                                              "value": "1"}], "application/json-patch+json") == 200
+    assert await call("PATCH", f"{PODS}/p?fieldManager=tester", {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "labels": {"ap": "1"}}},
+        "application/apply-patch+yaml") == 200
+    assert await call("PATCH", f"{PODS}/p/status", {"status": {"phase": "Running"}}) == 200
+    assert await call("POST", f"{PODS}/p/binding", {
+        "metadata": {"name": "p"}, "target": {"kind": "Node", "name": "n1"}},
+        "application/json") == 201
+    assert await call("DELETE", f"{PODS}/p") == 200  # graceful, and held by the finalizer
+    assert await call("DELETE", f"{PODS}/p", {"gracePeriodSeconds": 0}) == 200
+    assert await call("PATCH", f"{PODS}/p", {"metadata": {"finalizers": None}}) == 200
+    assert await call("POST", JOBS, job("j")) == 201
+    assert await call("PATCH", f"{JOBS}/j/status", {"status": {"active": 1}}) == 200
+    # writes that store nothing leave the object they read as the cache's entry
+    assert await call("PATCH", f"{JOBS}/j/status", {"status": {"active": 1}}) == 200
+    assert await call("PATCH", f"{JOBS}/j?dryRun=All", {"metadata": {"labels": {"d": "1"}}}
+                      ) == 200
+    assert await call("PATCH", f"{JOBS}/j", {"spec": {"parallelism": -1}}) == 422
+    _, stale = await env.call("GET", f"{JOBS}/j")
+    assert await call("PATCH", f"{JOBS}/j", {"metadata": {"labels": {"newer": "1"}}}) == 200
+    assert await call("PUT", f"{JOBS}/j", stale) == 409
+    assert env.server.cache._items, "the writes above fill the cache"
