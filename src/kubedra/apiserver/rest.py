@@ -121,6 +121,7 @@ class Rest:
             revision, start_after = decode_continue(continue_token, prefix)
         out: list[tuple[Obj, bytes]] = []
         page = limit if limit > 0 else 0
+        everything, cached = flt.everything, self.cache.get  # asked once, not per item
         while True:
             try:
                 lr = await self.store.list(
@@ -138,15 +139,15 @@ class Rest:
                 ) from None
             revision = lr.revision
             for i, kv in enumerate(lr.items):
-                obj, data = self.cache.get(kv)
-                if flt.everything or flt.matches(res, obj):
+                obj, data = cached(kv)
+                if everything or flt.matches(res, obj):
                     out.append((obj, data))
                     if limit and len(out) >= limit:
                         left_in_page = len(lr.items) - i - 1
                         more = lr.more or left_in_page > 0
                         token = encode_continue(revision, kv.key, prefix) if more else ""
                         remaining = lr.remaining + left_in_page
-                        return out, revision, token, remaining if flt.everything and more else None
+                        return out, revision, token, remaining if everything and more else None
             if not lr.more or not lr.items:
                 return out, revision, "", None
             start_after = lr.items[-1].key
