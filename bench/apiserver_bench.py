@@ -159,7 +159,8 @@ class _Http:
             await self.writer.wait_closed()
 
 
-def _session(config: ClientConfig, **kwargs: Any) -> aiohttp.ClientSession:
+def session(config: ClientConfig, **kwargs: Any) -> aiohttp.ClientSession:
+    """An aiohttp session as the kubeconfig's user (its token, or its certificate)."""
     headers = {"Authorization": f"Bearer {config.token}"} if config.token else {}
     return aiohttp.ClientSession(
         config.server, headers=headers,
@@ -272,7 +273,7 @@ async def _watchers(kubeconfig: Path, path: str, rv: str, count: int, expected: 
                 if received[i] >= expected:
                     return
 
-    async with _session(kubeconfig_file.load(kubeconfig)) as http:
+    async with session(kubeconfig_file.load(kubeconfig)) as http:
         with contextlib.suppress(TimeoutError):
             await asyncio.wait_for(
                 asyncio.gather(*(watcher(http, i) for i in range(count))), timeout=60)
@@ -289,7 +290,7 @@ def _watch_fanout(kubeconfig: Path, path: str, names: list[str], objs: dict[str,
     """Watchers in the client processes; updates from this one, 10 at a time."""
 
     async def produce() -> tuple[str, float]:
-        async with _session(kubeconfig_file.load(kubeconfig)) as http:
+        async with session(kubeconfig_file.load(kubeconfig)) as http:
             async with http.get(path, params={"limit": "1"}) as r:
                 rv = str((await r.json())["metadata"]["resourceVersion"])
             return rv, 0.0
@@ -304,7 +305,7 @@ def _watch_fanout(kubeconfig: Path, path: str, names: list[str], objs: dict[str,
     async def updates() -> float:
         start = time.time()
         queue = list(range(args.watch_events))
-        async with _session(kubeconfig_file.load(kubeconfig)) as http:
+        async with session(kubeconfig_file.load(kubeconfig)) as http:
             async def worker() -> None:
                 while queue:
                     k = queue.pop(0)
@@ -328,10 +329,10 @@ def _watch_fanout(kubeconfig: Path, path: str, names: list[str], objs: dict[str,
 _USER_TOKEN = "bench-user"
 
 
-def _start_server(data: Path, tls: bool, rbac_user: bool, audit_log: bool
-                  ) -> tuple[subprocess.Popen[bytes], Path]:
-    """The server and its administrator's kubeconfig (client certificate over HTTPS, a
-    token over plain HTTP)."""
+def start_server(data: Path, tls: bool, rbac_user: bool = False, audit_log: bool = False,
+                 flags: tuple[str, ...] = ()) -> tuple[subprocess.Popen[bytes], Path]:
+    """The server (with ``flags`` added) and its administrator's kubeconfig (client
+    certificate over HTTPS, a token over plain HTTP)."""
     kubeconfig = data / "kubeconfig"
     auth: list[str] = []
     if rbac_user:  # the load comes from a user RBAC authorizes (not system:masters)
@@ -342,7 +343,7 @@ def _start_server(data: Path, tls: bool, rbac_user: bool, audit_log: bool
         [sys.executable, "-c", "from kubedra.cli.main import main; main()", "apiserver",
          "--data-dir", str(data), "--port", "0", "--kubeconfig", str(kubeconfig),
          "--max-requests-inflight", "1000", "--max-mutating-requests-inflight", "1000",
-         *auth, *audit, *(() if tls else ("--no-tls",))],
+         *auth, *audit, *(() if tls else ("--no-tls",)), *flags],
         stdout=subprocess.DEVNULL, stderr=(data / "log").open("wb"),
     )
     deadline = time.monotonic() + 30
@@ -355,7 +356,7 @@ def _start_server(data: Path, tls: bool, rbac_user: bool, audit_log: bool
 
 def _run_once(args: argparse.Namespace) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="kubedra-bench-") as tmp:
-        proc, kubeconfig = _start_server(Path(tmp), not args.no_tls, args.rbac_user,
+        proc, kubeconfig = start_server(Path(tmp), not args.no_tls, args.rbac_user,
                                          args.audit_log)
         try:
             if args.rbac_user:
@@ -379,14 +380,14 @@ async def _grant(admin: Path, path: str) -> Path:
                "subjects": [{"apiGroup": "rbac.authorization.k8s.io", "kind": "User",
                              "name": "bench"}]}
     config = kubeconfig_file.load(admin)
-    async with _session(config) as http:
+    async with session(config) as http:
         for kind, body in (("clusterroles", role), ("clusterrolebindings", binding)):
             async with http.post(f"{rbac}/{kind}", json=body) as r:
                 assert r.status == 201, await r.text()
     user = admin.with_name("bench.kubeconfig")
     kubeconfig_file.write(user, config.server, kubeconfig_file.Credentials(token=_USER_TOKEN),
                           ca_pem=config.ca_data)
-    async with _session(kubeconfig_file.load(user)) as http:
+    async with session(kubeconfig_file.load(user)) as http:
         for _ in range(100):
             async with http.get(path, params={"limit": "1"}) as r:
                 if r.status == 200:
