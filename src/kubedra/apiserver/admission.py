@@ -8,9 +8,8 @@ decode the new and the stored object once each and hand back the admitted JSON.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
-from contextlib import contextmanager
 from typing import Any, Final, TypeVar
 
 from kubedra.api import codec
@@ -24,17 +23,28 @@ from kubedra.registry.pipeline import Decoded
 T = TypeVar("T")
 
 
-@contextmanager
-def answers() -> Iterator[None]:
-    """Pipeline rejections → ``ApiError`` (400, 413 or 422)."""
-    try:
-        yield
-    except pipeline.Invalid as err:
-        raise errors.invalid(err.kind.kind, err.kind.group, err.name, err.errors) from None
-    except pipeline.TooLarge as err:
-        raise errors.too_large(err.limit) from None
-    except pipeline.BadRequest as err:
-        raise errors.bad_request(err.message) from None
+class _Answers:
+    """Pipeline rejections → ``ApiError`` (400, 413 or 422). A class, not a generator
+    context manager: it is entered several times on every write."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, _type: object, err: BaseException | None, _tb: object) -> None:
+        if isinstance(err, pipeline.Invalid):
+            raise errors.invalid(err.kind.kind, err.kind.group, err.name, err.errors) from None
+        if isinstance(err, pipeline.TooLarge):
+            raise errors.too_large(err.limit) from None
+        if isinstance(err, pipeline.BadRequest):
+            raise errors.bad_request(err.message) from None
+
+
+_ANSWERS = _Answers()
+
+
+def answers() -> _Answers:
+    """``with answers():`` turns what the pipeline rejects into the server's answer."""
+    return _ANSWERS
 
 
 def decode(res: Resource, raw: Any, mode: str, duplicates: list[str] | None = None) -> Decoded:

@@ -32,6 +32,7 @@ from kubedra.apiserver.auth import USER, User
 from kubedra.apiserver.handlers import TARGET
 from kubedra.apiserver.limits import Handler, is_long_running
 from kubedra.apiserver.metrics import VERB
+from kubedra.registry.identity import uuid4_text
 
 log = logging.getLogger(__name__)
 
@@ -276,14 +277,11 @@ def _micro_time(t: float) -> str:
 # audit IDs only need to be unique, not unpredictable: a generator seeded once from the
 # system, instead of a getrandom system call on every request
 _ids = random.Random(os.urandom(32))
-_VERSION_MASK = ~((0xF << 76) | (0x3 << 62))
-_VERSION_4 = (0x4 << 76) | (0x2 << 62)
 
 
 def new_audit_id() -> str:
-    """A random (version 4, RFC 4122 variant) UUID, as ``uuid.uuid4()`` formats it."""
-    h = f"{_ids.getrandbits(128) & _VERSION_MASK | _VERSION_4:032x}"
-    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+    """A random version 4 UUID."""
+    return uuid4_text(_ids.getrandbits(128))
 
 
 class RotatingWriter:

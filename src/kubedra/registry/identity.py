@@ -6,7 +6,16 @@ from __future__ import annotations
 import os
 import secrets
 import time
-import uuid
+
+_VERSION_MASK = ~((0xF << 76) | (0x3 << 62))
+_VERSION_4 = (0x4 << 76) | (0x2 << 62)
+
+
+def uuid4_text(bits: int) -> str:
+    """128 random bits as a version 4, RFC 4122 variant UUID, formatted as ``uuid.uuid4()``
+    prints one (without building the object)."""
+    h = f"{bits & _VERSION_MASK | _VERSION_4:032x}"
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
 
 
 class _UidSource:
@@ -14,12 +23,14 @@ class _UidSource:
 
     def __init__(self) -> None:
         self._pool = b""
+        self._at = 0
 
     def __call__(self) -> str:
-        if not self._pool:
-            self._pool = os.urandom(16 * 256)
-        raw, self._pool = self._pool[:16], self._pool[16:]
-        return str(uuid.UUID(bytes=raw, version=4))
+        at = self._at
+        if at >= len(self._pool):
+            self._pool, at = os.urandom(16 * 256), 0
+        self._at = at + 16
+        return uuid4_text(int.from_bytes(self._pool[at:at + 16]))
 
 
 new_uid = _UidSource()
