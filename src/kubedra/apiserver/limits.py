@@ -56,10 +56,13 @@ def is_long_running(request: web.BaseRequest) -> bool:
     ``timeoutSeconds`` and the server's longest watch end them)."""
     if request.method != "GET":
         return False
-    if "/watch/" in request.path:
-        return True
-    # the (decoded) query string first: most requests have no query to parse
-    return "watch" in request.query_string and request.query.get("watch") in _TRUE
+    return "/watch/" in request.path or _query_value(request, "watch") in _TRUE
+
+
+def _query_value(request: web.BaseRequest, name: str) -> str | None:
+    """A query parameter, looked for in the (decoded) query text first: most requests have
+    no query to parse."""
+    return request.query.get(name) if name in request.query_string else None
 
 
 class Door:
@@ -133,7 +136,7 @@ class Door:
     def _deadline(self, request: web.BaseRequest) -> float:
         """The server's request timeout, or the client's ``?timeout=`` when shorter."""
         longest = self.limits.request_timeout
-        value = request.query.get("timeout", "") if "timeout" in request.query_string else ""
+        value = _query_value(request, "timeout")
         if not value:
             return longest
         try:

@@ -69,18 +69,20 @@ class WireCache:
     def get(self, kv: KeyValue, revision: int | None = None) -> tuple[Obj, bytes]:
         """Decoded object (shared: do not mutate) and its encoded bytes."""
         rev = revision if revision is not None else kv.mod_revision
-        hit = self._items.get(kv.key)
-        if hit is not None and hit[0] == rev:
+        hit = self._hit(kv.key, rev)
+        if hit is not None:
             return hit[1], hit[2]
         return self._keep(kv.key, rev, from_kv(kv, rev))
 
     def decoded(self, kv: KeyValue) -> Obj:
         """The object of ``kv`` (shared: do not mutate): the cached one when it is that
         revision, else a fresh decode, not kept (the caller only reads it)."""
-        hit = self._items.get(kv.key)
-        if hit is not None and hit[0] == kv.mod_revision:
-            return hit[1]
-        return from_kv(kv)
+        hit = self._hit(kv.key, kv.mod_revision)
+        return hit[1] if hit is not None else from_kv(kv)
+
+    def _hit(self, key: str, revision: int) -> tuple[int, Obj, bytes] | None:
+        hit = self._items.get(key)
+        return hit if hit is not None and hit[0] == revision else None
 
     def put(self, kv: KeyValue, obj: Obj) -> tuple[Obj, bytes]:
         """``obj`` is what was just written as ``kv``: it becomes the cached (shared) form,

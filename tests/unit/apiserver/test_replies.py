@@ -5,7 +5,7 @@ cumulative histograms."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 
 import pytest
 from aiohttp import web
@@ -16,15 +16,15 @@ from kubedra.apiserver.replies import Reply
 BODY = b'{"kind":"Status"}'
 
 
-def _answers(kind: Callable[..., web.Response]) -> Callable[[web.BaseRequest],
-                                                               asyncio.Future[web.Response]]:
+def _answers(kind: Callable[..., web.Response]
+             ) -> Callable[[web.BaseRequest], Awaitable[web.Response]]:
     async def handler(request: web.BaseRequest) -> web.Response:
         resp = kind(body=BODY, status=int(request.query.get("code", "200")),
                     content_type="application/json")
         resp.headers.add("Warning", '299 - "first"')
         resp.headers.add("Warning", '299 - "second"')
         return resp
-    return handler  # type: ignore[return-value]
+    return handler
 
 
 @pytest.fixture
