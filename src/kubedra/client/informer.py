@@ -21,8 +21,6 @@ import random
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, Generic, TypeVar
 
-import aiohttp
-
 from kubedra.api.meta import TypedObject
 from kubedra.client.errors import ApiError, is_gone
 from kubedra.client.rest import Client
@@ -128,7 +126,7 @@ class Informer(Generic[T]):
                     need_list = True
                     continue
                 log.warning("%s informer: %s", name, e)
-            except (aiohttp.ClientError, ConnectionError, TimeoutError) as e:
+            except (ConnectionError, TimeoutError) as e:
                 log.info("%s informer reconnecting: %s", name, e)
             except Exception as e:
                 failures += 1

@@ -7,19 +7,19 @@ against any conforming server. Components reach the API server only through this
 from __future__ import annotations
 
 import json
+import ssl
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 from urllib.parse import quote, urlencode
 
-import aiohttp
 import msgspec
-from yarl import URL
 
 from kubedra.api import codec
 from kubedra.api.kinds import KINDS, Kind
 from kubedra.api.meta import Status, TypedObject
 from kubedra.client.errors import ApiError
+from kubedra.client.http import HttpConnectionError, Pool
 from kubedra.client.kubeconfig import ClientConfig
 
 T = TypeVar("T", bound=TypedObject)
@@ -97,24 +97,17 @@ def _query(**params: Any) -> dict[str, str]:
 
 
 class Client:
-    """One connection pool to one API server. Watches use their own unlimited pool so that
-    long-running streams never starve ordinary requests."""
+    """Connections to one API server (:mod:`kubedra.client.http`): a pool of at most 64 for
+    requests, and one per watch, so that long-running streams never starve requests."""
 
     def __init__(self, config: ClientConfig, *, user_agent: str = "kubedra") -> None:
         self.config = config
         headers = {"User-Agent": user_agent, "Accept": "application/json"}
         if config.token:
             headers["Authorization"] = f"Bearer {config.token}"
-        ssl = config.ssl_context()
-        self._base = config.server.rstrip("/")
-        self._session = aiohttp.ClientSession(
-            headers=headers, connector=aiohttp.TCPConnector(limit=64, ssl=ssl),
-        )
-        self._watch_session = aiohttp.ClientSession(
-            headers=headers,
-            connector=aiohttp.TCPConnector(limit=0, ssl=ssl),
-            timeout=aiohttp.ClientTimeout(total=None, sock_read=None),
-        )
+        tls = config.ssl_context()
+        self._pool = Pool(config.server, tls if isinstance(tls, ssl.SSLContext) else None,
+                          headers, limit=64)
 
     async def __aenter__(self) -> Client:
         return self
@@ -123,26 +116,16 @@ class Client:
         await self.close()
 
     async def close(self) -> None:
-        await self._session.close()
-        await self._watch_session.close()
+        await self._pool.close()
 
     async def _request(self, method: str, path: str, *, params: Mapping[str, str] | None = None,
                        body: bytes | None = None,
                        content_type: str = "application/json") -> bytes:
-        headers = {"Content-Type": content_type} if body is not None else None
-        async with self._session.request(method, self._url(path, params), data=body,
-                                         headers=headers) as resp:
-            data = await resp.read()
-            if resp.status >= 400:
-                raise _api_error(resp.status, data)
-            return data
-
-    def _url(self, path: str, params: Mapping[str, str] | None) -> URL:
-        """The request's URL, encoded once here (``path`` is already quoted): given a path
-        and a query mapping, aiohttp would join it with the base and re-normalise both on
-        every request."""
-        query = f"?{urlencode(params, quote_via=quote)}" if params else ""
-        return URL(self._base + path + query, encoded=True)
+        status, data = await self._pool.request(method, _target(path, params), body,
+                                                content_type)
+        if status >= 400:
+            raise _api_error(status, data)
+        return data
 
     async def get(self, model: type[T], name: str, namespace: str | None = None) -> T:
         data = await self._request("GET", object_path(kind_of(model), namespace, name))
@@ -253,10 +236,10 @@ class Client:
                         labelSelector=label_selector, fieldSelector=field_selector,
                         timeoutSeconds=timeout_seconds, allowWatchBookmarks=allow_bookmarks)
         path = object_path(kind_of(model), namespace)
-        async with self._watch_session.get(self._url(path, params)) as resp:
+        async with self._pool.stream(_target(path, params)) as resp:
             if resp.status >= 400:
                 raise _api_error(resp.status, await resp.read())
-            async for line in _lines(resp.content):
+            async for line in _lines(resp.iter_chunks()):
                 if not line.strip():
                     continue
                 event = _event_decoder.decode(line)
@@ -269,14 +252,19 @@ class Client:
                 yield WatchEvent(event.type, codec.decode(bytes(event.object), model))
 
 
-async def _lines(stream: aiohttp.StreamReader) -> AsyncIterator[bytes]:
-    """The stream's newline-terminated lines, however long: aiohttp's own line reader stops
-    at its buffer limit (512 KiB), far below the largest object the API server accepts. Like
-    client-go's JSON framer it sets no limit of its own; a stream cut inside a line raises
-    ``ClientPayloadError`` (a connection problem: the informer resumes)."""
+def _target(path: str, params: Mapping[str, str] | None) -> str:
+    """The request target: ``path`` is already quoted, the query is encoded here."""
+    return f"{path}?{urlencode(params, quote_via=quote)}" if params else path
+
+
+async def _lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
+    """The stream's newline-terminated lines, however long: like client-go's JSON framer it
+    sets no limit of its own (the largest object the API server accepts is far above any
+    line reader's buffer); a stream that ends inside a line raises
+    :class:`HttpConnectionError` (a connection problem: the informer resumes)."""
     buffer = bytearray()
     searched = 0
-    async for chunk in stream.iter_any():
+    async for chunk in chunks:
         buffer += chunk
         start = 0
         while (end := buffer.find(b"\n", max(start, searched))) != -1:
@@ -285,7 +273,7 @@ async def _lines(stream: aiohttp.StreamReader) -> AsyncIterator[bytes]:
         del buffer[:start]
         searched = len(buffer)
     if buffer.strip():
-        raise aiohttp.ClientPayloadError("watch stream ended inside an event")
+        raise HttpConnectionError("watch stream ended inside an event")
 
 
 def _bookmark(raw: msgspec.Raw, model: type[T]) -> T:
