@@ -62,6 +62,13 @@ class Change:
         """The encoded object (for watchers that rewrite the line)."""
         return self.line[self._start:-2]
 
+    def follows(self, before: Change) -> None:
+        """Take the previous object from the change that wrote it, when it is that one:
+        already decoded (and its selectable fields perhaps computed), shared as it is."""
+        if self._prev_kv is not None and self._prev_kv.mod_revision == before.revision:
+            self._prev = before.obj
+            self._prev_fields = before._fields
+
     @property
     def prev(self) -> Obj | None:
         if self._prev is None and self._prev_kv is not None:
@@ -258,6 +265,8 @@ class WatchHub:
         self.window_bytes_limit = window_bytes
         self.window_bytes = 0
         self.window_start = 0  # changes with revision > window_start are all in the window
+        # each key's last change in the window: the previous object of its next change
+        self._latest: dict[str, Change] = {}
         self.revision = 0
         self.subs: set[Subscription] = set()  # all of them
         self._untriggered: set[Subscription] = set()  # offered every change
@@ -305,6 +314,7 @@ class WatchHub:
     async def _reset(self, compacted: int | None = None) -> None:
         self._released += self.window_bytes
         self.window.clear()
+        self._latest.clear()
         self.window_bytes = 0
         self.revision = self.window_start = await self.store.current_revision()
         if compacted is None:
@@ -318,10 +328,20 @@ class WatchHub:
         window = self.window
         window.append(ch)
         self.window_bytes += ch.size
+        latest = self._latest
+        if ch.type == "DELETED":
+            latest.pop(ch.key, None)
+        else:
+            before = latest.get(ch.key)
+            if before is not None:
+                ch.follows(before)
+            latest[ch.key] = ch
         while len(window) > self.window_limit or (
             self.window_bytes > self.window_bytes_limit and len(window) > 1
         ):
             old = window.popleft()
+            if latest.get(old.key) is old:
+                del latest[old.key]
             self.window_bytes -= old.size
             self._released += old.size
             self.window_start = old.revision

@@ -318,6 +318,34 @@ async def test_node_watches_see_a_pod_enter_and_leave_by_its_binding(env: Env) -
                 raise AssertionError(f"node c's watch got {line!r}")
 
 
+async def test_a_change_takes_its_previous_object_from_the_change_before_it(env: Env) -> None:
+    """A node watch needs each pod change's previous object (did it leave the node?): the
+    hub shares the object its previous change already holds rather than decoding the
+    stored bytes again, and decodes them only when that change has left the window."""
+    hub = env.server.hub
+    _, created = await env.call("POST", PODS, pod("p"))
+    rv = created["metadata"]["resourceVersion"]
+    async with env.http.get(f"{PODS}?watch=true&resourceVersion={rv}"
+                            "&fieldSelector=spec.nodeName%3Da") as on_a:
+        await env.call("POST", f"{PODS}/p/binding", {
+            "metadata": {"name": "p"}, "target": {"kind": "Node", "name": "a"}})
+        async with asyncio.timeout(5):
+            assert json.loads(await on_a.content.readline())["type"] == "ADDED"
+        mine = [ch for ch in hub.window if ch.key.endswith("/p")]
+        assert [ch.type for ch in mine] == ["ADDED", "MODIFIED"]
+        assert mine[1].prev is mine[0].obj
+        hub.window.clear()  # the binding's change is gone: the next one decodes its bytes
+        hub._latest.clear()
+        await env.call("PATCH", f"{PODS}/p/status", {"status": {"phase": "Running"}},
+                       content_type="application/merge-patch+json")
+        async with asyncio.timeout(5):
+            event = json.loads(await on_a.content.readline())
+        assert event["object"]["status"]["phase"] == "Running"
+        (status_change,) = [ch for ch in hub.window if ch.key.endswith("/p")]
+        assert status_change.prev is not mine[1].obj
+        assert status_change.prev == mine[1].obj
+
+
 async def test_generated_name_collision_is_retried_from_the_request(
         env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
     """RetryGenerateName: a generated name that exists is generated again, and the retry
