@@ -134,9 +134,13 @@ def diff(old: Any, new: Any, meta: Meta, path: Path = (), own: bool = False
     return added, modified, removed
 
 
-def under(path: Path, roots: FieldSet) -> bool:
-    """Whether ``path`` is one of ``roots`` or lies below one of them."""
-    return any(path[: len(r)] == r for r in roots)
+def outside(paths: FieldSet | frozenset[Path], roots: FieldSet) -> FieldSet:
+    """The paths that are not one of ``roots`` and lie below none of them: one pass per
+    distinct root length, each a set lookup per path."""
+    kept = set(paths)
+    for n in {len(r) for r in roots}:
+        kept = {p for p in kept if p[:n] not in roots}
+    return kept
 
 
 def to_fields_v1(paths: FieldSet) -> dict[str, Any]:

@@ -26,10 +26,10 @@ from kubedra.apiserver.patch.fieldset import (
     diff,
     field_set,
     merge_applied,
+    outside,
     path_string,
     remove_path,
     strip,
-    under,
 )
 from kubedra.apiserver.patch.schema import Meta, schema_for
 from kubedra.apiserver.patch.values import go_json
@@ -155,12 +155,6 @@ def encode_managed(managers: dict[Manager, _Owned], api_version: str) -> list[Js
     return entries
 
 
-def _drop(paths: FieldSet, roots: FieldSet) -> FieldSet:
-    if not roots:
-        return set(paths)
-    return {p for p in paths if not under(p, roots)}
-
-
 def _store(obj: JsonMap, managers: dict[Manager, _Owned], api_version: str) -> None:
     entries = encode_managed(managers, api_version)
     meta = obj.setdefault("metadata", {})
@@ -187,14 +181,14 @@ def update_managed_fields(
     schema = schema_for(*_group_kind(new))
     managers = decode_managed(old)
     added, modified, removed = diff(strip(old or {}), strip(new), schema)
-    changed = _drop(added | modified, set(reset_fields))
+    changed = outside(added | modified, set(reset_fields))
     key = Manager(manager, "Update", api_version, subresource)
     for other, owned in managers.items():
         if other != key:
-            owned.fields = _drop(owned.fields, removed) - changed
+            owned.fields = outside(owned.fields, removed) - changed
     mine = managers.setdefault(key, _Owned(set(), None))
     before = set(mine.fields)
-    mine.fields = _drop(mine.fields, removed) | changed
+    mine.fields = outside(mine.fields, removed) | changed
     if mine.fields != before or mine.time is None:
         mine.time = _now(now)
     # Only metadata.managedFields changes: copy the two levels on the way to it.
@@ -253,15 +247,15 @@ def apply_server_side(
     base = copy.deepcopy(live) if live is not None else {}
     managers = decode_managed(live)
     if live is not None and not managers:
-        everything = _drop(field_set(live, schema), reset)
+        everything = outside(field_set(live, schema), reset)
         if everything:
             managers[Manager(BEFORE_FIRST_APPLY, "Update", api_version)] = _Owned(everything, None)
     key = Manager(manager, "Apply", "", subresource)
-    config = _drop(field_set(applied, schema), reset)
+    config = outside(field_set(applied, schema), reset)
 
     merged = merge_applied(base, applied, schema)
     added, modified, _ = diff(strip(base), strip(merged), schema)
-    changed = _drop(added | modified, reset)
+    changed = outside(added | modified, reset)
     conflicts = [Conflict(other, path) for other, owned in sorted(managers.items())
                  if other != key for path in sorted(owned.fields & changed)]
     if conflicts and not force and manager == "kubectl" and live is not None:
@@ -283,7 +277,7 @@ def apply_server_side(
     _, _, removed = diff(strip(base), strip(merged), schema)
     for other, owned in managers.items():
         if other != key:
-            owned.fields = _drop(owned.fields, removed)
+            owned.fields = outside(owned.fields, removed)
 
     if manager == "kubectl" and live is not None and _has_last_applied(live):
         merged.setdefault("metadata", {}).setdefault("annotations", {})[LAST_APPLIED] = (
