@@ -9,6 +9,9 @@ change). Each pod's scheduling cycle thus re-evaluates only the nodes whose pool
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable
+
 from kubedra.allocation.engine import UNSUITABLE, NodeVerdict, PodAllocator
 from kubedra.allocation.pool import Pool
 
@@ -41,6 +44,30 @@ class NodeVerdicts:
         """A small number for what the allocator requests (cheap to hash per node)."""
         return self._ids.setdefault(signature(allocator), len(self._ids))
 
+    def for_pod(self, allocator: PodAllocator) -> Callable[[str], NodeVerdict]:
+        """``verdict`` for one pod's allocator, by node name. Its claims usually ask one
+        driver: then a closure over that driver's pools, since the Filter of every node of
+        every cycle runs it (the hot path of scheduling)."""
+        sig = self.signature_id(allocator)
+        if len(allocator.requests) != 1:
+            return functools.partial(self.verdict, allocator, sig)
+        driver = next(iter(allocator.requests))
+        pool_of = allocator.index.pool
+        cache = self._cache
+
+        def verdict(node: str) -> NodeVerdict:
+            pool = pool_of(node, driver)
+            if pool is None or not pool.free:
+                return NOTHING_FREE
+            hit = cache.get((sig, node))
+            if hit is not None:
+                (held, version), = hit[0]
+                if held is pool and version == pool.version:
+                    return hit[1]
+            return self._evaluate(allocator, sig, node, ((pool, pool.version),))
+
+        return verdict
+
     def verdict(self, allocator: PodAllocator, sig: int, node: str) -> NodeVerdict:
         index = allocator.index
         state: _PoolState
@@ -56,14 +83,17 @@ class NodeVerdicts:
             if all(p is None or not p.free for p in pools):
                 return NOTHING_FREE
             state = tuple((p, p.version if p is not None else 0) for p in pools)
-        key = (sig, node)
-        hit = self._cache.get(key)
+        hit = self._cache.get((sig, node))
         if hit is not None and _same(hit[0], state):
             return hit[1]
+        return self._evaluate(allocator, sig, node, state)
+
+    def _evaluate(self, allocator: PodAllocator, sig: int, node: str,
+                  state: _PoolState) -> NodeVerdict:
         verdict = allocator.filter(node)
         if len(self._cache) >= LIMIT:
             self._cache.clear()  # ids stay: cycles in progress hold them
-        self._cache[key] = (state, verdict)
+        self._cache[sig, node] = (state, verdict)
         return verdict
 
 

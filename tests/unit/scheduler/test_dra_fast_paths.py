@@ -66,6 +66,45 @@ def test_reused_verdict_follows_pool_changes() -> None:
     assert plugin.filter(third, other, n0).ok
 
 
+def test_reused_verdict_follows_an_allocation_that_leaves_the_pool_free() -> None:
+    """The node still has a free instance after the first pod's allocation, but not one its
+    selector accepts: the next pod asking the same thing is told so, not the old verdict."""
+    state = DRAState()
+    feed(state, [decode({"metadata": {"name": "c"}, "driverName": "d",
+                         "structuredParameters": True}, ResourceClass),
+                 decode({"metadata": {"name": "s0"}, "nodeName": "n0", "driverName": "d",
+                         "namedResources": {"instances": [
+                             {"name": "i0", "attributes": [{"name": "model", "string": "a"}]},
+                             {"name": "i1", "attributes": [{"name": "model", "string": "b"}]},
+                         ]}}, ResourceSlice),
+                 decode({"metadata": {"name": "wants-a", "namespace": "ns"},
+                         "driverRequests": [{"driverName": "d", "requests": [
+                             {"namedResources": {
+                                 "selector": 'attributes.string["model"] == "a"'}}]}]},
+                        ResourceClaimParameters)])
+
+    def pod(i: int) -> Pod:
+        state.set_claim(decode({
+            "metadata": {"name": f"c{i}", "namespace": "ns", "uid": f"cu{i}",
+                         "resourceVersion": "1"},
+            "spec": {"resourceClassName": "c", "parametersRef": {
+                "apiGroup": "resource.k8s.io", "kind": "ResourceClaimParameters",
+                "name": "wants-a"}}}, ResourceClaim))
+        return decode({"metadata": {"name": f"p{i}", "namespace": "ns", "uid": f"pu{i}"},
+                       "spec": {"resourceClaims": [{"name": "r", "source": {
+                           "resourceClaimName": f"c{i}"}}]}}, Pod)
+
+    plugin, n0 = DynamicResources(state), node("n0")
+    first, second = CycleState(), CycleState()
+    p0, p1 = pod(0), pod(1)
+    assert plugin.pre_filter(first, p0).ok and plugin.filter(first, p0, n0).ok
+    assert plugin.pre_filter(second, p1).ok and plugin.filter(second, p1, n0).ok  # cached
+    assert plugin.reserve(first, p0, "n0").ok  # takes i0; i1 stays free
+    third = CycleState()
+    assert plugin.pre_filter(third, p1).ok
+    assert not plugin.filter(third, p1, n0).ok
+
+
 def test_claim_users_index_follows_pod_updates() -> None:
     informers = Informers(None)  # type: ignore[arg-type]  # handlers only
     users = ClaimUsers(informers)

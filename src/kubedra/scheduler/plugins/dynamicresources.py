@@ -256,8 +256,7 @@ class DynamicResources:
         allocator = plan.allocator
         verdict: Callable[[str], NodeVerdict] = allocator.filter
         if allocator.plans:  # pods asking for the same thing share verdicts
-            verdict = functools.partial(self.verdicts.verdict, allocator,
-                                        self.verdicts.signature_id(allocator))
+            verdict = self.verdicts.for_pod(allocator)
         state[NAME] = _Cycle(plan, verdict)
         return SUCCESS
 
