@@ -270,6 +270,11 @@ class AllocationIndex:
     def pool(self, node: str, driver: str) -> Pool | None:
         return self._pools.get((node, driver))
 
+    def pool_lookup(self) -> Callable[[PoolKey], Pool | None]:
+        """:meth:`pool` by its ``(node, driver)`` key, for loops over every node: the
+        index's own mapping's ``get`` (it lives as long as the index)."""
+        return self._pools.get
+
     def pools(self) -> Iterator[Pool]:
         return iter(self._pools.values())
 

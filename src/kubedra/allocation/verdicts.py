@@ -52,11 +52,11 @@ class NodeVerdicts:
         if len(allocator.requests) != 1:
             return functools.partial(self.verdict, allocator, sig)
         driver = next(iter(allocator.requests))
-        pool_of = allocator.index.pool
+        pool_of = allocator.index.pool_lookup()
         cache = self._cache
 
         def verdict(node: str) -> NodeVerdict:
-            pool = pool_of(node, driver)
+            pool = pool_of((node, driver))
             if pool is None or not pool.free:
                 return NOTHING_FREE
             hit = cache.get((sig, node))

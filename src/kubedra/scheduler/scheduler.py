@@ -186,13 +186,16 @@ class Scheduler:
         feasible: list[NodeInfo] = []
         start = self._next_start % n
         checked = 0
+        last: tuple[Status | None, object, Status] = (None, None, SUCCESS)
         for info in itertools.chain(itertools.islice(infos, start, None),
                                     itertools.islice(infos, start)):
             checked += 1
             for check, plugin in checks:
                 status = check(state, pod, info)
                 if status is not SUCCESS and status.code is not Code.SUCCESS:
-                    diagnosis.node_statuses[info.name] = _by(status, plugin)
+                    if status is not last[0] or plugin is not last[1]:  # the same one, mostly
+                        last = (status, plugin, _by(status, plugin))
+                    diagnosis.node_statuses[info.name] = last[2]
                     rejectors.add(plugin.name)
                     break
             else:
