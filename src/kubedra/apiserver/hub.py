@@ -24,6 +24,17 @@ log = logging.getLogger(__name__)
 _RELEASE_EVERY = 64 << 20
 
 
+_REGISTRY = "/registry/"
+
+
+def resource_prefix(key: str) -> str:
+    """``/registry/<group>/<plural>/`` of a key or a watch prefix below it; "" for a
+    prefix above every resource (``/registry/``)."""
+    group_end = key.find("/", len(_REGISTRY))
+    plural_end = key.find("/", group_end + 1) if group_end >= 0 else -1
+    return key[:plural_end + 1] if plural_end >= 0 else ""
+
+
 class Change:
     """A decoded store event: objects are shared, never mutate them.
 
@@ -269,7 +280,8 @@ class WatchHub:
         self._latest: dict[str, Change] = {}
         self.revision = 0
         self.subs: set[Subscription] = set()  # all of them
-        self._untriggered: set[Subscription] = set()  # offered every change
+        # offered every change of their resource (by its key prefix; "": of every resource)
+        self._untriggered: dict[str, set[Subscription]] = {}
         self._triggers: dict[tuple[str, str], Trigger] = {}
         self._triggered: dict[Subscription, tuple[Trigger, str]] = {}
         self.subscriber_limit = 50_000
@@ -346,8 +358,12 @@ class WatchHub:
             self._released += old.size
             self.window_start = old.revision
         self.revision = ch.revision
-        for sub in list(self._untriggered):
-            sub.offer(ch)
+        untriggered = self._untriggered
+        for resource in (resource_prefix(ch.key), ""):
+            subs = untriggered.get(resource)
+            if subs:
+                for sub in list(subs):
+                    sub.offer(ch)
         for trigger in self._triggers.values():
             if trigger.subs and ch.key.startswith(trigger.prefix):
                 for value in trigger.values(ch):
@@ -384,7 +400,7 @@ class WatchHub:
             sub.offer(ch)
         self.subs.add(sub)
         if triggered is None:
-            self._untriggered.add(sub)
+            self._untriggered.setdefault(resource_prefix(prefix), set()).add(sub)
         else:
             trigger, value = triggered
             trigger.subs.setdefault(value, set()).add(sub)
@@ -393,7 +409,9 @@ class WatchHub:
 
     def unsubscribe(self, sub: Subscription) -> None:
         self.subs.discard(sub)
-        self._untriggered.discard(sub)
+        untriggered = self._untriggered.get(resource_prefix(sub.prefix))
+        if untriggered is not None:
+            untriggered.discard(sub)
         triggered = self._triggered.pop(sub, None)
         if triggered is not None:
             trigger, value = triggered

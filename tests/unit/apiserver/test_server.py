@@ -346,6 +346,30 @@ async def test_a_change_takes_its_previous_object_from_the_change_before_it(env:
         assert status_change.prev == mine[1].obj
 
 
+async def test_a_change_is_offered_only_to_the_watches_of_its_resource(env: Env) -> None:
+    """Each node agent watches a few other resources: those watches are not asked about
+    every pod change (only watches of pods, and those above every resource, are)."""
+    hub = env.server.hub
+    offered: dict[str, int] = {}
+
+    def counting(name: str, prefix: str) -> None:
+        sub = hub.subscribe(prefix, hub.revision)
+        plain = sub.offer
+
+        def offer(ch: Any) -> None:
+            offered[name] = offered.get(name, 0) + 1
+            plain(ch)
+        sub.offer = offer  # type: ignore[method-assign]
+
+    counting("pods", "/registry/core/pods/")
+    counting("pods-in-ns", "/registry/core/pods/default/")
+    counting("configmaps", "/registry/core/configmaps/")
+    counting("everything", "/registry/")
+    await env.call("POST", PODS, pod("p"))
+    await asyncio.sleep(0.2)  # the hub publishes the change
+    assert offered == {"pods": 1, "pods-in-ns": 1, "everything": 1}
+
+
 async def test_generated_name_collision_is_retried_from_the_request(
         env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
     """RetryGenerateName: a generated name that exists is generated again, and the retry
