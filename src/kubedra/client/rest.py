@@ -33,8 +33,9 @@ PATCH_TYPES = {
 }
 
 _TYPED = "Ignore"
-"""fieldValidation for bodies encoded from our typed models: they cannot carry unknown or
-duplicate fields, so the server need not look for them."""
+"""fieldValidation of every write: bodies encoded from our typed models cannot carry unknown
+or duplicate fields, and nothing here reads the warnings a patch's unknown fields would
+bring (the server's default, Warn, walks the whole patched object for them)."""
 
 _KIND_OF_MODEL: dict[type[Any], Kind] = {k.model: k for k in KINDS}
 
@@ -185,7 +186,7 @@ class Client:
         body = patch if isinstance(patch, bytes) else json.dumps(patch).encode()
         data = await self._request(
             "PATCH", object_path(kind_of(model), namespace, name, subresource),
-            params=_query(fieldManager=field_manager, force=force),
+            params=_query(fieldManager=field_manager, force=force, fieldValidation=_TYPED),
             body=body, content_type=PATCH_TYPES[patch_type])
         return codec.decode(data, model)
 
