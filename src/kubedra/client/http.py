@@ -33,7 +33,7 @@ class HttpConnectionError(ConnectionError):
 
 
 class _Answer:
-    """The parse of one response: its head, then its body into ``chunks``."""
+    """Where the parse of one response stands: its head, then its body."""
 
     __slots__ = (
         "chunk_left",
@@ -68,6 +68,8 @@ class _Answer:
             name = name.strip().lower()
             if name == b"content-length":
                 self.length = int(value)
+                if self.length < 0:
+                    raise HttpConnectionError(f"negative Content-Length: {value!r}")
             elif name == b"transfer-encoding":
                 self.chunked = b"chunked" in value.lower()
             elif name == b"connection":
@@ -130,12 +132,6 @@ class _Connection(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self._ended_by_server(exc)
-
-    def pause_writing(self) -> None:  # the requests are small; nothing to hold back
-        pass
-
-    def resume_writing(self) -> None:
-        pass
 
     # --- requests -----------------------------------------------------------------------
 

@@ -175,6 +175,7 @@ async def test_an_answer_cut_short_is_an_error_not_a_hang() -> None:
 
 @pytest.mark.parametrize("reply", [b"SSH-2.0-OpenSSH\r\n\r\n",
                                    b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n",
+                                   b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
                                    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"])
 async def test_a_malformed_answer_is_an_error(reply: bytes) -> None:
     async with serve(lambda n, head, w: w.write(reply)) as (url, _):
