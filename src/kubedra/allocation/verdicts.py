@@ -45,12 +45,15 @@ class NodeVerdicts:
         return self._ids.setdefault(signature(allocator), len(self._ids))
 
     def for_pod(self, allocator: PodAllocator) -> Callable[[str], NodeVerdict]:
-        """``verdict`` for one pod's allocator, by node name. Its claims usually ask one
-        driver: then a closure over that driver's pools, since the Filter of every node of
-        every cycle runs it (the hot path of scheduling)."""
+        """The allocator's verdict by node name, reused while the node's pools of the
+        requested drivers stay as they were. Claims usually ask one driver: then a closure
+        over that driver's pools, since the Filter of every node of every cycle runs it
+        (the hot path of scheduling)."""
+        if not allocator.requests:  # claims without requests fit anywhere
+            return allocator.filter
         sig = self.signature_id(allocator)
-        if len(allocator.requests) != 1:
-            return functools.partial(self.verdict, allocator, sig)
+        if len(allocator.requests) > 1:
+            return functools.partial(self._several, allocator, sig)
         driver = next(iter(allocator.requests))
         pool_of = allocator.index.pool_lookup()
         cache = self._cache
@@ -68,21 +71,13 @@ class NodeVerdicts:
 
         return verdict
 
-    def verdict(self, allocator: PodAllocator, sig: int, node: str) -> NodeVerdict:
+    def _several(self, allocator: PodAllocator, sig: int, node: str) -> NodeVerdict:
+        """The verdict of claims that ask several drivers."""
         index = allocator.index
-        state: _PoolState
-        if not allocator.requests:  # claims without requests fit anywhere
-            return allocator.filter(node)
-        if len(allocator.requests) == 1:  # the common case, without generic overhead
-            pool = index.pool(node, next(iter(allocator.requests)))
-            if pool is None or not pool.free:
-                return NOTHING_FREE
-            state = ((pool, pool.version),)
-        else:
-            pools = [index.pool(node, driver) for driver in allocator.requests]
-            if all(p is None or not p.free for p in pools):
-                return NOTHING_FREE
-            state = tuple((p, p.version if p is not None else 0) for p in pools)
+        pools = [index.pool(node, driver) for driver in allocator.requests]
+        if all(p is None or not p.free for p in pools):
+            return NOTHING_FREE
+        state = tuple((p, p.version if p is not None else 0) for p in pools)
         hit = self._cache.get((sig, node))
         if hit is not None and _same(hit[0], state):
             return hit[1]
