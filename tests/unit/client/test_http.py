@@ -13,8 +13,6 @@ import pytest
 
 from kubedra.client.http import HttpConnectionError, Pool
 
-Script = Callable[[bytes, "Peer"], "asyncio.Future[None] | None"]
-
 
 @dataclass
 class Peer:
@@ -39,10 +37,11 @@ async def _read_request(reader: asyncio.StreamReader) -> tuple[bytes, bytes] | N
 
 
 @contextlib.asynccontextmanager
-async def serve(answer: Callable[[int, bytes, asyncio.StreamWriter], object]
-                ) -> AsyncIterator[tuple[str, Peer]]:
+async def serve(answer: Callable[[int, bytes, asyncio.StreamWriter], object],
+                headers: dict[str, str] | None = None, limit: int = 64,
+                ) -> AsyncIterator[tuple[Pool, Peer]]:
     """A server calling ``answer(n, head, writer)`` for the n-th request (it writes the
-    answer; a coroutine result is awaited)."""
+    answer; a coroutine result is awaited), and a pool of connections to it."""
     peer = Peer()
 
     async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
@@ -63,8 +62,9 @@ async def serve(answer: Callable[[int, bytes, asyncio.StreamWriter], object]
 
     server = await asyncio.start_server(handle, "127.0.0.1", 0)
     port = server.sockets[0].getsockname()[1]
+    pool = Pool(f"http://127.0.0.1:{port}", None, headers or {}, limit=limit)
     try:
-        yield f"http://127.0.0.1:{port}", peer
+        yield pool, peer
     finally:
         server.close()
 
@@ -82,13 +82,12 @@ def chunked(*pieces: bytes, trailer: bytes = b"") -> bytes:
 
 
 async def test_lengths_keep_one_connection_and_send_the_fixed_headers() -> None:
-    async with serve(lambda n, head, w: w.write(ok(b'{"n":%d}' % n))) as (url, peer):
-        pool = Pool(url, None, {"User-Agent": "t", "Authorization": "Bearer x"})
+    async with serve(lambda n, head, w: w.write(ok(b'{"n":%d}' % n)),
+                     headers={"User-Agent": "t", "Authorization": "Bearer x"}) as (pool, peer):
         for n in (1, 2, 3):
             assert await pool.request("GET", f"/api/v1/x?n={n}") == (200, b'{"n":%d}' % n)
         status, body = await pool.request("POST", "/api/v1/y", b'{"a":1}',
                                           "application/merge-patch+json")
-        await pool.close()
     assert (status, body) == (200, b'{"n":4}')
     assert peer.connections == 1
     head, sent, _ = peer.requests[3]
@@ -109,11 +108,9 @@ async def test_chunked_bodies_with_extensions_and_trailers_arrive_whole() -> Non
                 await w.drain()
         return dribble()
 
-    async with serve(answer) as (url, peer):
-        pool = Pool(url, None, {})
+    async with serve(answer) as (pool, peer):
         assert await pool.request("GET", "/a") == (200, b'{"items":[1,2]}')
         assert await pool.request("GET", "/b") == (200, b'{"items":[1,2]}')
-        await pool.close()
     assert peer.connections == 1
 
 
@@ -122,11 +119,9 @@ async def test_a_body_without_length_ends_with_the_connection() -> None:
         w.write(b"HTTP/1.1 500 Internal Server Error\r\n\r\nsomething broke")
         w.close()
 
-    async with serve(answer) as (url, peer):
-        pool = Pool(url, None, {})
+    async with serve(answer) as (pool, peer):
         assert await pool.request("GET", "/") == (500, b"something broke")
         assert await pool.request("GET", "/") == (500, b"something broke")
-        await pool.close()
     assert peer.connections == 2
 
 
@@ -135,10 +130,8 @@ async def test_connection_close_and_http_1_0_answers_are_not_reused() -> None:
                b"HTTP/1.0 200 OK\r\nContent-Length: 1\r\n\r\n2",
                b"HTTP/1.0 200 OK\r\nConnection: keep-alive\r\nContent-Length: 1\r\n\r\n3",
                ok(b"4")]
-    async with serve(lambda n, head, w: w.write(answers[n - 1])) as (url, peer):
-        pool = Pool(url, None, {})
+    async with serve(lambda n, head, w: w.write(answers[n - 1])) as (pool, peer):
         got = [await pool.request("GET", "/") for _ in range(4)]
-        await pool.close()
     assert [b for _, b in got] == [b"1", b"2", b"3", b"4"]
     assert [conn for _, _, conn in peer.requests] == [1, 2, 3, 3]
 
@@ -150,14 +143,12 @@ async def test_a_reused_connection_lost_before_the_answer_is_retried_only_when_s
         else:
             w.write(ok(b"%d" % n))
 
-    async with serve(answer) as (url, peer):
-        pool = Pool(url, None, {})
+    async with serve(answer) as (pool, peer):
         assert await pool.request("GET", "/") == (200, b"1")
         assert await pool.request("GET", "/") == (200, b"3")  # sent again on a new one
         with pytest.raises(HttpConnectionError):  # a create is not sent twice
             await pool.request("POST", "/", b"{}")
         assert await pool.request("POST", "/", b"{}") == (200, b"5")
-        await pool.close()
     assert [conn for _, _, conn in peer.requests] == [1, 1, 2, 2, 3]
 
 
@@ -166,11 +157,9 @@ async def test_an_answer_cut_short_is_an_error_not_a_hang() -> None:
         w.write(b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nonly this")
         w.close()
 
-    async with serve(answer) as (url, _):
-        pool = Pool(url, None, {})
+    async with serve(answer) as (pool, _):
         with pytest.raises(HttpConnectionError, match="closed"):
             await pool.request("POST", "/", b"{}")
-        await pool.close()
 
 
 @pytest.mark.parametrize("reply", [b"SSH-2.0-OpenSSH\r\n\r\n",
@@ -178,11 +167,9 @@ async def test_an_answer_cut_short_is_an_error_not_a_hang() -> None:
                                    b"HTTP/1.1 200 OK\r\nContent-Length: -1\r\n\r\n",
                                    b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n"])
 async def test_a_malformed_answer_is_an_error(reply: bytes) -> None:
-    async with serve(lambda n, head, w: w.write(reply)) as (url, _):
-        pool = Pool(url, None, {})
+    async with serve(lambda n, head, w: w.write(reply)) as (pool, _):
         with pytest.raises(HttpConnectionError):
             await pool.request("GET", "/")
-        await pool.close()
 
 
 async def test_no_server_is_a_connection_error() -> None:
@@ -204,8 +191,7 @@ async def test_at_most_limit_requests_at_once_and_a_cancelled_one_frees_its_plac
         await release.wait()
         w.write(ok(b"x"))
 
-    async with serve(answer) as (url, peer):
-        pool = Pool(url, None, {}, limit=2)
+    async with serve(answer, limit=2) as (pool, peer):
         first = [asyncio.ensure_future(pool.request("GET", "/")) for _ in range(5)]
         await asyncio.sleep(0.2)
         assert peer.connections == 2 and len(peer.requests) == 2
@@ -217,7 +203,6 @@ async def test_at_most_limit_requests_at_once_and_a_cancelled_one_frees_its_plac
         # every place came back: more requests than the limit, one after the other
         for _ in range(3):
             assert await asyncio.wait_for(pool.request("GET", "/"), 5) == (200, b"x")
-        await pool.close()
     assert isinstance(results[0], asyncio.CancelledError)
     assert isinstance(results[2], asyncio.CancelledError)
     assert results[1] == results[3] == results[4] == (200, b"x")
@@ -233,15 +218,12 @@ async def test_a_streamed_answer_comes_piece_by_piece_and_ends_with_its_last_chu
         await step.wait()
         w.write(b"c\r\nline2\nline3\n\r\n0\r\n\r\n")
 
-    async with serve(answer) as (url, peer):
-        pool = Pool(url, None, {})
-        async with pool.stream("/watch?watch=true") as resp:
-            assert resp.status == 200
-            chunks = resp.iter_chunks()
-            assert await anext(chunks) == b"line1\n"  # before the rest is sent
-            step.set()
-            assert b"".join([c async for c in chunks]) == b"line2\nline3\n"
-        await pool.close()
+    async with serve(answer) as (pool, peer), pool.stream("/watch?watch=true") as resp:
+        assert resp.status == 200
+        chunks = resp.iter_chunks()
+        assert await anext(chunks) == b"line1\n"  # before the rest is sent
+        step.set()
+        assert b"".join([c async for c in chunks]) == b"line2\nline3\n"
     assert peer.requests[0][0].startswith(b"GET /watch?watch=true HTTP/1.1\r\n")
 
 
@@ -250,25 +232,21 @@ async def test_a_stream_cut_by_the_server_raises_after_what_arrived() -> None:
         w.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n")
         w.close()
 
-    async with serve(answer) as (url, _):
-        pool = Pool(url, None, {})
+    async with serve(answer) as (pool, _):
         got = b""
         with pytest.raises(HttpConnectionError):
             async with pool.stream("/w") as resp:
                 async for piece in resp.iter_chunks():
                     got += piece
-        await pool.close()
     assert got == b"hello"
 
 
 async def test_an_error_answer_to_a_stream_is_read_whole() -> None:
     gone = b'{"kind":"Status","code":410}'
     answer = (b"HTTP/1.1 410 Gone\r\nContent-Length: %d\r\n\r\n" % len(gone)) + gone
-    async with serve(lambda n, head, w: w.write(answer)) as (url, _):
-        pool = Pool(url, None, {})
-        async with pool.stream("/w") as resp:
-            assert (resp.status, await resp.read()) == (410, gone)
-        await pool.close()
+    async with serve(lambda n, head, w: w.write(answer)) as (pool, _), \
+            pool.stream("/w") as resp:
+        assert (resp.status, await resp.read()) == (410, gone)
 
 
 async def test_a_large_streamed_body_pauses_reading_until_it_is_read() -> None:
@@ -282,12 +260,9 @@ async def test_a_large_streamed_body_pauses_reading_until_it_is_read() -> None:
             await w.drain()
         w.write(b"0\r\n\r\n")
 
-    async with serve(answer) as (url, _):
-        pool = Pool(url, None, {})
-        async with pool.stream("/w") as resp:
-            await asyncio.sleep(0.5)  # the server writes while nobody reads
-            conn = resp._conn
-            assert conn.queued <= 5 << 20
-            total = sum([len(c) async for c in resp.iter_chunks()])
-        await pool.close()
+    async with serve(answer) as (pool, _), pool.stream("/w") as resp:
+        await asyncio.sleep(0.5)  # the server writes while nobody reads
+        conn = resp._conn
+        assert conn.queued <= 5 << 20
+        total = sum([len(c) async for c in resp.iter_chunks()])
     assert total == len(line) * count
