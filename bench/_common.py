@@ -68,6 +68,17 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def calibration_ms() -> float:
+    """CPU milliseconds of a fixed pure-Python loop: the machine's speed right now (a
+    loaded machine's shared caches slow every process), to put CPU figures of runs taken
+    under different load side by side."""
+    start = time.process_time()
+    table: dict[str, list[int]] = {}
+    for i in range(200_000):
+        table[str(i)] = [i, i * 2]
+    return (time.process_time() - start) * 1000
+
+
 def write_json(path: str | None, data: Any) -> None:
     """Write ``data`` as indented JSON to ``path`` (the ``--json`` option), if one was given."""
     if path:

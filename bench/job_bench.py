@@ -7,7 +7,8 @@ Creates ``--jobs`` Jobs of ``--pods`` completions each (parallelism = completion
 reports Jobs completed per second, pods created per second (first Job create to last pod
 created) and pods tracked per second (counted in Job status, first create to last Job
 complete), and the CPU-seconds per pod of each process: on a loaded machine the wall-clock
-rates move with the load, CPU per pod much less.
+rates move with the load, CPU per pod much less. The load average and the calibration loop's
+CPU time (as in ``bench.scheduler_perf``) tell how loaded the machine was.
 
     python -m bench.job_bench                # 500 Jobs x 10 pods
     python -m bench.job_bench --smoke        # 4 Jobs x 2 pods
@@ -16,6 +17,7 @@ rates move with the load, CPU per pod much less.
 from __future__ import annotations
 
 import asyncio
+import os
 import sys
 import tempfile
 import time
@@ -28,7 +30,7 @@ from pathlib import Path
 import aiohttp
 from prometheus_client.parser import text_string_to_metric_families
 
-from bench._common import arg_parser, cpu_seconds, write_json
+from bench._common import arg_parser, calibration_ms, cpu_seconds, write_json
 from kubedra.api import batch, codec
 from kubedra.api.batch import Job
 from kubedra.api.core import Node, Pod
@@ -58,6 +60,9 @@ class Result:
     """CPU milliseconds per pod of each process (node agents summed), during the run."""
     requests_per_pod: dict[str, float]
     """API requests per pod by ``verb resource[/subresource]`` (watches excluded)."""
+    load_average: float
+    calibration_ms: float
+    """The calibration loop's CPU milliseconds, averaged over the start and end of the run."""
 
 
 def _job(i: int, pods: int, run_seconds: float) -> Job:
@@ -132,6 +137,7 @@ async def run(jobs: int, pods: int, run_seconds: float, data_dir: Path) -> Resul
             await _until(f"{nodes} Ready nodes",
                          lambda: sum(map(_ready, node_list.list())) >= nodes, 120)
             await node_list.stop()
+            calibration, load = calibration_ms(), os.getloadavg()[0]
             cpu_before, requests_before = _cpu_by_role(cluster), await _requests(config)
             start_wall, start = time.time(), time.perf_counter()
             gate = asyncio.Semaphore(32)
@@ -145,6 +151,7 @@ async def run(jobs: int, pods: int, run_seconds: float, data_dir: Path) -> Resul
                 1 for j in watched.list() if batch.is_job_complete(j)) >= jobs, 3600)
             elapsed = time.perf_counter() - start
             cpu_after, requests_after = _cpu_by_role(cluster), await _requests(config)
+            calibration = (calibration + calibration_ms()) / 2
             tracked = sum(j.status.succeeded or 0 for j in watched.list())
             await watched.stop()
             created = [datetime.fromisoformat(p.metadata.creation_timestamp or "").timestamp()
@@ -160,7 +167,8 @@ async def run(jobs: int, pods: int, run_seconds: float, data_dir: Path) -> Resul
                 for key, n in sorted(requests_after.items(), key=lambda kv: -kv[1])}
     return Result(jobs, total, nodes, round(elapsed, 2), round(jobs / elapsed, 1),
                   round(len(created) / created_span, 1), round(total / elapsed, 1), cpu,
-                  {key: n for key, n in requests.items() if n >= 0.01})
+                  {key: n for key, n in requests.items() if n >= 0.01}, round(load, 2),
+                  round(calibration, 1))
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -180,7 +188,8 @@ def main(argv: list[str] | None = None) -> int:
           f"{result.pods_created_per_second} pods/s created, "
           f"{result.pods_tracked_per_second} pods/s tracked; CPU ms per pod: {cpu}; "
           f"API requests per pod: {sum(result.requests_per_pod.values()):.2f} ("
-          + ", ".join(f"{k} {n}" for k, n in result.requests_per_pod.items()) + ")",
+          + ", ".join(f"{k} {n}" for k, n in result.requests_per_pod.items())
+          + f"); load {result.load_average}, calibration {result.calibration_ms} ms",
           file=sys.stderr)
     write_json(args.json, asdict(result))
     return 0

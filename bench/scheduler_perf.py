@@ -42,7 +42,7 @@ from typing import Any
 
 import uvloop
 
-from bench._common import backends_option
+from bench._common import backends_option, calibration_ms, cpu_seconds
 from kubedra.api import kinds
 from kubedra.api.core import Pod
 from kubedra.api.resource import FINALIZER, ResourceClaim
@@ -176,26 +176,6 @@ async def allocate_claims(client: Client, namespace: str, count: int, instances:
 
 
 # --- what a run measures ---------------------------------------------------------------------
-
-_TICK = os.sysconf("SC_CLK_TCK")
-
-
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time a process has used so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / _TICK
-
-
-def calibration_ms() -> float:
-    """CPU milliseconds of a fixed pure-Python loop: the machine's speed right now (a
-    loaded machine's shared caches slow every process), to put CPU figures of runs taken
-    under different load side by side."""
-    start = time.process_time()
-    table: dict[str, list[int]] = {}
-    for i in range(200_000):
-        table[str(i)] = [i, i * 2]
-    return (time.process_time() - start) * 1000
-
 
 async def request_counts(client: Client) -> dict[str, float]:
     """``verb resource`` -> requests served so far, from the API server's metrics."""
