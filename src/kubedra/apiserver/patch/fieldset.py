@@ -50,8 +50,26 @@ def item_element(item: Any, index: int, meta: Meta) -> str:
     if isinstance(item, dict):
         keys = {k: item[k] for k in meta.list_keys if k in item}
         if keys:
-            return "k:" + go_json(keys)
+            return _key_element(keys)
     return f"i:{index}"
+
+
+_KEY_ELEMENTS: dict[tuple[tuple[str, str], ...], str] = {}
+_KEY_ELEMENTS_LIMIT = 4096
+
+
+def _key_element(keys: dict[str, Any]) -> str:
+    """``k:`` + the keys' JSON, remembered for string-valued keys (condition types,
+    container names: the same few recur in every object of a kind)."""
+    if not all(type(v) is str for v in keys.values()):
+        return "k:" + go_json(keys)
+    memo = tuple(keys.items())
+    element = _KEY_ELEMENTS.get(memo)
+    if element is None:
+        if len(_KEY_ELEMENTS) >= _KEY_ELEMENTS_LIMIT:
+            _KEY_ELEMENTS.clear()
+        element = _KEY_ELEMENTS[memo] = "k:" + go_json(keys)
+    return element
 
 
 def collect(value: Any, meta: Meta, path: Path, out: FieldSet, *, maps: bool = False) -> None:
@@ -91,47 +109,46 @@ def _match(items: list[Any], element: str, meta: Meta) -> int:
     return -1
 
 
-def diff(old: Any, new: Any, meta: Meta, path: Path = (), own: bool = False
-         ) -> tuple[FieldSet, FieldSet, FieldSet]:
-    """(added, modified, removed) from ``old`` to ``new`` (``TypedValue.Compare``).
-
-    ``own`` tells whether the node at ``path`` is itself a member (a list item or a map
-    entry) rather than a struct field, which upstream only lists through its children.
-    """
+def diff(old: Any, new: Any, meta: Meta) -> tuple[FieldSet, FieldSet, FieldSet]:
+    """(added, modified, removed) from ``old`` to ``new`` (``TypedValue.Compare``)."""
     added: FieldSet = set()
     modified: FieldSet = set()
     removed: FieldSet = set()
-    if old is MISSING and new is MISSING:
-        return added, modified, removed
+    _compare(old, new, meta, (), False, (added, modified, removed))
+    return added, modified, removed
+
+
+def _compare(old: Any, new: Any, meta: Meta, path: Path, own: bool,
+             out: tuple[FieldSet, FieldSet, FieldSet]) -> None:
+    """Add the changes below ``path`` to ``out`` (added, modified, removed). ``own`` tells
+    whether the node at ``path`` is itself a member (a list item or a map entry) rather
+    than a struct field, which upstream only lists through its children. Equal members
+    are skipped before any recursion: they have no changes below them."""
     if old is MISSING:
-        collect(new, meta, path, added, maps=True)
-        if own and path:
-            added.add(path)
-        return added, modified, removed
+        if new is not MISSING:
+            collect(new, meta, path, out[0], maps=True)
+            if own and path:
+                out[0].add(path)
+        return
     if new is MISSING:
-        removed.add(path)
-        return added, modified, removed
+        out[2].add(path)
+        return
     if isinstance(old, dict) and isinstance(new, dict) and (old or new):
+        is_map = meta.is_map
         for key in list(old) + [k for k in new if k not in old]:
             before, after = old.get(key, MISSING), new.get(key, MISSING)
-            if same_json(before, after):  # equal members have no changes below them
-                continue
-            a, m, r = diff(before, after, meta.child(key), (*path, "f:" + key), meta.is_map)
-            added |= a
-            modified |= m
-            removed |= r
+            if not same_json(before, after):
+                _compare(before, after, meta.child(key), (*path, "f:" + key), is_map, out)
     elif isinstance(old, list) and isinstance(new, list) and _granular(meta):
         old_items = {item_element(x, i, meta): x for i, x in enumerate(old)}
         new_items = {item_element(x, i, meta): x for i, x in enumerate(new)}
+        item_meta = meta if meta.list_keys else UNTYPED
         for element in list(old_items) + [e for e in new_items if e not in old_items]:
-            a, m, r = diff(old_items.get(element, MISSING), new_items.get(element, MISSING),
-                           meta if meta.list_keys else UNTYPED, (*path, element), True)
-            added |= a
-            modified |= m
-            removed |= r
+            before, after = old_items.get(element, MISSING), new_items.get(element, MISSING)
+            if not same_json(before, after):
+                _compare(before, after, item_meta, (*path, element), True, out)
     elif not json_equal(old, new) and path:
-        modified.add(path)
-    return added, modified, removed
+        out[1].add(path)
 
 
 def outside(paths: FieldSet | frozenset[Path], roots: FieldSet) -> FieldSet:
