@@ -530,12 +530,14 @@ class Rest:
 
 
 def reset_fields(res: Resource, subresource: str, *objs: Obj | None) -> set[tuple[str, ...]]:
-    """Fields a write through this endpoint may not own (upstream ``GetResetFields``)."""
+    """Fields a write through this endpoint may not own (upstream ``GetResetFields``), as
+    field-set paths (``("f:spec",)``)."""
     if subresource == "status":
         keys = {k for o in objs if o for k in o}
-        return {(k,) for k in keys if k not in ("metadata", "status", "apiVersion", "kind")}
+        return {("f:" + k,) for k in keys
+                if k not in ("metadata", "status", "apiVersion", "kind")}
     if res.strategy.has_status_subresource:
-        return {("status",)}
+        return {("f:status",)}
     return set()
 
 

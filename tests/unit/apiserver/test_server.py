@@ -185,6 +185,25 @@ async def test_managed_fields_recorded_on_create(env: Env) -> None:
     assert "f:spec" in entry["fieldsV1"]
 
 
+async def test_writers_do_not_own_what_their_endpoint_resets(env: Env) -> None:
+    """A status write that also changes spec (discarded) owns only status; a main write that
+    also changes status owns none of it (upstream GetResetFields)."""
+    def owned(obj: dict[str, Any], manager: str) -> dict[str, Any]:
+        entry, = (e for e in obj["metadata"]["managedFields"] if e["manager"] == manager)
+        fields: dict[str, Any] = entry["fieldsV1"]
+        return fields
+
+    await env.call("POST", JOBS, job("j"))
+    _, out = await env.call("PATCH", f"{JOBS}/j/status?fieldManager=writer",
+                            {"spec": {"parallelism": 5}, "status": {"active": 1}}, MERGE)
+    assert out["spec"]["parallelism"] == 1
+    assert owned(out, "writer") == {"f:status": {"f:active": {}}}
+    _, out = await env.call("PATCH", f"{JOBS}/j?fieldManager=scaler",
+                            {"spec": {"parallelism": 2}, "status": {"active": 7}}, MERGE)
+    assert out["status"]["active"] == 1
+    assert owned(out, "scaler") == {"f:spec": {"f:parallelism": {}}}
+
+
 async def test_metrics_and_health(env: Env) -> None:
     await env.call("GET", PODS)
     status, text = await env.call("GET", "/metrics")
