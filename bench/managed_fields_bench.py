@@ -1,0 +1,147 @@
+"""Managed fields over a Job pod's life, as the API server records them on each write: the
+create by the Job controller, the node agent's two status updates (Running, then Succeeded),
+the controller's removal of the tracking finalizer, and the scheduler's event.
+
+Prints the median time of each step's ``update_managed_fields`` and their sum per pod.
+"""
+
+from __future__ import annotations
+
+import copy
+import sys
+from typing import Any
+
+from bench._common import arg_parser, time_median_us, write_json
+from kubedra.apiserver.patch.ssa import update_managed_fields
+
+NOW = "2026-12-01T23:22:43Z"
+Paths = set[tuple[str, ...]]
+STATUS_RESETS: Paths = {("f:spec",)}  # what a pods/status write may not own
+MAIN_RESETS: Paths = {("f:status",)}
+NO_RESETS: Paths = set()  # a kind without a status subresource
+FINALIZER = "batch.kubernetes.io/job-tracking"
+
+
+def pod(i: int) -> dict[str, Any]:
+    uid = f"ce2e7126-357d-4e52-bb03-{i:012d}"
+    return {
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {
+            "name": f"bench-{i}-n5dsm", "generateName": f"bench-{i}-", "namespace": "default",
+            "labels": {"job-name": f"bench-{i}", "batch.kubernetes.io/job-name": f"bench-{i}",
+                       "controller-uid": uid, "batch.kubernetes.io/controller-uid": uid},
+            "annotations": {"kubedra.io/run-seconds": "1.0"},
+            "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": f"bench-{i}",
+                                 "uid": uid, "controller": True, "blockOwnerDeletion": True}],
+            "finalizers": [FINALIZER]},
+        "spec": {"containers": [{"name": "main", "image": "busybox", "resources": {},
+                                 "terminationMessagePath": "/dev/termination-log",
+                                 "terminationMessagePolicy": "File",
+                                 "imagePullPolicy": "Always"}],
+                 "restartPolicy": "Never", "terminationGracePeriodSeconds": 30,
+                 "dnsPolicy": "ClusterFirst", "securityContext": {},
+                 "schedulerName": "default-scheduler"},
+        "status": {"phase": "Pending", "qosClass": "BestEffort"},
+    }
+
+
+def _condition(kind: str, status: str, reason: str | None = None) -> dict[str, Any]:
+    out = {"type": kind, "status": status, "lastProbeTime": None, "lastTransitionTime": NOW}
+    if reason:
+        out["reason"] = reason
+    return out
+
+
+def running(obj: dict[str, Any], i: int) -> dict[str, Any]:
+    out = copy.deepcopy(obj)
+    ip = f"10.74.{i // 250}.{i % 250}"
+    out["spec"]["nodeName"] = "node-1"
+    out["status"] = {
+        "phase": "Running",
+        "conditions": [_condition(t, "True") for t in
+                       ("Initialized", "Ready", "ContainersReady", "PodScheduled")],
+        "hostIP": "127.0.0.1", "hostIPs": [{"ip": "127.0.0.1"}], "podIP": ip,
+        "podIPs": [{"ip": ip}], "startTime": NOW, "qosClass": "BestEffort",
+        "containerStatuses": [{"name": "main", "state": {"running": {"startedAt": NOW}},
+                               "lastState": {}, "ready": True, "restartCount": 0,
+                               "image": "busybox", "imageID": "kubedra.io/simulated/busybox",
+                               "containerID": f"kubedra://{i}-main-0", "started": True}],
+    }
+    return out
+
+
+def succeeded(obj: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(obj)
+    status = out["status"]
+    status["phase"] = "Succeeded"
+    status["conditions"][1:3] = [_condition("Ready", "False", "PodCompleted"),
+                                 _condition("ContainersReady", "False", "PodCompleted")]
+    status["containerStatuses"][0].update(
+        state={"terminated": {"exitCode": 0, "reason": "Completed", "startedAt": NOW,
+                              "finishedAt": NOW}}, ready=False, started=False)
+    return out
+
+
+def unfinalized(obj: dict[str, Any]) -> dict[str, Any]:
+    out = copy.deepcopy(obj)
+    out["metadata"]["finalizers"] = []
+    return out
+
+
+def event(i: int) -> dict[str, Any]:
+    name = f"bench-{i}-n5dsm"
+    return {"apiVersion": "v1", "kind": "Event",
+            "metadata": {"name": f"{name}.1870c4a2b3d4e5f6", "namespace": "default"},
+            "involvedObject": {"kind": "Pod", "namespace": "default", "name": name,
+                               "uid": f"u-{i}", "apiVersion": "v1"},
+            "reason": "Scheduled", "message": f"Successfully assigned default/{name} to node-1",
+            "source": {"component": "default-scheduler"}, "firstTimestamp": NOW,
+            "lastTimestamp": NOW, "count": 1, "type": "Normal"}
+
+
+Step = tuple[str, dict[str, Any] | None, dict[str, Any], str, str, Paths]
+
+
+def record(old: dict[str, Any] | None, new: dict[str, Any], manager: str, sub: str,
+           resets: Paths) -> dict[str, Any]:
+    return update_managed_fields(old, new, manager, subresource=sub, now=NOW,
+                                 reset_fields=resets)
+
+
+def steps(i: int) -> list[Step]:
+    """(step, old, new, manager, subresource, reset fields) of one pod's writes, each old
+    object the one the previous write stored."""
+    cm, node = "kubedra-controller-manager", "kubedra-node-pool"
+    created = record(None, pod(i), cm, "", MAIN_RESETS)
+    started = record(created, running(created, i), node, "status", STATUS_RESETS)
+    done = record(started, succeeded(started), node, "status", STATUS_RESETS)
+    return [
+        ("create pod", None, pod(i), cm, "", MAIN_RESETS),
+        ("status Running", created, running(created, i), node, "status", STATUS_RESETS),
+        ("status Succeeded", started, succeeded(started), node, "status", STATUS_RESETS),
+        ("remove finalizer", done, unfinalized(done), cm, "", MAIN_RESETS),
+        ("create event", None, event(i), "kube-scheduler", "", NO_RESETS),
+    ]
+
+
+def run(repeats: int) -> dict[str, Any]:
+    out = {}
+    for name, old, new, manager, sub, resets in steps(7):
+        def one(old: dict[str, Any] | None = old, new: dict[str, Any] = new,
+                manager: str = manager, sub: str = sub, resets: Paths = resets) -> None:
+            record(old, new, manager, sub, resets)
+        out[name] = round(time_median_us(one, repeats), 1)
+    return {"steps_us": out, "per_pod_us": round(sum(out.values()), 1)}
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = arg_parser(__doc__).parse_args(argv)
+    result = run(50 if args.smoke else 3000)
+    steps_text = ", ".join(f"{k} {v}" for k, v in result["steps_us"].items())
+    print(f"managed_fields: {result['per_pod_us']} us per pod ({steps_text})", file=sys.stderr)
+    write_json(args.json, result)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
