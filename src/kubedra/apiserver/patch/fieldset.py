@@ -81,9 +81,13 @@ def collect(value: Any, meta: Meta, path: Path, out: FieldSet, *, maps: bool = F
                 out.add(path)
             if not value:
                 return
+        is_map = meta.is_map
         for key, sub in value.items():
             child = (*path, "f:" + key)
-            if meta.is_map or sub is None:
+            if not isinstance(sub, dict | list):  # a scalar (or null) is its own path
+                out.add(child)
+                continue
+            if is_map:
                 out.add(child)
             collect(sub, meta.child(key), child, out, maps=maps)
     elif isinstance(value, list) and _granular(meta):
