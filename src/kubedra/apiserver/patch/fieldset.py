@@ -225,12 +225,17 @@ class FieldsV1Codec:
         return hit
 
     def encode(self, paths: FieldSet | frozenset[Path]) -> dict[str, Any]:
+        """The tree of ``paths``; the tree is remembered as decoding to them too, since the
+        next write of the object decodes what this one stores."""
         key = frozenset(paths)
         hit = self._trees.get(key)
         if hit is None:
             if len(self._trees) >= self.capacity:
                 self._trees.clear()
             hit = self._trees[key] = _encode(to_fields_v1(set(paths)))
+            if len(self._sets) >= self.capacity:
+                self._sets.clear()
+            self._sets[hit] = key
         out: dict[str, Any] = _decode(hit)
         return out
 
