@@ -77,6 +77,22 @@ def test_fields_v1_codec_matches_plain_functions(obj: dict[str, Any]) -> None:
         assert fresh.decode(stored) == paths  # what it encoded, it decodes without a walk
 
 
+_elements = st.sampled_from(["f:a", "f:ab", "f:b", "k:{\"x\":1}", "v:2", "i:0"])
+
+
+def _sorted_everywhere(tree: dict[str, Any]) -> bool:
+    keys = list(tree)
+    return keys == sorted(keys) and all(_sorted_everywhere(v) for v in tree.values())
+
+
+@given(st.sets(st.lists(_elements, min_size=1, max_size=4).map(tuple), max_size=12))
+@settings(max_examples=300, deadline=None)
+def test_fields_v1_tree_holds_its_set_sorted(paths: set[tuple[str, ...]]) -> None:
+    tree = to_fields_v1(paths)
+    assert from_fields_v1(tree) == paths
+    assert _sorted_everywhere(tree)  # "." sorts before every element kind
+
+
 def _lease(**labels: str) -> dict[str, Any]:
     meta: dict[str, Any] = {"name": "l", "namespace": "default"}
     if labels:

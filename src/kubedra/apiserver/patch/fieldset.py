@@ -164,30 +164,27 @@ def outside(paths: FieldSet | frozenset[Path], roots: FieldSet) -> FieldSet:
     return kept
 
 
-def to_fields_v1(paths: FieldSet) -> dict[str, Any]:
+def to_fields_v1(paths: FieldSet | frozenset[Path]) -> dict[str, Any]:
     """Encode a set as the nested FieldsV1 object (``.`` marks a member with children),
-    keys sorted as upstream writes them."""
+    keys sorted as upstream writes them. Built in one pass over the sorted paths: tuple order
+    visits a tree depth first with sorted children, so every node is created in its place
+    and a member comes before anything below it."""
     tree: dict[str, Any] = {}
     members: set[int] = set()  # ids of the nodes that are members of the set
-    for path in paths:
+    for path in sorted(paths):
         node = tree
-        for element in path:
+        for element in path[:-1]:
             child = node.get(element)
             if child is None:
                 child = node[element] = {}
+            elif not child and id(child) in members:
+                child["."] = {}  # a member about to get its first child
             node = child
-        members.add(id(node))
-
-    def emit(node: dict[str, Any]) -> dict[str, Any]:
-        if not node:
-            return node
-        out: dict[str, Any] = {".": {}} if id(node) in members else {}
-        for element in sorted(node):
-            out[element] = emit(node[element])
-        return out
-
-    members.discard(id(tree))
-    return emit(tree)
+        leaf = node.get(path[-1]) if path else None
+        if leaf is None and path:
+            leaf = node[path[-1]] = {}
+            members.add(id(leaf))
+    return tree
 
 
 def from_fields_v1(tree: Any, prefix: Path = ()) -> FieldSet:
@@ -229,15 +226,17 @@ class FieldsV1Codec:
         next write of the object decodes what this one stores."""
         key = frozenset(paths)
         hit = self._trees.get(key)
-        if hit is None:
-            if len(self._trees) >= self.capacity:
-                self._trees.clear()
-            hit = self._trees[key] = _encode(to_fields_v1(set(paths)))
-            if len(self._sets) >= self.capacity:
-                self._sets.clear()
-            self._sets[hit] = key
-        out: dict[str, Any] = _decode(hit)
-        return out
+        if hit is not None:
+            out: dict[str, Any] = _decode(hit)
+            return out
+        tree = to_fields_v1(key)
+        if len(self._trees) >= self.capacity:
+            self._trees.clear()
+        data = self._trees[key] = _encode(tree)
+        if len(self._sets) >= self.capacity:
+            self._sets.clear()
+        self._sets[data] = key
+        return tree  # built afresh: the caller's own
 
 
 def path_string(path: Path) -> str:
