@@ -5,7 +5,7 @@ the controller's removal of the tracking finalizer, and the scheduler's event.
 Each round records the writes of N distinct pods, step by step, as the server meets them
 (every pod's uid and IPs its own, each write from what the one before stored, so the
 FieldsV1 memo helps only as much as it does there).
-Prints the median over rounds of each step's CPU time per pod and their sum.
+Prints the median over rounds of each step's time per pod and their sum.
 """
 
 from __future__ import annotations
@@ -17,14 +17,15 @@ import time
 from typing import Any
 
 from bench._common import arg_parser, write_json
+from kubedra.api.batch import JOB_TRACKING_FINALIZER
+from kubedra.apiserver.patch.fieldset import FieldSet
 from kubedra.apiserver.patch.ssa import update_managed_fields
+from kubedra.kubelet.runtime import RUN_SECONDS
 
 NOW = "2026-12-01T23:22:43Z"
-Paths = set[tuple[str, ...]]
-STATUS_RESETS: Paths = {("f:spec",)}  # what a pods/status write may not own
-MAIN_RESETS: Paths = {("f:status",)}
-NO_RESETS: Paths = set()  # a kind without a status subresource
-FINALIZER = "batch.kubernetes.io/job-tracking"
+STATUS_RESETS: FieldSet = {("f:spec",)}  # what a pods/status write may not own
+MAIN_RESETS: FieldSet = {("f:status",)}
+NO_RESETS: FieldSet = set()  # a kind without a status subresource
 
 
 def pod(i: int) -> dict[str, Any]:
@@ -35,10 +36,10 @@ def pod(i: int) -> dict[str, Any]:
             "name": f"bench-{i}-n5dsm", "generateName": f"bench-{i}-", "namespace": "default",
             "labels": {"job-name": f"bench-{i}", "batch.kubernetes.io/job-name": f"bench-{i}",
                        "controller-uid": uid, "batch.kubernetes.io/controller-uid": uid},
-            "annotations": {"kubedra.io/run-seconds": "1.0"},
+            "annotations": {RUN_SECONDS: "1.0"},
             "ownerReferences": [{"apiVersion": "batch/v1", "kind": "Job", "name": f"bench-{i}",
                                  "uid": uid, "controller": True, "blockOwnerDeletion": True}],
-            "finalizers": [FINALIZER]},
+            "finalizers": [JOB_TRACKING_FINALIZER]},
         "spec": {"containers": [{"name": "main", "image": "busybox", "resources": {},
                                  "terminationMessagePath": "/dev/termination-log",
                                  "terminationMessagePolicy": "File",
@@ -105,7 +106,7 @@ def event(i: int) -> dict[str, Any]:
 
 
 def record(old: dict[str, Any] | None, new: dict[str, Any], manager: str, sub: str,
-           resets: Paths) -> dict[str, Any]:
+           resets: FieldSet) -> dict[str, Any]:
     return update_managed_fields(old, new, manager, subresource=sub, now=NOW,
                                  reset_fields=resets)
 
@@ -120,7 +121,7 @@ def life(i: int, spent: list[float]) -> None:
     cm, node = "kubedra-controller-manager", "kubedra-node-pool"
 
     def timed(n: int, old: dict[str, Any] | None, new: dict[str, Any], manager: str,
-              sub: str, resets: Paths) -> dict[str, Any]:
+              sub: str, resets: FieldSet) -> dict[str, Any]:
         start = time.perf_counter()
         out = record(old, new, manager, sub, resets)
         spent[n] += time.perf_counter() - start

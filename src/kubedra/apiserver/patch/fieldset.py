@@ -172,6 +172,8 @@ def to_fields_v1(paths: FieldSet | frozenset[Path]) -> dict[str, Any]:
     tree: dict[str, Any] = {}
     members: set[int] = set()  # ids of the nodes that are members of the set
     for path in sorted(paths):
+        if not path:
+            continue  # the root is never a member
         node = tree
         for element in path[:-1]:
             child = node.get(element)
@@ -180,10 +182,7 @@ def to_fields_v1(paths: FieldSet | frozenset[Path]) -> dict[str, Any]:
             elif not child and id(child) in members:
                 child["."] = {}  # a member about to get its first child
             node = child
-        leaf = node.get(path[-1]) if path else None
-        if leaf is None and path:
-            leaf = node[path[-1]] = {}
-            members.add(id(leaf))
+        members.add(id(node.setdefault(path[-1], {})))
     return tree
 
 
