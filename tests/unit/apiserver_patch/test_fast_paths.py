@@ -77,6 +77,16 @@ def test_fields_v1_codec_matches_plain_functions(obj: dict[str, Any]) -> None:
         assert fresh.decode(stored) == paths  # what it encoded, it decodes without a walk
 
 
+def test_fields_v1_codec_forgets_its_oldest_entry_first() -> None:
+    codec = FieldsV1Codec(capacity=2)
+    sets = [{("f:spec", f"f:{name}")} for name in "abc"]
+    trees = [json.loads(json.dumps(codec.encode(paths))) for paths in sets]
+    with mock.patch.object(fieldset, "from_fields_v1", side_effect=AssertionError):
+        assert codec.decode(trees[1]) == sets[1]  # the two newest are still known
+        assert codec.decode(trees[2]) == sets[2]
+    assert codec.decode(trees[0]) == sets[0]  # the oldest went: decoded by a walk
+
+
 _elements = st.sampled_from(["f:a", "f:ab", "f:b", "k:{\"x\":1}", "v:2", "i:0"])
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import copy
 import json
-from typing import Any
+from collections import OrderedDict
+from typing import Any, TypeVar
 
 import msgspec
 
@@ -22,6 +23,8 @@ _decode = msgspec.json.Decoder().decode
 Path = tuple[str, ...]
 FieldSet = set[Path]
 MISSING: Any = object()
+K = TypeVar("K")
+V = TypeVar("V")
 
 # Fields never tracked (apimachinery fieldmanager ``stripmeta``).
 _STRIPPED_META = ("name", "namespace", "creationTimestamp", "selfLink", "uid", "generation",
@@ -186,27 +189,37 @@ def to_fields_v1(paths: FieldSet | frozenset[Path]) -> dict[str, Any]:
     return tree
 
 
-def from_fields_v1(tree: Any, prefix: Path = ()) -> FieldSet:
+def from_fields_v1(tree: Any) -> FieldSet:
+    """The set a FieldsV1 tree encodes: a node is a member when it is a leaf or has ``.``;
+    one set filled by a walk that carries each node's path."""
     out: FieldSet = set()
-    if not isinstance(tree, dict):
-        return out
-    if prefix and (not tree or "." in tree):
-        out.add(prefix)
-    for element, sub in tree.items():
-        if element != ".":
-            out |= from_fields_v1(sub, (*prefix, element))
+    if isinstance(tree, dict):
+        _members(tree, (), out)
     return out
+
+
+def _members(tree: dict[str, Any], prefix: Path, out: FieldSet) -> None:
+    for element, sub in tree.items():
+        if element == "." or not isinstance(sub, dict):
+            continue
+        path = (*prefix, element)
+        if not sub or "." in sub:
+            out.add(path)
+            if not sub:
+                continue
+        _members(sub, path, out)
 
 
 class FieldsV1Codec:
     """:func:`from_fields_v1` and :func:`to_fields_v1` with memory: objects written the same
-    way own the same field sets, so most trees and sets repeat. Bounded (cleared when full);
-    answers are fresh copies, never shared."""
+    way own the same field sets, so most trees and sets repeat. Bounded, the oldest entry
+    going first: what the next write of an object decodes is what a recent write encoded.
+    Answers are fresh copies, never shared."""
 
     def __init__(self, capacity: int = 4096) -> None:
         self.capacity = capacity
-        self._sets: dict[bytes, frozenset[Path]] = {}
-        self._trees: dict[frozenset[Path], bytes] = {}
+        self._sets: OrderedDict[bytes, frozenset[Path]] = OrderedDict()
+        self._trees: OrderedDict[frozenset[Path], bytes] = OrderedDict()
 
     def decode(self, tree: Any) -> frozenset[Path]:
         try:
@@ -215,9 +228,7 @@ class FieldsV1Codec:
             return frozenset(from_fields_v1(tree))
         hit = self._sets.get(key)
         if hit is None:
-            if len(self._sets) >= self.capacity:
-                self._sets.clear()
-            hit = self._sets[key] = frozenset(from_fields_v1(tree))
+            hit = self._remember(self._sets, key, frozenset(from_fields_v1(tree)))
         return hit
 
     def encode(self, paths: FieldSet | frozenset[Path]) -> dict[str, Any]:
@@ -229,13 +240,15 @@ class FieldsV1Codec:
             out: dict[str, Any] = _decode(hit)
             return out
         tree = to_fields_v1(key)
-        if len(self._trees) >= self.capacity:
-            self._trees.clear()
-        data = self._trees[key] = _encode(tree)
-        if len(self._sets) >= self.capacity:
-            self._sets.clear()
-        self._sets[data] = key
+        data = self._remember(self._trees, key, _encode(tree))
+        self._remember(self._sets, data, key)
         return tree  # built afresh: the caller's own
+
+    def _remember(self, memo: OrderedDict[K, V], key: K, value: V) -> V:
+        if len(memo) >= self.capacity:
+            memo.popitem(last=False)
+        memo[key] = value
+        return value
 
 
 def path_string(path: Path) -> str:
