@@ -118,15 +118,13 @@ class Expired(Overflow):
 def change_of(ev: WatchEvent, cache: objects.WireCache | None = None) -> Change:
     kv = ev.kv
     if ev.type is EventType.DELETED:
-        obj = objects.from_kv(kv, ev.revision)
-        data = objects.encode(obj)
+        obj, data = objects.wire(kv, ev.revision)
         if cache is not None:
             cache.forget(kv.key)
     elif cache is not None:
         obj, data = cache.get(kv)
     else:
-        obj = objects.from_kv(kv)
-        data = objects.encode(obj)
+        obj, data = objects.wire(kv)
     return Change(ev.type.value, kv.key, ev.revision, obj, data, ev.prev)
 
 

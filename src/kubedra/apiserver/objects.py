@@ -52,11 +52,40 @@ def to_storage(obj: Obj) -> bytes:
     return encode(obj)
 
 
+_METADATA = b'"metadata":{'
+_RESOURCE_VERSION = b'"resourceVersion":'
+
+
+def with_revision(stored: bytes, revision: int) -> bytes | None:
+    """The wire form of stored bytes, ``metadata.resourceVersion`` spliced in as the first
+    field of the metadata, instead of encoding the object a second time; None when the
+    top-level metadata cannot be told from the bytes (a caller then encodes).
+
+    The first ``"metadata":{`` is a key (a quote inside a JSON string is escaped), and it is
+    the top level's when no other ``{`` comes before it. Stored bytes never carry a
+    resourceVersion (:func:`to_storage`); any occurrence, even a nested one, falls back."""
+    at = stored.find(_METADATA)
+    if at < 0 or stored.count(b"{", 0, at) != 1 or _RESOURCE_VERSION in stored:
+        return None
+    head = at + len(_METADATA)
+    field = b'"resourceVersion":"%d"' % revision
+    if stored[head:head + 1] != b"}":
+        field += b","
+    return stored[:head] + field + stored[head:]
+
+
 def from_kv(kv: KeyValue, revision: int | None = None) -> Obj:
     """A fresh, mutable dict of a stored object with its resourceVersion set."""
     obj: Obj = decode(kv.value)
     meta(obj)["resourceVersion"] = str(revision if revision is not None else kv.mod_revision)
     return obj
+
+
+def wire(kv: KeyValue, revision: int | None = None) -> tuple[Obj, bytes]:
+    """A stored object as :func:`from_kv` gives it, and its bytes as a client gets them."""
+    rev = revision if revision is not None else kv.mod_revision
+    obj = from_kv(kv, rev)
+    return obj, with_revision(kv.value, rev) or encode(obj)
 
 
 class WireCache:
@@ -72,7 +101,7 @@ class WireCache:
         hit = self._hit(kv.key, rev)
         if hit is not None:
             return hit[1], hit[2]
-        return self._keep(kv.key, rev, from_kv(kv, rev))
+        return self._keep(kv.key, rev, *wire(kv, rev))
 
     def decoded(self, kv: KeyValue) -> Obj:
         """The object of ``kv`` (shared: do not mutate): the cached one when it is that
@@ -87,12 +116,13 @@ class WireCache:
     def put(self, kv: KeyValue, obj: Obj) -> tuple[Obj, bytes]:
         """``obj`` is what was just written as ``kv``: it becomes the cached (shared) form,
         with its resourceVersion set, so neither the answer nor the watch event decodes the
-        stored bytes again. The caller gives ``obj`` away."""
+        stored bytes again, and the answer's bytes are the stored ones with the version
+        spliced in. The caller gives ``obj`` away."""
         meta(obj)["resourceVersion"] = str(kv.mod_revision)
-        return self._keep(kv.key, kv.mod_revision, obj)
+        data = with_revision(kv.value, kv.mod_revision) or encode(obj)
+        return self._keep(kv.key, kv.mod_revision, obj, data)
 
-    def _keep(self, key: str, revision: int, obj: Obj) -> tuple[Obj, bytes]:
-        data = encode(obj)
+    def _keep(self, key: str, revision: int, obj: Obj, data: bytes) -> tuple[Obj, bytes]:
         self._items[key] = (revision, obj, data)
         if len(self._items) > self._capacity:
             self._items.popitem(last=False)
