@@ -142,18 +142,24 @@ def _compare(old: Any, new: Any, meta: Meta, path: Path, own: bool,
         return
     if isinstance(old, dict) and isinstance(new, dict) and (old or new):
         is_map = meta.is_map
-        for key in list(old) + [k for k in new if k not in old]:
-            before, after = old.get(key, MISSING), new.get(key, MISSING)
+        for key, before in old.items():
+            after = new.get(key, MISSING)
             if not same_json(before, after):
                 _compare(before, after, meta.child(key), (*path, "f:" + key), is_map, out)
+        for key, after in new.items():
+            if key not in old:  # added: nothing to compare first
+                _compare(MISSING, after, meta.child(key), (*path, "f:" + key), is_map, out)
     elif isinstance(old, list) and isinstance(new, list) and _granular(meta):
         old_items = {item_element(x, i, meta): x for i, x in enumerate(old)}
         new_items = {item_element(x, i, meta): x for i, x in enumerate(new)}
         item_meta = meta if meta.list_keys else UNTYPED
-        for element in list(old_items) + [e for e in new_items if e not in old_items]:
-            before, after = old_items.get(element, MISSING), new_items.get(element, MISSING)
+        for element, before in old_items.items():
+            after = new_items.get(element, MISSING)
             if not same_json(before, after):
                 _compare(before, after, item_meta, (*path, element), True, out)
+        for element, after in new_items.items():
+            if element not in old_items:
+                _compare(MISSING, after, item_meta, (*path, element), True, out)
     elif not json_equal(old, new) and path:
         out[1].add(path)
 
