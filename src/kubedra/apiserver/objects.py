@@ -74,6 +74,11 @@ def with_revision(stored: bytes, revision: int) -> bytes | None:
     return stored[:head] + field + stored[head:]
 
 
+def _wire_bytes(kv: KeyValue, revision: int, obj: Obj) -> bytes:
+    """What a client gets for ``kv`` at ``revision`` (``obj`` is it decoded)."""
+    return with_revision(kv.value, revision) or encode(obj)
+
+
 def from_kv(kv: KeyValue, revision: int | None = None) -> Obj:
     """A fresh, mutable dict of a stored object with its resourceVersion set."""
     obj: Obj = decode(kv.value)
@@ -85,7 +90,7 @@ def wire(kv: KeyValue, revision: int | None = None) -> tuple[Obj, bytes]:
     """A stored object as :func:`from_kv` gives it, and its bytes as a client gets them."""
     rev = revision if revision is not None else kv.mod_revision
     obj = from_kv(kv, rev)
-    return obj, with_revision(kv.value, rev) or encode(obj)
+    return obj, _wire_bytes(kv, rev, obj)
 
 
 class WireCache:
@@ -119,8 +124,7 @@ class WireCache:
         stored bytes again, and the answer's bytes are the stored ones with the version
         spliced in. The caller gives ``obj`` away."""
         meta(obj)["resourceVersion"] = str(kv.mod_revision)
-        data = with_revision(kv.value, kv.mod_revision) or encode(obj)
-        return self._keep(kv.key, kv.mod_revision, obj, data)
+        return self._keep(kv.key, kv.mod_revision, obj, _wire_bytes(kv, kv.mod_revision, obj))
 
     def _keep(self, key: str, revision: int, obj: Obj, data: bytes) -> tuple[Obj, bytes]:
         self._items[key] = (revision, obj, data)

@@ -57,7 +57,16 @@ def item_element(item: Any, index: int, meta: Meta) -> str:
     return f"i:{index}"
 
 
-_KEY_ELEMENTS: dict[tuple[tuple[str, str], ...], str] = {}
+def _remember(memo: OrderedDict[K, V], capacity: int, key: K, value: V) -> V:
+    """Put ``key`` in a bounded memo, its oldest entry going first when full: what is asked
+    again is mostly what was seen recently."""
+    if len(memo) >= capacity:
+        memo.popitem(last=False)
+    memo[key] = value
+    return value
+
+
+_KEY_ELEMENTS: OrderedDict[tuple[tuple[str, str], ...], str] = OrderedDict()
 _KEY_ELEMENTS_LIMIT = 4096
 
 
@@ -69,9 +78,7 @@ def _key_element(keys: dict[str, Any]) -> str:
     memo = tuple(keys.items())
     element = _KEY_ELEMENTS.get(memo)
     if element is None:
-        if len(_KEY_ELEMENTS) >= _KEY_ELEMENTS_LIMIT:
-            _KEY_ELEMENTS.clear()
-        element = _KEY_ELEMENTS[memo] = "k:" + go_json(keys)
+        element = _remember(_KEY_ELEMENTS, _KEY_ELEMENTS_LIMIT, memo, "k:" + go_json(keys))
     return element
 
 
@@ -218,9 +225,9 @@ def _members(tree: dict[str, Any], prefix: Path, out: FieldSet) -> None:
 
 class FieldsV1Codec:
     """:func:`from_fields_v1` and :func:`to_fields_v1` with memory: objects written the same
-    way own the same field sets, so most trees and sets repeat. Bounded, the oldest entry
-    going first: what the next write of an object decodes is what a recent write encoded.
-    Answers are fresh copies, never shared."""
+    way own the same field sets, so most trees and sets repeat. Bounded (:func:`_remember`:
+    the next write of an object decodes what a recent write encoded). Answers are fresh
+    copies, never shared."""
 
     def __init__(self, capacity: int = 4096) -> None:
         self.capacity = capacity
@@ -234,7 +241,7 @@ class FieldsV1Codec:
             return frozenset(from_fields_v1(tree))
         hit = self._sets.get(key)
         if hit is None:
-            hit = self._remember(self._sets, key, frozenset(from_fields_v1(tree)))
+            hit = _remember(self._sets, self.capacity, key, frozenset(from_fields_v1(tree)))
         return hit
 
     def encode(self, paths: FieldSet | frozenset[Path]) -> dict[str, Any]:
@@ -246,15 +253,9 @@ class FieldsV1Codec:
             out: dict[str, Any] = _decode(hit)
             return out
         tree = to_fields_v1(key)
-        data = self._remember(self._trees, key, _encode(tree))
-        self._remember(self._sets, data, key)
+        data = _remember(self._trees, self.capacity, key, _encode(tree))
+        _remember(self._sets, self.capacity, data, key)
         return tree  # built afresh: the caller's own
-
-    def _remember(self, memo: OrderedDict[K, V], key: K, value: V) -> V:
-        if len(memo) >= self.capacity:
-            memo.popitem(last=False)
-        memo[key] = value
-        return value
 
 
 def path_string(path: Path) -> str:
