@@ -4,7 +4,13 @@ assumed (chosen a node for) but whose binding has not been observed yet."""
 from __future__ import annotations
 
 from kubedra.api.core import Node, Pod
-from kubedra.scheduler.framework import NodeInfo, Resources, node_allocatable, pod_requests
+from kubedra.scheduler.framework import (
+    NodeInfo,
+    NodeTally,
+    Resources,
+    node_allocatable,
+    pod_requests,
+)
 from kubedra.scheduler.queue import pod_key
 
 
@@ -18,6 +24,8 @@ class SchedulerCache:
         self._order: list[str] = []
         self._infos: list[NodeInfo] = []
         self._order_dirty = False
+        self.tally = NodeTally()
+        """Kept as nodes and their pods change (every change below goes through it)."""
 
     # --- nodes -----------------------------------------------------------------------------
 
@@ -33,12 +41,16 @@ class SchedulerCache:
                     info.pods[key] = self._pods[key]
                     info.requested.add(self._pod_requests[key])
         else:
+            self.tally.count(info, -1)
             info.node = node
             info.labels = dict(node.metadata.labels or {})
             info.allocatable = node_allocatable(node)
+        self.tally.count(info, 1)
 
     def remove_node(self, name: str) -> None:
-        if self.nodes.pop(name, None) is not None:
+        info = self.nodes.pop(name, None)
+        if info is not None:
+            self.tally.count(info, -1)
             self._order_dirty = True
 
     def node_names(self) -> list[str]:
@@ -65,16 +77,22 @@ class SchedulerCache:
         self._pods[key] = pod
         info = self.nodes.get(node_name)
         if info is not None:
+            self.tally.count(info, -1)
             info.pods[key] = pod
             info.requested.add(requests)
+            self.tally.count(info, 1)
 
     def _unplace(self, key: str) -> None:
         node_name = self._pod_node.pop(key, None)
         requests = self._pod_requests.pop(key, None)
         self._pods.pop(key, None)
         info = self.nodes.get(node_name) if node_name else None
-        if info is not None and info.pods.pop(key, None) is not None and requests:
-            info.requested.add(requests, -1)
+        if info is not None and key in info.pods:
+            self.tally.count(info, -1)
+            del info.pods[key]
+            if requests:
+                info.requested.add(requests, -1)
+            self.tally.count(info, 1)
 
     def assume(self, pod: Pod, node_name: str) -> None:
         self._place(pod, node_name)

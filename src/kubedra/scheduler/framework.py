@@ -60,10 +60,40 @@ def error(message: str) -> Status:
 
 class CycleState(dict[str, Any]):
     """Per-pod scheduling-cycle data, keyed by plugin name; the attributes are the
-    scheduler's own (when the cycle started, the profile it runs: plugins timed or not)."""
+    scheduler's own (when the cycle started, the profile it runs: plugins timed or not, the
+    tally of the nodes it filters)."""
 
     started: float = 0.0
     profile: Profile
+    nodes: NodeTally | None = None
+    """None: unknown, so no node plugin may skip its Filter for want of nodes to reject."""
+
+
+SCHEDULING_TAINT_EFFECTS = ("NoSchedule", "NoExecute")
+"""The taint effects that keep a pod which does not tolerate them off a node."""
+
+
+@dataclass
+class NodeTally:
+    """How many of the scheduler's nodes each node plugin could reject a pod on. Where a
+    count is 0 the plugin's PreFilter answers SKIP: every node would pass its Filter, and
+    the hot loop over the nodes runs one call fewer per node (the same outcome)."""
+
+    unschedulable: int = 0
+    tainted: int = 0
+    """Nodes with a taint of a :data:`SCHEDULING_TAINT_EFFECTS` effect."""
+    pods_full: int = 0
+    """Nodes that hold as many pods as they allow."""
+
+    def count(self, info: NodeInfo, sign: int) -> None:
+        """Add (``sign`` 1) or take back (-1) what ``info`` contributes, as it is now."""
+        spec = info.node.spec
+        if spec.unschedulable:
+            self.unschedulable += sign
+        if any(t.effect in SCHEDULING_TAINT_EFFECTS for t in spec.taints or ()):
+            self.tainted += sign
+        if info.requested.pods >= info.allocatable.pods:
+            self.pods_full += sign
 
 
 @dataclass

@@ -153,6 +153,7 @@ class Scheduler:
         state = CycleState()
         state.started = time.monotonic()
         state.profile = self.sampled_profile if self.metrics.sampled() else self.profile
+        state.nodes = self.cache.tally
         diagnosis = Diagnosis()
         rejectors: set[str] = set()
         skipped: set[str] = set()

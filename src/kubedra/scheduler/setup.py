@@ -33,12 +33,13 @@ from kubedra.scheduler.scheduler import DEFAULT_SCHEDULER_NAME, Scheduler
 
 def default_profile(dra: DynamicResources) -> Profile:
     """The default profile, in upstream's filter order (cheap checks first)."""
-    node_name, affinity, fit = NodeName(), NodeAffinity(), NodeResourcesFit()
+    unschedulable, node_name, taints = NodeUnschedulable(), NodeName(), TaintToleration()
+    affinity, fit = NodeAffinity(), NodeResourcesFit()
     return Profile(
         pre_enqueue=[dra],
         enqueue=[dra],
-        pre_filter=[node_name, affinity, fit, dra],
-        filter=[NodeUnschedulable(), node_name, TaintToleration(), affinity, fit, dra],
+        pre_filter=[unschedulable, node_name, taints, affinity, fit, dra],
+        filter=[unschedulable, node_name, taints, affinity, fit, dra],
         post_filter=[dra],
         score=[dra],
         reserve=[dra],

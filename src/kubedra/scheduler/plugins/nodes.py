@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from kubedra.api.core import Pod, Taint, Toleration
 from kubedra.api.nodeaffinity import MISMATCH, pod_matches_node, required_node_selector
 from kubedra.scheduler.framework import (
+    SCHEDULING_TAINT_EFFECTS,
     SKIP,
     SUCCESS,
     CycleState,
@@ -52,6 +53,10 @@ def tolerates(toleration: Toleration, taint: Taint) -> bool:
 class NodeUnschedulable:
     name = "NodeUnschedulable"
 
+    def pre_filter(self, state: CycleState, pod: Pod) -> Status:
+        """SKIP while no node is unschedulable (kubedra only: upstream has no PreFilter)."""
+        return SKIP if state.nodes is not None and not state.nodes.unschedulable else SUCCESS
+
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status:
         if not node.node.spec.unschedulable:
             return SUCCESS
@@ -64,10 +69,14 @@ class NodeUnschedulable:
 class TaintToleration:
     name = "TaintToleration"
 
+    def pre_filter(self, state: CycleState, pod: Pod) -> Status:
+        """SKIP while no node has a taint that keeps pods off (kubedra only, as above)."""
+        return SKIP if state.nodes is not None and not state.nodes.tainted else SUCCESS
+
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status:
         tolerations = pod.spec.tolerations or ()
         for taint in node.node.spec.taints or ():
-            if taint.effect not in ("NoSchedule", "NoExecute"):
+            if taint.effect not in SCHEDULING_TAINT_EFFECTS:
                 continue
             if not any(tolerates(t, taint) for t in tolerations):
                 return unresolvable(
@@ -93,7 +102,12 @@ class NodeResourcesFit:
     name = "NodeResourcesFit"
 
     def pre_filter(self, state: CycleState, pod: Pod) -> Status:
-        state[self.name] = pod_requests(pod)
+        """SKIP when the pod asks for neither cpu nor memory while no node is full of pods:
+        then no node can fail the fit."""
+        want = state[self.name] = pod_requests(pod)
+        nodes = state.nodes
+        if nodes is not None and not (nodes.pods_full or want.milli_cpu or want.memory):
+            return SKIP
         return SUCCESS
 
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status:
@@ -114,4 +128,6 @@ class NodeResourcesFit:
 if TYPE_CHECKING:  # the stages each plugin implements (upstream: var _ framework.X = ...)
     _filters: tuple[FilterPlugin, ...] = (NodeName(), NodeUnschedulable(), TaintToleration(),
                                           NodeAffinity(), NodeResourcesFit())
-    _pre_filters: tuple[PreFilterPlugin, ...] = (NodeName(), NodeAffinity(), NodeResourcesFit())
+    _pre_filters: tuple[PreFilterPlugin, ...] = (NodeName(), NodeUnschedulable(),
+                                                 TaintToleration(), NodeAffinity(),
+                                                 NodeResourcesFit())
