@@ -15,7 +15,7 @@ in-flight and assumed (upstream's ``inFlightAllocations`` and assume cache).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from kubedra.allocation.claims import ClaimPlan, Request
@@ -196,6 +196,14 @@ class PodAllocator:
         self._reserved.clear()
 
     # --- node preselection -------------------------------------------------------------------
+
+    def nodes_with_room(self) -> Collection[str] | None:
+        """Names that include every node where the claims can be allocated: the nodes where
+        the requested driver with the fewest such nodes has a free instance (None: no
+        structured requests). Kept by the index, so it costs nothing to ask per cycle."""
+        if not self.requests:
+            return None
+        return min((self.index.nodes_with_free(d) for d in self.requests), key=len)
 
     def candidate_nodes(self) -> Iterator[str] | None:
         """Nodes where every request has a free matching instance and every driver has as many

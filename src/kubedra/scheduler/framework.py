@@ -9,7 +9,7 @@ event registration. Each stage is a Protocol; a :class:`Profile` lists the plugi
 from __future__ import annotations
 
 import enum
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -178,6 +178,14 @@ class FilterPlugin(Plugin, Protocol):
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status: ...
 
 
+class ShortlistPlugin(Plugin, Protocol):
+    def shortlist(self, state: CycleState, pod: Pod) -> Collection[str] | None:
+        """After PreFilter: names that include every node this plugin's Filter can pass
+        (None: any node may). The scheduler passes over the others while it looks for
+        feasible nodes, and filters them only when no node is feasible (the FitError
+        names every node's reason), so the outcome is that of filtering every node."""
+
+
 class PostFilterPlugin(Plugin, Protocol):
     async def post_filter(self, state: CycleState, pod: Pod, diagnosis: Diagnosis) -> Status:
         """Runs when no node fits; a SUCCESS ends the PostFilter stage."""
@@ -220,6 +228,7 @@ class Profile:
     enqueue: Sequence[EnqueueExtensions] = ()
     pre_filter: Sequence[PreFilterPlugin] = ()
     filter: Sequence[FilterPlugin] = ()
+    shortlist: Sequence[ShortlistPlugin] = ()
     post_filter: Sequence[PostFilterPlugin] = ()
     score: Sequence[ScorePlugin] = ()
     reserve: Sequence[ReservePlugin] = ()

@@ -15,7 +15,7 @@ import functools
 import itertools
 import logging
 import time
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 
 from kubedra.api.core import Node, Pod
 from kubedra.client.informer import Informers
@@ -167,7 +167,9 @@ class Scheduler:
                 await self._fail(qp, pod, state, diagnosis, rejectors, _by(status, plugin))
                 return
         filters = [p for p in state.profile.filter if p.name not in skipped]
-        feasible = self._find_feasible(state, pod, filters, diagnosis, rejectors)
+        shortlist = next((names for p in state.profile.shortlist if p.name not in skipped
+                          and (names := p.shortlist(state, pod)) is not None), None)
+        feasible = self._find_feasible(state, pod, filters, diagnosis, rejectors, shortlist)
         if not feasible:
             await self._fail(qp, pod, state, diagnosis, rejectors, None)
             return
@@ -175,22 +177,45 @@ class Scheduler:
         await self._assume_and_bind(qp, pod, state, node)
 
     def _find_feasible(self, state: CycleState, pod: Pod, filters: Sequence[FilterPlugin],
-                       diagnosis: Diagnosis, rejectors: set[str]) -> list[NodeInfo]:
+                       diagnosis: Diagnosis, rejectors: set[str],
+                       shortlist: Collection[str] | None = None) -> list[NodeInfo]:
         """Filter nodes round-robin from where the last pod stopped until enough are
-        feasible (upstream's percentageOfNodesToScore). This loop is the hot path."""
+        feasible (upstream's percentageOfNodesToScore). Nodes off the ``shortlist`` are
+        passed over (counted as checked), and filtered only if no node is feasible: the
+        only case in which the reasons in ``diagnosis`` and ``rejectors`` are read."""
         infos = self.cache.node_infos()
         n = len(infos)
         if not n:
             return []
         want = feasible_nodes_to_find(n)
+        start = self._next_start % n
+        passed_over: list[NodeInfo] = []
+        feasible, checked = self._filter_nodes(
+            state, pod, filters, itertools.chain(itertools.islice(infos, start, None),
+                                                 itertools.islice(infos, start)),
+            want, diagnosis, rejectors, shortlist, passed_over)
+        self._next_start = (start + checked) % n
+        if not feasible and passed_over:  # the FitError gives every node's reason
+            feasible, _ = self._filter_nodes(state, pod, filters, passed_over, want, diagnosis,
+                                             rejectors, None, [])
+        return feasible
+
+    @staticmethod
+    def _filter_nodes(state: CycleState, pod: Pod, filters: Sequence[FilterPlugin],
+                      nodes: Iterable[NodeInfo], want: int, diagnosis: Diagnosis,
+                      rejectors: set[str], shortlist: Collection[str] | None,
+                      passed_over: list[NodeInfo]) -> tuple[list[NodeInfo], int]:
+        """The feasible nodes (at most ``want``) and how many nodes were checked. This loop
+        is the hot path."""
         checks = [(p.filter, p) for p in filters]
         feasible: list[NodeInfo] = []
-        start = self._next_start % n
         checked = 0
         last: tuple[Status | None, object, Status] = (None, None, SUCCESS)
-        for info in itertools.chain(itertools.islice(infos, start, None),
-                                    itertools.islice(infos, start)):
+        for info in nodes:
             checked += 1
+            if shortlist is not None and info.name not in shortlist:
+                passed_over.append(info)
+                continue
             for check, plugin in checks:
                 status = check(state, pod, info)
                 if status is not SUCCESS and status.code is not Code.SUCCESS:
@@ -203,8 +228,7 @@ class Scheduler:
                 feasible.append(info)
                 if len(feasible) >= want:
                     break
-        self._next_start = (start + checked) % n
-        return feasible
+        return feasible, checked
 
     def _select(self, state: CycleState, pod: Pod, feasible: list[NodeInfo],
                 skipped: set[str]) -> NodeInfo:

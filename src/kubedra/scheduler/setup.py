@@ -40,6 +40,7 @@ def default_profile(dra: DynamicResources) -> Profile:
         enqueue=[dra],
         pre_filter=[unschedulable, node_name, taints, affinity, fit, dra],
         filter=[unschedulable, node_name, taints, affinity, fit, dra],
+        shortlist=[dra],
         post_filter=[dra],
         score=[dra],
         reserve=[dra],

@@ -3,8 +3,14 @@ Filter verdicts, the claim-user index behind claim events."""
 
 from __future__ import annotations
 
+import dataclasses
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kubedra.api import codec
 from kubedra.api.codec import decode
-from kubedra.api.core import Pod
+from kubedra.api.core import Node, Pod
 from kubedra.api.resource import (
     ResourceClaim,
     ResourceClaimParameters,
@@ -13,9 +19,10 @@ from kubedra.api.resource import (
 )
 from kubedra.client.informer import Informers
 from kubedra.scheduler.cache import SchedulerCache
-from kubedra.scheduler.framework import CycleState, NodeInfo
+from kubedra.scheduler.framework import Code, CycleState, Diagnosis, NodeInfo
 from kubedra.scheduler.plugins.dynamicresources import DRAState, DynamicResources, feed
-from kubedra.scheduler.setup import ClaimUsers
+from kubedra.scheduler.scheduler import Scheduler
+from kubedra.scheduler.setup import ClaimUsers, default_profile
 from kubedra.testing import fake_node
 
 
@@ -141,3 +148,77 @@ def test_structured_claim_without_requests_fits_any_node() -> None:
     plugin, cycle = DynamicResources(state), CycleState()
     assert plugin.pre_filter(cycle, pod).ok
     assert plugin.filter(cycle, pod, node("n0")).ok
+
+
+def _allocated(name: str, node_name: str, instance: str) -> ResourceClaim:
+    return decode({
+        "metadata": {"name": name, "namespace": "ns", "uid": f"u-{name}",
+                     "resourceVersion": "1"},
+        "spec": {"resourceClassName": "c"},
+        "status": {"driverName": "d", "allocation": {"resourceHandles": [{
+            "driverName": "d", "structuredData": {"nodeName": node_name, "results": [
+                {"namedResources": {"name": instance}}]}}]}}}, ResourceClaim)
+
+
+def _cycle(scheduler: Scheduler, pod: Pod) -> tuple[object, ...]:
+    state = CycleState()
+    state.profile = scheduler.profile
+    state.nodes = scheduler.cache.tally
+    skipped = set()
+    for plugin in scheduler.profile.pre_filter:
+        if plugin.pre_filter(state, pod).code is Code.SKIP:
+            skipped.add(plugin.name)
+    shortlist = next((names for p in scheduler.profile.shortlist if p.name not in skipped
+                      and (names := p.shortlist(state, pod)) is not None), None)
+    diagnosis, rejectors = Diagnosis(), set[str]()
+    feasible = scheduler._find_feasible(
+        state, pod, [f for f in scheduler.profile.filter if f.name not in skipped], diagnosis,
+        rejectors, shortlist)
+    if feasible:  # the reasons are read only when no node fits
+        return [n.name for n in feasible], scheduler._next_start
+    return {n: (s.code.value, s.plugin, s.message)
+            for n, s in diagnosis.node_statuses.items()}, rejectors, scheduler._next_start
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 2), st.integers(0, 2), st.booleans()),
+                min_size=1, max_size=130),
+       st.integers(1, 2), st.integers(1, 4))
+def test_passing_over_nodes_without_room_changes_no_outcome(
+        nodes: list[tuple[int, int, bool]], claims: int, cycles: int) -> None:
+    """Per node: instances, how many are taken, unschedulable. With more than 100 nodes the
+    search stops early (and where the next one starts moves): the shortlist must not change
+    where, nor which nodes are feasible, nor any reason of a pod that fits nowhere."""
+    state = cluster(0, 0)
+    shortlisted, plain = DynamicResources(state), DynamicResources(state)
+    schedulers = []
+    for dra in (shortlisted, plain):
+        profile = default_profile(dra)
+        if dra is plain:
+            profile = dataclasses.replace(profile, shortlist=[])
+        schedulers.append(Scheduler(None, Informers(None), profile))  # type: ignore[arg-type]
+    for n, (instances, taken, unschedulable) in enumerate(nodes):
+        if instances:
+            feed(state, [decode({"metadata": {"name": f"s{n}"}, "nodeName": f"n{n}",
+                                 "driverName": "d", "namedResources": {"instances": [
+                                     {"name": f"i{i}"} for i in range(instances)]}},
+                                ResourceSlice)])
+            for i in range(min(taken, instances)):
+                state.set_claim(_allocated(f"taken-{n}-{i}", f"n{n}", f"i{i}"))
+        for scheduler in schedulers:
+            scheduler.cache.set_node(codec.decode({
+                "metadata": {"name": f"n{n}", "labels": {"kubernetes.io/hostname": f"n{n}"}},
+                "spec": {"unschedulable": unschedulable},
+                "status": {"allocatable": {"cpu": "4", "memory": "8Gi", "pods": "110"}}},
+                Node))
+    for c in range(cycles):
+        names = [f"p{c}-c{k}" for k in range(claims)]
+        for name in names:
+            state.set_claim(decode({"metadata": {"name": name, "namespace": "ns",
+                                                 "uid": f"u-{name}", "resourceVersion": "1"},
+                                    "spec": {"resourceClassName": "c"}}, ResourceClaim))
+        pod = decode({"metadata": {"name": f"p{c}", "namespace": "ns", "uid": f"pu{c}"},
+                      "spec": {"resourceClaims": [
+                          {"name": f"r{k}", "source": {"resourceClaimName": name}}
+                          for k, name in enumerate(names)]}}, Pod)
+        assert _cycle(schedulers[0], pod) == _cycle(schedulers[1], pod)

@@ -51,7 +51,7 @@ def test_default_profile_lists_dynamic_resources_at_each_of_its_stages() -> None
     stages = {stage: [p.name for p in getattr(profile, stage)]
               for stage in Profile.__dataclass_fields__}
     assert [s for s, names in stages.items() if "DynamicResources" in names] == [
-        "pre_enqueue", "enqueue", "pre_filter", "filter", "post_filter", "score", "reserve",
-        "after_unreserve", "pre_bind"]
+        "pre_enqueue", "enqueue", "pre_filter", "filter", "shortlist", "post_filter", "score",
+        "reserve", "after_unreserve", "pre_bind"]
     assert stages["filter"] == ["NodeUnschedulable", "NodeName", "TaintToleration",
                                 "NodeAffinity", "NodeResourcesFit", "DynamicResources"]

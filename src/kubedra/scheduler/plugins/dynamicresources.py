@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
@@ -64,6 +64,7 @@ from kubedra.scheduler.framework import (
     PreFilterPlugin,
     ReservePlugin,
     ScorePlugin,
+    ShortlistPlugin,
     Status,
     error,
     unresolvable,
@@ -260,6 +261,12 @@ class DynamicResources:
         state[NAME] = _Cycle(plan, verdict)
         return SUCCESS
 
+    def shortlist(self, state: CycleState, pod: Pod) -> Collection[str] | None:
+        """Nodes without a free instance of a requested driver cannot take the pod's claims
+        (the nodes a filling cluster has most of)."""
+        cycle: _Cycle | None = state.get(NAME)
+        return None if cycle is None else cycle.plan.allocator.nodes_with_room()
+
     # --- Filter / PostFilter --------------------------------------------------------------------
 
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status:
@@ -400,6 +407,7 @@ if TYPE_CHECKING:  # the stages DynamicResources implements (upstream: var _ fra
     _enqueue: EnqueueExtensions = _plugin
     _pre_filter: PreFilterPlugin = _plugin
     _filter: FilterPlugin = _plugin
+    _shortlist: ShortlistPlugin = _plugin
     _post_filter: PostFilterPlugin = _plugin
     _score: ScorePlugin = _plugin
     _reserve: ReservePlugin = _plugin
