@@ -222,3 +222,14 @@ def test_passing_over_nodes_without_room_changes_no_outcome(
                           {"name": f"r{k}", "source": {"resourceClaimName": name}}
                           for k, name in enumerate(names)]}}, Pod)
         assert _cycle(schedulers[0], pod) == _cycle(schedulers[1], pod)
+
+
+def test_score_prefers_the_node_with_fewer_free_instances_of_the_requested_driver() -> None:
+    state = cluster(2, 3)
+    state.set_claim(_allocated("taken", "n1", "i0"))
+    plugin = DynamicResources(state)
+    cycle = CycleState()
+    pod = pod_with_claim(0, state)
+    assert plugin.pre_filter(cycle, pod).ok
+    assert [plugin.score(cycle, pod, node(n)) for n in ("n0", "n1", "absent")] == [97, 98, 100]
+    assert plugin.score(CycleState(), pod, node("n0")) == 0  # no DRA cycle: nothing to score

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 import msgspec
 
 from kubedra.allocation.celadapter import cel_selectors
-from kubedra.allocation.engine import ClaimAllocation, NodeVerdict
+from kubedra.allocation.engine import ClaimAllocation, NodeVerdict, PodAllocator
 from kubedra.allocation.index import AllocationIndex, claim_key
 from kubedra.allocation.parameters import ParameterStore
 from kubedra.allocation.podclaims import (
@@ -134,6 +134,8 @@ def frees_instances(old: ResourceClaim, new: ResourceClaim) -> bool:
 class _Cycle:
     plan: PodPlan
     verdict: Callable[[str], NodeVerdict]
+    free: Callable[[str], int] | None
+    """Free instances of the requested drivers on a node, for Score (None: nothing to score)."""
     unavailable: set[int] = field(default_factory=set)
     allocations: list[ClaimAllocation] = field(default_factory=list)
 
@@ -258,7 +260,7 @@ class DynamicResources:
         verdict: Callable[[str], NodeVerdict] = allocator.filter
         if allocator.plans:  # pods asking for the same thing share verdicts
             verdict = self.verdicts.for_pod(allocator)
-        state[NAME] = _Cycle(plan, verdict)
+        state[NAME] = _Cycle(plan, verdict, _free_counter(allocator) if allocator.plans else None)
         return SUCCESS
 
     def shortlist(self, state: CycleState, pod: Pod) -> Collection[str] | None:
@@ -308,15 +310,9 @@ class DynamicResources:
 
     def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> int:
         cycle: _Cycle | None = state.get(NAME)
-        if cycle is None or not cycle.plan.allocator.plans:
+        if cycle is None or cycle.free is None:
             return 0
-        pools = self.state.index.node_pools(node.name)
-        free = 0
-        for driver in cycle.plan.allocator.requests:
-            pool = pools.get(driver)
-            if pool is not None:
-                free += pool.free.bit_count()
-        return max(0, 100 - free)
+        return max(0, 100 - cycle.free(node.name))
 
     # --- Reserve / Unreserve ------------------------------------------------------------------
 
@@ -384,6 +380,21 @@ class DynamicResources:
 def _unresolvable(message: str) -> Status:
     """Filter statuses repeat a few messages very often: share the objects."""
     return unresolvable(message)
+
+
+def _free_counter(allocator: PodAllocator) -> Callable[[str], int]:
+    """Free instances of the allocator's drivers on a node: Score asks it once per feasible
+    node, so the common single-driver case is one lookup in the index's pool mapping."""
+    index, drivers = allocator.index, tuple(allocator.requests)
+    if len(drivers) != 1:
+        return lambda node: sum(index.free_count(node, d) for d in drivers)
+    pool_of, (driver,) = index.pool_lookup(), drivers
+
+    def free(node: str) -> int:
+        pool = pool_of((node, driver))
+        return pool.free.bit_count() if pool is not None else 0
+
+    return free
 
 
 def feed(state: DRAState, objects: Sequence[Any]) -> None:
