@@ -360,10 +360,12 @@ class Rest:
         meta.name = name
         if res.kind.namespaced:
             admission.ensure_namespace(res, body, namespace)
-        as_json: Obj = codec.to_builtins(body)
+        # to_builtins builds new containers throughout: the first attempt takes them as they
+        # are, a retry after a conflict converts the (unchanged) body again
+        first: list[Obj] = [codec.to_builtins(body)]
 
         async def mutate(old: Obj) -> Obj:
-            return objects.clone(as_json)
+            return first.pop() if first else codec.to_builtins(body)
 
         create_missing = None
         if res.strategy.allow_create_on_update and not subresource:

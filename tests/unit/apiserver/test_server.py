@@ -404,6 +404,34 @@ async def test_generated_name_collision_is_retried_from_the_request(
     assert second["metadata"]["generateName"] == "p-"
 
 
+async def test_an_update_that_loses_a_race_is_retried_from_the_request(
+        env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A PUT without resourceVersion that loses its compare-and-swap to another writer is
+    applied again from the body as sent, not from its first attempt's processed copy (which
+    carries the old resourceVersion and would turn the retry into a 409)."""
+    await env.call("POST", PODS, pod("p", labels={"v": "0"}))
+    update = env.store.update
+    raced: list[str] = []
+
+    async def racing(key: str, value: bytes, expected: int | None = None) -> Any:
+        if not raced:  # another writer gets in first, once
+            raced.append(key)
+            current = await env.store.get(key)
+            assert current is not None
+            other = json.loads(current.value)
+            other["metadata"]["labels"] = {"v": "other"}
+            await update(key, json.dumps(other).encode(), current.mod_revision)
+        return await update(key, value, expected)
+
+    monkeypatch.setattr(env.store, "update", racing)
+    status, body = await env.call("PUT", f"{PODS}/p", pod("p", labels={"v": "1"}))
+    assert raced and status == 200, body
+    assert body["metadata"]["labels"] == {"v": "1"}
+    _, stored = await env.call("GET", f"{PODS}/p")
+    assert stored["metadata"]["labels"] == {"v": "1"}
+    assert stored["metadata"]["resourceVersion"] == body["metadata"]["resourceVersion"]
+
+
 async def test_writes_leave_every_cached_object_as_its_bytes(env: Env) -> None:
     """Updates read the stored object from the wire cache without copying it: no write path
     (PUT, each patch type, status, binding, finalizers, graceful and finalizer-held deletes,
