@@ -310,11 +310,10 @@ class AllocationIndex:
 
     def free_count(self, node: str, driver: str | None = None) -> int:
         """Free instances on ``node`` (of one driver, or of all drivers): for scoring."""
-        pools = self.node_pools(node)
         if driver is not None:
-            pool = pools.get(driver)
+            pool = self._pools.get((node, driver))
             return pool.free.bit_count() if pool is not None else 0
-        return sum(p.free.bit_count() for p in pools.values())
+        return sum(p.free.bit_count() for p in self.node_pools(node).values())
 
     def holders(self, node: str, driver: str, name: str) -> list[str]:
         """Claims (``namespace/name``) whose allocation names this instance, in event order."""

@@ -384,17 +384,13 @@ def _unresolvable(message: str) -> Status:
 
 def _free_counter(allocator: PodAllocator) -> Callable[[str], int]:
     """Free instances of the allocator's drivers on a node: Score asks it once per feasible
-    node, so the common single-driver case is one lookup in the index's pool mapping."""
+    node, so the common single-driver case is the index's own count, bound to its driver."""
     index, drivers = allocator.index, tuple(allocator.requests)
-    if len(drivers) != 1:
-        return lambda node: sum(index.free_count(node, d) for d in drivers)
-    pool_of, (driver,) = index.pool_lookup(), drivers
-
-    def free(node: str) -> int:
-        pool = pool_of((node, driver))
-        return pool.free.bit_count() if pool is not None else 0
-
-    return free
+    count = index.free_count
+    if len(drivers) == 1:
+        driver = drivers[0]
+        return lambda node: count(node, driver)
+    return lambda node: sum(count(node, d) for d in drivers)
 
 
 def feed(state: DRAState, objects: Sequence[Any]) -> None:
