@@ -167,14 +167,19 @@ class Scheduler:
                 await self._fail(qp, pod, state, diagnosis, rejectors, _by(status, plugin))
                 return
         filters = [p for p in state.profile.filter if p.name not in skipped]
-        shortlist = next((names for p in state.profile.shortlist if p.name not in skipped
-                          and (names := p.shortlist(state, pod)) is not None), None)
-        feasible = self._find_feasible(state, pod, filters, diagnosis, rejectors, shortlist)
+        feasible = self._find_feasible(state, pod, filters, diagnosis, rejectors,
+                                       self._shortlist(state, pod, skipped))
         if not feasible:
             await self._fail(qp, pod, state, diagnosis, rejectors, None)
             return
         node = self._select(state, pod, feasible, skipped)
         await self._assume_and_bind(qp, pod, state, node)
+
+    @staticmethod
+    def _shortlist(state: CycleState, pod: Pod, skipped: set[str]) -> Collection[str] | None:
+        """The first shortlist a plugin of the cycle's profile gives (None: every node)."""
+        return next((names for p in state.profile.shortlist if p.name not in skipped
+                     and (names := p.shortlist(state, pod)) is not None), None)
 
     def _find_feasible(self, state: CycleState, pod: Pod, filters: Sequence[FilterPlugin],
                        diagnosis: Diagnosis, rejectors: set[str],

@@ -168,12 +168,10 @@ def _cycle(scheduler: Scheduler, pod: Pod) -> tuple[object, ...]:
     for plugin in scheduler.profile.pre_filter:
         if plugin.pre_filter(state, pod).code is Code.SKIP:
             skipped.add(plugin.name)
-    shortlist = next((names for p in scheduler.profile.shortlist if p.name not in skipped
-                      and (names := p.shortlist(state, pod)) is not None), None)
     diagnosis, rejectors = Diagnosis(), set[str]()
     feasible = scheduler._find_feasible(
         state, pod, [f for f in scheduler.profile.filter if f.name not in skipped], diagnosis,
-        rejectors, shortlist)
+        rejectors, scheduler._shortlist(state, pod, skipped))
     if feasible:  # the reasons are read only when no node fits
         return [n.name for n in feasible], scheduler._next_start
     return {n: (s.code.value, s.plugin, s.message)
