@@ -8,6 +8,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubedra.storage.contract import (
     CompactedError,
@@ -230,7 +232,7 @@ async def test_cache_agrees_with_the_log(tmp_path: Path) -> None:
             for i in range(50):
                 key = f"/k/{i % 7}/{i}"
                 assert await store.get(key) == reads.get_at(conn, key, current)
-            latest, revision, _ = reads.load_state(conn)
+            latest, _, revision, _ = reads.load_state(conn)
             for prefix in ["", "/k/", "/k/3/", "/k/9/", "/j"]:
                 for start_after in [None, "/k/3/", "/k/3/10", "/a", "/z"]:
                     for limit in [0, 1, 3, 100]:
@@ -281,3 +283,57 @@ async def test_compaction_during_replay_stops_the_watch_cleanly(
         await events.aclose()
     finally:
         await store.close()
+
+
+def _newest_rows(path: Path) -> dict[str, tuple[int, int]]:
+    """key -> (id, deleted) of its newest row, read from the log."""
+    conn = sqlite3.connect(path)
+    try:
+        found = conn.execute("SELECT name, MAX(id), deleted FROM log GROUP BY name").fetchall()
+        return {name: (rev, deleted) for name, rev, deleted in found}
+    finally:
+        conn.close()
+
+
+_OPS = st.lists(st.tuples(st.sampled_from(["create", "delete", "compact", "reopen"]),
+                          st.sampled_from(["/a", "/b", "/c/d"]), st.integers(0, 6)),
+                max_size=40)
+
+
+@settings(max_examples=300, deadline=None)
+@given(ops=_OPS)
+def test_a_re_create_follows_the_tombstone_the_log_holds(tmp_path_factory: pytest.TempPathFactory,
+                                                          ops: list[tuple[str, str, int]]) -> None:
+    """The writer knows each deleted key's tombstone without reading the log: after any
+    creates, deletes, (chunked) compactions and reopenings, its map is what the log says,
+    and a re-create's prev_revision is the tombstone still in the log (0 once compacted)."""
+    path = tmp_path_factory.mktemp("tomb") / "s.db"
+
+    async def run() -> None:
+        store = await SQLiteStore.open(path, compact_interval=0, compact_chunk=3)
+        try:
+            for op, key, back in ops:
+                if op == "reopen":
+                    await store.close()
+                    store = await SQLiteStore.open(path, compact_interval=0, compact_chunk=3)
+                elif op == "compact":
+                    current = await store.current_revision()
+                    await store.compact(max(await store.compacted_revision(), current - back))
+                elif await store.get(key) is not None:
+                    if op == "delete":
+                        await store.delete(key)
+                else:
+                    before = _newest_rows(path).get(key, (0, 1))[0]
+                    kv = await store.create(key, b"v")
+                    conn = sqlite3.connect(path)
+                    prev = conn.execute("SELECT prev_revision FROM log WHERE id = ?",
+                                        (kv.mod_revision,)).fetchone()[0]
+                    conn.close()
+                    assert prev == before
+                newest = _newest_rows(path)
+                assert store._writer._tombstones == {
+                    k: rev for k, (rev, deleted) in newest.items() if deleted}
+        finally:
+            await store.close()
+
+    asyncio.run(run())

@@ -137,17 +137,22 @@ def history_after(conn: sqlite3.Connection, prefix: str, after: int, page: int) 
     return [event_of(row) for row in rows], covered, done
 
 
-def load_state(conn: sqlite3.Connection) -> tuple[dict[str, KeyValue], int, int]:
-    """Latest live value of every key, the current revision and the compacted revision."""
+def load_state(
+    conn: sqlite3.Connection,
+) -> tuple[dict[str, KeyValue], dict[str, int], int, int]:
+    """Latest live value of every key, the tombstone of every deleted key still in the log
+    (key -> row id), the current revision and the compacted revision: one scan of each
+    key's newest row."""
     compacted = _begin(conn)
     try:
         newest = int(conn.execute("SELECT MAX(id) FROM log").fetchone()[0] or 0)
         rows = conn.execute(
-            "SELECT k.name, k.value, k.create_revision, k.id FROM log AS k"
+            "SELECT k.name, k.deleted, k.value, k.create_revision, k.id FROM log AS k"
             " JOIN (SELECT MAX(id) AS id FROM log GROUP BY name) AS m ON k.id = m.id"
-            " WHERE k.deleted = 0"
         ).fetchall()
     finally:
         conn.execute("COMMIT")
-    latest = {name: KeyValue(name, value, cr, rev) for name, value, cr, rev in rows}
-    return latest, max(newest, compacted), compacted
+    latest = {name: KeyValue(name, value, cr, rev)
+              for name, deleted, value, cr, rev in rows if not deleted}
+    tombstones = {name: rev for name, deleted, _, _, rev in rows if deleted}
+    return latest, tombstones, max(newest, compacted), compacted

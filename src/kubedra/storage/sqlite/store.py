@@ -92,6 +92,7 @@ class SQLiteStore(Store):
         loop: asyncio.AbstractEventLoop,
         lock: IO[bytes],
         state: State,
+        tombstones: dict[str, int],
         readers: _Readers,
         max_batch: int,
         compact_chunk: int,
@@ -109,6 +110,7 @@ class SQLiteStore(Store):
             writer_conn,
             state,
             self._deliver,
+            tombstones=tombstones,
             max_batch=max_batch,
             compact_chunk=compact_chunk,
         )
@@ -139,26 +141,27 @@ class SQLiteStore(Store):
             raise ValueError("max_batch, compact_chunk, watch_buffer, read_threads must be >= 1")
         file = os.fspath(path)
 
-        def prepare() -> tuple[IO[bytes], sqlite3.Connection, State]:
+        def prepare() -> tuple[IO[bytes], sqlite3.Connection, State, dict[str, int]]:
             lock = _lock_file(file)
             try:
                 conn = schema.connect(file)
                 try:
                     schema.migrate(conn)
-                    latest, revision, compacted = reads.load_state(conn)
+                    latest, tombstones, revision, compacted = reads.load_state(conn)
                 except BaseException:
                     conn.close()
                     raise
             except BaseException:
                 lock.close()
                 raise
-            return lock, conn, State(latest, revision, compacted)
+            return lock, conn, State(latest, revision, compacted), tombstones
 
-        lock, conn, state = await asyncio.to_thread(prepare)
+        lock, conn, state, tombstones = await asyncio.to_thread(prepare)
         store = cls(
             loop=asyncio.get_running_loop(),
             lock=lock,
             state=state,
+            tombstones=tombstones,
             readers=_Readers(file, read_threads),
             max_batch=max_batch,
             compact_chunk=compact_chunk,

@@ -90,6 +90,7 @@ class Writer(threading.Thread):
         state: State,
         deliver: Deliver,
         *,
+        tombstones: dict[str, int],
         max_batch: int,
         compact_chunk: int,
     ) -> None:
@@ -97,6 +98,10 @@ class Writer(threading.Thread):
         self.requests: queue.SimpleQueue[Request] = queue.SimpleQueue()
         self._conn = conn
         self._state = state
+        # The tombstone's row id of every deleted key still in the log (compaction removes a
+        # tombstone together with the key's older rows): a re-create's prev_revision, known
+        # without reading the log for each create.
+        self._tombstones = tombstones
         self._deliver = deliver
         self._max_batch = max_batch
         self._compact_chunk = compact_chunk
@@ -165,6 +170,12 @@ class Writer(threading.Thread):
             self._conn.execute("BEGIN IMMEDIATE")
             self._conn.executemany(_INSERT, batch.rows)
             self._conn.execute("COMMIT")
+        tombstones = self._tombstones
+        for key, kv in batch.overlay.items():
+            if kv is None:
+                tombstones[key] = batch.last_row[key]
+            else:
+                tombstones.pop(key, None)
         with self._state.lock:
             self._state.apply(batch.overlay, revision)
         self._deliver(batch.outcomes, batch.events)
@@ -211,13 +222,9 @@ class Writer(threading.Thread):
         return result
 
     def _last_row(self, key: str, batch: _Batch) -> int:
-        """The id of the key's newest row (its tombstone, for a re-create), or 0."""
-        if key in batch.last_row:
-            return batch.last_row[key]
-        row = self._conn.execute(
-            "SELECT id FROM log WHERE name = ? ORDER BY id DESC LIMIT 1", (key,)
-        ).fetchone()
-        return 0 if row is None else int(row[0])
+        """The id of the newest row of a key that is not live (its tombstone), or 0."""
+        last = batch.last_row.get(key)
+        return self._tombstones.get(key, 0) if last is None else last
 
     # -- compaction ------------------------------------------------------------------------
 
@@ -244,6 +251,8 @@ class Writer(threading.Thread):
             )
             conn.execute("UPDATE meta SET value = ? WHERE key = ?", (end, COMPACT_KEY))
             conn.execute("COMMIT")
+            if self._tombstones:
+                self._tombstones = {k: t for k, t in self._tombstones.items() if t >= end}
             with state.lock:
                 state.compacted = end
         if end < request.target:
