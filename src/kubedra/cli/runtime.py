@@ -6,11 +6,11 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import ctypes
-import datetime
 import gc
 import json
 import logging
 import os
+import re
 import signal
 import sys
 import threading
@@ -47,12 +47,24 @@ _SEVERITY = {logging.DEBUG: "I", logging.INFO: "I", logging.WARNING: "W", loggin
              logging.CRITICAL: "F"}
 
 
+# what json.dumps(ensure_ascii=False) escapes in a string
+_ESCAPED = re.compile(r'[\x00-\x1f"\\]')
+
+
+def _quoted(text: str) -> str:
+    """``text`` as a JSON string, as ``json.dumps(text, ensure_ascii=False)`` writes it;
+    most log values (names, reasons) have nothing to escape and are quoted as they are."""
+    if _ESCAPED.search(text) is None:
+        return f'"{text}"'
+    return json.dumps(text, ensure_ascii=False)
+
+
 def _klog_value(value: object) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int | float):
         return str(value)
-    return json.dumps(value if isinstance(value, str) else str(value), ensure_ascii=False)
+    return _quoted(value if isinstance(value, str) else str(value))
 
 
 class KlogFormatter(logging.Formatter):
@@ -60,15 +72,32 @@ class KlogFormatter(logging.Formatter):
     call with a mapping argument, ``log.info("Pod bound", {"pod": "ns/a"})``, is rendered as
     klog's structured ``InfoS``: the message quoted, then ``key="value"`` pairs."""
 
+    def __init__(self) -> None:
+        super().__init__()
+        self._second: tuple[int, str] = (-1, "")
+
+    def _time(self, created: float) -> str:
+        """``MMDD hh:mm:ss.uuuuuu`` in local time, as ``datetime.fromtimestamp`` rounds it;
+        the part up to the second is formatted once per second (a busy component writes
+        hundreds of lines in one)."""
+        second = int(created)
+        micros = round((created - second) * 1e6)
+        if micros >= 1_000_000:
+            second, micros = second + 1, micros - 1_000_000
+        cached = self._second
+        if cached[0] != second:
+            cached = self._second = (second, time.strftime("%m%d %H:%M:%S",
+                                                           time.localtime(second)))
+        return f"{cached[1]}.{micros:06d}"
+
     def format(self, record: logging.LogRecord) -> str:
-        when = datetime.datetime.fromtimestamp(record.created)
         args = record.args
         if isinstance(args, Mapping) and args:
-            text = json.dumps(str(record.msg), ensure_ascii=False) + "".join(
+            text = _quoted(str(record.msg)) + "".join(
                 f" {key}={_klog_value(value)}" for key, value in args.items())
         else:
             text = record.getMessage()
-        line = (f"{_SEVERITY.get(record.levelno, 'I')}{when:%m%d %H:%M:%S.%f} "
+        line = (f"{_SEVERITY.get(record.levelno, 'I')}{self._time(record.created)} "
                 f"{record.process:7d} {record.filename}:{record.lineno}] {text}")
         if record.exc_info:
             line += "\n" + self.formatException(record.exc_info)
@@ -76,7 +105,10 @@ class KlogFormatter(logging.Formatter):
 
 
 def setup_logging(verbosity: int) -> None:
-    """Default: what a user needs (klog's -v=0); ``-v``: debugging detail too."""
+    """Default: what a user needs (klog's -v=0); ``-v``: debugging detail too. Records skip
+    the thread and multiprocessing names: the klog line has no place for them."""
+    logging.logThreads = False
+    logging.logMultiprocessing = False
     handler = logging.StreamHandler()
     handler.setFormatter(KlogFormatter())
     logging.basicConfig(level=logging.INFO if verbosity <= 0 else logging.DEBUG,

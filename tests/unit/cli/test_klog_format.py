@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+import datetime
 import logging
 import re
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from kubedra.cli.runtime import KlogFormatter
 
@@ -32,3 +36,28 @@ def test_severity_letters() -> None:
     assert [formatted(level, "m")[0] for level in (
         logging.DEBUG, logging.INFO, logging.WARNING, logging.ERROR, logging.CRITICAL)] == [
         "I", "I", "W", "E", "F"]
+
+
+def test_values_needing_escapes_are_written_as_json_would() -> None:
+    line = formatted(logging.INFO, 'a "message"\n', {"err": "tab\there\\", "name": "ünï"})
+    assert line.endswith('] "a \\"message\\"\\n" err="tab\\there\\\\" name="ünï"'), line
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.floats(min_value=0, max_value=4e9, allow_nan=False))
+def test_the_time_is_local_and_rounded_as_datetime_writes_it(created: float) -> None:
+    record = logging.LogRecord("kubedra.test", logging.INFO, "/x/a.py", 1, "m", None, None)
+    record.created = created
+    line = KlogFormatter().format(record)
+    assert line[1:21] == f"{datetime.datetime.fromtimestamp(created):%m%d %H:%M:%S.%f}"
+
+
+def test_lines_in_one_second_share_its_formatted_part() -> None:
+    formatter = KlogFormatter()
+    stamps = []
+    for created in (1_700_000_000.25, 1_700_000_000.999_999_7, 1_700_000_001.5):
+        record = logging.LogRecord("kubedra.test", logging.INFO, "/x/a.py", 1, "m", None, None)
+        record.created = created
+        stamps.append(formatter.format(record)[1:21])
+    assert stamps == [f"{datetime.datetime.fromtimestamp(t):%m%d %H:%M:%S.%f}"
+                      for t in (1_700_000_000.25, 1_700_000_000.999_999_7, 1_700_000_001.5)]
