@@ -19,7 +19,7 @@ from kubedra.client.informer import Informers, run_informed
 from kubedra.client.rest import Client
 from kubedra.controllers.job.controller import JobController, JobControllerConfig
 from kubedra.controllers.job.ttl import TTLAfterFinishedController
-from kubedra.controllers.resourceclaim import ResourceClaimController
+from kubedra.controllers.resourceclaim import RESOURCE_CLAIM_WORKERS, ResourceClaimController
 
 
 def _gates(value: str) -> FeatureGates:
@@ -32,7 +32,11 @@ def _gates(value: str) -> FeatureGates:
 @click.command("controller-manager")
 @click.option("--kubeconfig", "kubeconfig_path", type=click.Path(dir_okay=False),
               help="kubeconfig of the API server (default: $KUBECONFIG or ~/.kube/config)")
-@click.option("--workers", default=4, show_default=True, help="concurrent syncs per controller")
+@click.option("--workers", default=4, show_default=True,
+              help="concurrent syncs of the Job and TTL-after-finished controllers")
+@click.option("--concurrent-resource-claim-syncs", "claim_workers", type=click.IntRange(min=1),
+              default=RESOURCE_CLAIM_WORKERS, show_default=True,
+              help="concurrent syncs of the ResourceClaim controller (upstream v1.30 runs 10)")
 @click.option("--feature-gates", default="",
               help="A=true,B=false (upstream gate names; JobManagedBy decides whether Jobs "
                    "with a custom spec.managedBy are left to their controller)")
@@ -47,8 +51,8 @@ def _gates(value: str) -> FeatureGates:
 @click.option("--job-sync-batch-period", type=click.FloatRange(min=0), default=1.0,
               show_default=True, help="seconds pod events of one Job are batched into a sync")
 @click.option("-v", "--verbose", count=True)
-def controller_manager(kubeconfig_path: str | None, workers: int, feature_gates: str,
-                       metrics_port: int | None, job_pod_failure_backoff: float,
+def controller_manager(kubeconfig_path: str | None, workers: int, claim_workers: int,
+                       feature_gates: str, metrics_port: int | None, job_pod_failure_backoff: float,
                        job_pod_failure_backoff_max: float, job_sync_batch_period: float,
                        verbose: int) -> None:
     """Run the control loops: ResourceClaim, Job, TTL after finished."""
@@ -66,7 +70,8 @@ def controller_manager(kubeconfig_path: str | None, workers: int, feature_gates:
                   flush=True)
         async with Client(config, user_agent="kubedra-controller-manager") as client:
             informers = Informers(client)  # one watch per kind for all three controllers
-            claims = ResourceClaimController(client, workers=workers, informers=informers)
+            claims = ResourceClaimController(client, workers=claim_workers,
+                                             informers=informers)
             jobs = JobController(client, job_config, jobs=informers.get(Job),
                                  pods=informers.get(Pod))
             ttl = TTLAfterFinishedController(client, jobs.jobs, workers=workers)

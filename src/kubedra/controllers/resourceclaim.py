@@ -44,6 +44,10 @@ from kubedra.controllers.workqueue import WorkQueue
 
 log = logging.getLogger(__name__)
 
+RESOURCE_CLAIM_WORKERS = 10
+"""Concurrent syncs, as kube-controller-manager v1.30 starts this controller with: each sync
+waits on one or two writes, so fewer workers cap how fast pods get their claims."""
+
 def is_pod_done(pod: Pod) -> bool:
     """Terminal phase, or deleted before it was ever scheduled: it will not use its claims."""
     if pod.status.phase in ("Succeeded", "Failed"):
@@ -52,7 +56,7 @@ def is_pod_done(pod: Pod) -> bool:
 
 
 class ResourceClaimController:
-    def __init__(self, client: Client, *, workers: int = 4,
+    def __init__(self, client: Client, *, workers: int = RESOURCE_CLAIM_WORKERS,
                  metrics: ControllerMetrics | None = None,
                  informers: Informers | None = None) -> None:
         """``informers``: the process's shared ones (the controller manager's Job controller

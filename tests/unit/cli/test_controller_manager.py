@@ -18,3 +18,9 @@ def test_negative_backoff_is_refused() -> None:
     result = CliRunner().invoke(controller_manager, ["--job-pod-failure-backoff", "-1"])
     assert result.exit_code == 2
     assert "--job-pod-failure-backoff" in result.output
+
+
+def test_no_resource_claim_workers_is_refused() -> None:
+    result = CliRunner().invoke(controller_manager, ["--concurrent-resource-claim-syncs", "0"])
+    assert result.exit_code == 2
+    assert "--concurrent-resource-claim-syncs" in result.output
