@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import dataclasses
+import itertools
 import json
 import math
 import os
@@ -258,6 +259,61 @@ class Measurement:
 # --- the workloads ---------------------------------------------------------------------------
 
 
+class Stages:
+    """Where a measured pod waits (``--stages``): when the bench's watches first see each
+    step of its way, from its creation to its binding, each step written by another
+    component. The gaps show which hop holds pods up (a component's concurrency, the API
+    server's queue), which CPU per pod cannot."""
+
+    STEPS = ("created", "claim created", "claim in pod status", "claim finalizer",
+             "claim allocated", "bound")
+
+    def __init__(self, client: Client) -> None:
+        self.seen: dict[str, dict[str, float]] = {}
+        self.claims = Informer(client, ResourceClaim)
+        self.claims.add_handler(on_add=self._claim, on_update=lambda _o, n: self._claim(n))
+
+    def _mark(self, pod: str, step: str) -> None:
+        self.seen.setdefault(pod, {}).setdefault(step, time.monotonic())
+
+    def pod(self, pod: Pod) -> None:
+        if pod.metadata.namespace != "test":
+            return
+        name = pod.metadata.name or ""
+        self._mark(name, "created")
+        if pod.status.resource_claim_statuses:
+            self._mark(name, "claim in pod status")
+        if pod.spec.node_name:
+            self._mark(name, "bound")
+
+    def _claim(self, claim: ResourceClaim) -> None:
+        owners = claim.metadata.owner_references or []
+        if claim.metadata.namespace != "test" or not owners:
+            return
+        pod = owners[0].name
+        self._mark(pod, "claim created")
+        if FINALIZER in (claim.metadata.finalizers or ()):
+            self._mark(pod, "claim finalizer")
+        if claim.status.allocation is not None:
+            self._mark(pod, "claim allocated")
+
+    def summary(self) -> dict[str, dict[str, float]]:
+        """Milliseconds from each step to the next (mean, p50, p90) over the pods seen
+        through all of them, and from creation to binding."""
+        complete = [t for t in self.seen.values() if all(s in t for s in self.STEPS)]
+        gaps = {f"{a} -> {b}": [(t[b] - t[a]) * 1000 for t in complete]
+                for a, b in itertools.pairwise(self.STEPS)}
+        gaps["created -> bound"] = [(t["bound"] - t["created"]) * 1000 for t in complete]
+        out: dict[str, dict[str, float]] = {}
+        for name, ms in gaps.items():
+            ms.sort()
+            if ms:
+                out[name] = {"mean": round(statistics.fmean(ms), 1),
+                             "p50": round(ms[len(ms) // 2], 1),
+                             "p90": round(ms[int(len(ms) * 0.9)], 1)}
+        return out
+
+
 class Bound:
     """Pods seen bound (by namespace) and when, from a pod informer."""
 
@@ -319,7 +375,7 @@ async def steady_state(client: Client, bound: Bound, duration: float) -> tuple[f
 
 
 async def run_once(workload: str, workdir: Path, timeout: float, backend: str = "sqlite",
-                   profile: Path | None = None) -> dict[str, Any]:
+                   profile: Path | None = None, stages: bool = False) -> dict[str, Any]:
     w = WORKLOADS[workload]
     # HTTPS and per-component identities as `kubedra up`; no audit log (upstream's
     # scheduler_perf runs without one)
@@ -339,6 +395,11 @@ async def run_once(workload: str, workdir: Path, timeout: float, backend: str = 
         bound = Bound()
         pods = Informer(client, Pod)
         pods.add_handler(on_add=bound.seen, on_update=lambda _o, n: bound.seen(n))
+        steps = Stages(client) if stages else None
+        if steps is not None:
+            pods.add_handler(on_add=steps.pod, on_update=lambda _o, n: steps.pod(n))
+            steps.claims.start()
+            await steps.claims.wait_synced()
         pods.start()
         await pods.wait_synced()
         if w.steady:
@@ -356,20 +417,28 @@ async def run_once(workload: str, workdir: Path, timeout: float, backend: str = 
                 await bound.wait("test", w.measure, timeout)
                 binds, end = bound.times, bound.times[-1]
         await pods.stop()
-    return {"measured_pods": len(binds), "seconds": end - start,
-            "throughput": throughput(binds, start, end), **measured.per_pod(len(binds))}
+        if steps is not None:
+            await steps.claims.stop()
+    result = {"measured_pods": len(binds), "seconds": end - start,
+              "throughput": throughput(binds, start, end), **measured.per_pod(len(binds))}
+    if steps is not None:
+        result["stages_ms"] = steps.summary()
+    return result
 
 
 def _line(r: dict[str, Any]) -> str:
     t = r["throughput"]
-    return (f"{t['Average']:.1f} pods/s (Perc50 {t['Perc50']:.0f}, Perc90 {t['Perc90']:.0f}, "
+    line = (f"{t['Average']:.1f} pods/s (Perc50 {t['Perc50']:.0f}, Perc90 {t['Perc90']:.0f}, "
             f"Perc99 {t['Perc99']:.0f}), {r['measured_pods']} pods, load {r['load_average']:.2f}, "
             f"calibration {r['calibration_ms']} ms, CPU ms/pod {r['cpu_ms_per_pod']}, "
             f"requests/pod {r['requests_per_pod']}")
+    for gap, ms in r.get("stages_ms", {}).items():
+        line += f"\n    {gap:>42}: mean {ms['mean']} ms, p50 {ms['p50']}, p90 {ms['p90']}"
+    return line
 
 
 def run(workload: str, runs: int, backends: list[str], *, timeout: float = 600.0,
-        profile: Path | None = None) -> dict[str, Any]:
+        profile: Path | None = None, stages: bool = False) -> dict[str, Any]:
     """Run ``workload`` ``runs`` times per backend; print each run and the median."""
     summary: dict[str, Any] = {"workload": workload, "backends": {}}
     for backend in backends:
@@ -379,7 +448,7 @@ def run(workload: str, runs: int, backends: list[str], *, timeout: float = 600.0
             with tempfile.TemporaryDirectory(prefix="kubedra-perf-") as tmp, \
                     asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
                 results.append(runner.run(run_once(workload, Path(tmp), timeout, backend,
-                                                   where)))
+                                                   where, stages)))
             print(f"  {workload} run {i + 1}: {_line(results[-1])}", flush=True)
         rates = [r["throughput"]["Average"] for r in results]
         median = statistics.median(rates)
@@ -399,10 +468,14 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", dest="json_path")
     parser.add_argument("--profile", type=Path, default=None,
                         help="write py-spy raw profiles of every process (measured window)")
+    parser.add_argument("--stages", action="store_true",
+                        help="also time each step of a measured pod's way, creation to "
+                             "binding, from one more claim watch (always on with --smoke)")
     backends_option(parser)
     args = parser.parse_args(argv)
     workload, runs = ("fast", 1) if args.smoke else (args.workload, args.runs)
-    summary = run(workload, runs, args.backend, timeout=args.timeout, profile=args.profile)
+    summary = run(workload, runs, args.backend, timeout=args.timeout, profile=args.profile,
+                  stages=args.stages or args.smoke)
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(summary, indent=2))
     return 0
