@@ -48,6 +48,7 @@ RESOURCE_CLAIM_WORKERS = 10
 """Concurrent syncs, as kube-controller-manager v1.30 starts this controller with: each sync
 waits on one or two writes, so fewer workers cap how fast pods get their claims."""
 
+
 def is_pod_done(pod: Pod) -> bool:
     """Terminal phase, or deleted before it was ever scheduled: it will not use its claims."""
     if pod.status.phase in ("Succeeded", "Failed"):
