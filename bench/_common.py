@@ -11,7 +11,7 @@ import json
 import os
 import statistics
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +46,14 @@ def backends_option(parser: argparse.ArgumentParser) -> None:
 def median_us(seconds: Iterable[float]) -> float:
     """The median of durations given in seconds, in microseconds."""
     return statistics.median(seconds) * 1e6
+
+
+def percentile(ordered: Sequence[float], q: float) -> float:
+    """The ``q`` quantile (0..1) of values sorted ascending: the value at rank ``q * n``
+    (the last one for q = 1); 0 for no values."""
+    if not ordered:
+        return 0.0
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def time_median_us(fn: Callable[[], object], repeats: int) -> float:

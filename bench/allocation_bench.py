@@ -26,7 +26,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from bench._common import arg_parser, write_json
+from bench._common import arg_parser, percentile, write_json
 from kubedra.allocation.celadapter import cel_selectors
 from kubedra.allocation.claims import plan_claim
 from kubedra.allocation.engine import PodAllocator
@@ -151,7 +151,7 @@ def run(name: str, nodes: int, per_node: int, pods: int, attributes: bool,
 
 def _pct(samples: list[float]) -> tuple[float, float]:
     ms = sorted(x * 1000 for x in samples)
-    return ms[len(ms) // 2], ms[min(len(ms) - 1, int(len(ms) * 0.99))]
+    return percentile(ms, 0.5), percentile(ms, 0.99)
 
 
 def _buckets(samples: list[float]) -> list[float]:

@@ -26,7 +26,6 @@ import asyncio
 import contextlib
 import json
 import multiprocessing
-import os
 import ssl
 import statistics
 import subprocess
@@ -41,6 +40,7 @@ from typing import Any
 import aiohttp
 import msgspec
 
+from bench._common import cpu_seconds, percentile
 from kubedra.client import kubeconfig as kubeconfig_file
 from kubedra.client.kubeconfig import ClientConfig
 
@@ -65,19 +65,7 @@ def _json(obj: Any) -> bytes:
 
 
 def _pct(values: list[float], q: float) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))] * 1000.0
-
-
-def _cpu_seconds(pid: int) -> float:
-    """User + system CPU time of the server process (all threads), from /proc."""
-    try:
-        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    except OSError:
-        return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return percentile(sorted(values), q) * 1000.0
 
 
 class Phase:
@@ -218,7 +206,7 @@ def _phase(name: str, kubeconfig: Path, pid: int, jobs: list[Job], args: argpars
     per_proc = max(1, args.concurrency // procs)
     phase = Phase(name)
     start_at = time.time() + 0.5
-    cpu0 = _cpu_seconds(pid)
+    cpu0 = cpu_seconds(pid)
     futures = [pool.submit(_client_process, kubeconfig, part, per_proc, start_at) for part in parts]
     bodies: list[Any] = [None] * len(jobs)
     for k, fut in enumerate(futures):
@@ -228,7 +216,7 @@ def _phase(name: str, kubeconfig: Path, pid: int, jobs: list[Job], args: argpars
         phase.errors += errs
         phase.elapsed = max(phase.elapsed, elapsed)
         bodies[k::procs] = got
-    phase.cpu = _cpu_seconds(pid) - cpu0
+    phase.cpu = cpu_seconds(pid) - cpu0
     return phase, bodies
 
 

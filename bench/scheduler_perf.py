@@ -43,7 +43,7 @@ from typing import Any
 
 import uvloop
 
-from bench._common import backends_option, calibration_ms, cpu_seconds
+from bench._common import backends_option, calibration_ms, cpu_seconds, percentile
 from kubedra.api import kinds
 from kubedra.api.core import Pod
 from kubedra.api.resource import FINALIZER, ResourceClaim
@@ -309,8 +309,8 @@ class Stages:
             ms.sort()
             if ms:
                 out[name] = {"mean": round(statistics.fmean(ms), 1),
-                             "p50": round(ms[len(ms) // 2], 1),
-                             "p90": round(ms[int(len(ms) * 0.9)], 1)}
+                             "p50": round(percentile(ms, 0.5), 1),
+                             "p90": round(percentile(ms, 0.9), 1)}
         return out
 
 
