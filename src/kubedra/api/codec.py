@@ -308,10 +308,64 @@ def decode_object(raw: dict[str, Any]) -> TypedObject:
 
 def unknown_fields(raw: Any, model: Any) -> list[str]:
     """Paths of the fields in ``raw`` that ``model`` does not know (``spec.foo``,
-    ``spec.containers[0].bar``), in document order. Raw JSON parts (``Any``) know every field."""
+    ``spec.containers[0].bar``), in document order. Raw JSON parts (``Any``) know every field.
+
+    Nearly every body has none (``fieldValidation`` defaults to Warn, so every write asks):
+    msgspec tells that in C through the model's strict twin, about a tenth of the walk's
+    cost; only a body the twin refuses is walked for the paths."""
+    twin = _strict_twin(model)
+    if twin is not None:
+        try:
+            msgspec.convert(raw, twin)
+            return []
+        except (msgspec.ValidationError, RecursionError):
+            pass
     out: list[str] = []
     _walk_unknown(raw, _type_info(model), "", out)
     return out
+
+
+class _NoTwin(Exception):
+    """The model has a shape the twin cannot mirror (recursion, a union of two containers)."""
+
+
+@functools.cache
+def _strict_twin(model: Any) -> Any:
+    """A type that accepts exactly the JSON whose objects name only known fields, at every
+    place :func:`_walk_unknown` looks, and anything at all elsewhere (scalars, ``Any``): the
+    model's structs copied with ``forbid_unknown_fields``, every field optional. None when
+    the model cannot be mirrored (then every body is walked)."""
+    twins: dict[type, Any] = {}
+    building: set[type] = set()
+
+    def twin(info: msgspec.inspect.Type) -> Any:
+        if isinstance(info, msgspec.inspect.StructType):
+            cls = twins.get(info.cls)
+            if cls is None:
+                if info.cls in building:
+                    raise _NoTwin
+                building.add(info.cls)
+                cls = twins[info.cls] = msgspec.defstruct(
+                    f"{info.cls.__name__}Strict",
+                    [(f.name, twin(f.type), None) for f in info.fields],
+                    rename={f.name: f.encode_name for f in info.fields},
+                    forbid_unknown_fields=True, kw_only=True, gc=False)
+            return cls | None
+        if isinstance(info, msgspec.inspect.ListType):
+            return list[twin(info.item_type)] | None  # type: ignore[misc]
+        if isinstance(info, msgspec.inspect.DictType):
+            return dict[str, twin(info.value_type)] | None  # type: ignore[misc]
+        if isinstance(info, msgspec.inspect.UnionType):
+            containers = [m for m in info.types if isinstance(m, _NESTED)]
+            if len(containers) > 1:
+                raise _NoTwin
+            return twin(containers[0]) if containers else Any
+        return Any
+
+    try:
+        return twin(_type_info(model))
+    except _NoTwin:
+        return None
 
 
 @functools.cache

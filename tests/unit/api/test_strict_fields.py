@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from kubedra.api import codec, core, resource
+from typing import Any
+
+import msgspec
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kubedra.api import codec, core, kinds, resource
 
 
 def test_unknown_fields_paths_in_document_order() -> None:
@@ -110,3 +117,68 @@ def test_list_items_know_their_place() -> None:
         (0, "items[1].items[0]"),
         (1, ""),
     ]
+
+
+# --- the strict twin agrees with the walk ---------------------------------------------------
+
+_SCALARS = st.one_of(st.none(), st.booleans(), st.integers(-5, 5), st.text(max_size=3))
+
+
+def _json_for(info: msgspec.inspect.Type, depth: int) -> st.SearchStrategy[Any]:
+    """JSON shaped after ``info``, with now and then a key the model does not know, a null
+    or a value of another shape (the cases where the twin and the walk could part)."""
+    stray = st.one_of(_SCALARS, st.lists(_SCALARS, max_size=2),
+                      st.dictionaries(st.sampled_from(["x", "name"]), _SCALARS, max_size=2))
+    if depth <= 0:
+        return stray
+    if isinstance(info, msgspec.inspect.UnionType):
+        return st.one_of(*(_json_for(m, depth) for m in info.types))
+    if isinstance(info, msgspec.inspect.StructType):
+        fields = {f.encode_name: _json_for(f.type, depth - 1) for f in info.fields}
+        known = st.fixed_dictionaries({}, optional=fields)
+        unknown = st.dictionaries(st.sampled_from(["bogus", "nmae"]), _SCALARS, max_size=1)
+        return st.one_of(known, known, known, st.builds(lambda a, b: {**a, **b}, known, unknown),
+                         stray)
+    if isinstance(info, msgspec.inspect.ListType):
+        return st.one_of(st.lists(_json_for(info.item_type, depth - 1), max_size=2), stray)
+    if isinstance(info, msgspec.inspect.DictType):
+        return st.one_of(st.dictionaries(st.text(max_size=2), _json_for(info.value_type, depth - 1),
+                                         max_size=2), stray)
+    return _SCALARS
+
+
+def _walked(raw: Any, model: Any) -> list[str]:
+    out: list[str] = []
+    codec._walk_unknown(raw, codec._type_info(model), "", out)
+    return out
+
+
+@pytest.mark.parametrize("model", [core.Pod, resource.ResourceClaim, core.Event, core.Binding,
+                                   resource.ResourceSlice, resource.ResourceClaimParameters])
+def test_fast_answer_is_the_walks(model: Any) -> None:
+    @settings(max_examples=300, deadline=None)
+    @given(_json_for(codec._type_info(model), 6))
+    def check(raw: Any) -> None:
+        assert codec.unknown_fields(raw, model) == _walked(raw, model)
+
+    check()
+
+
+def test_every_served_kind_has_a_twin() -> None:
+    for kind in kinds.KINDS:
+        assert codec._strict_twin(kind.model) is not None, kind.kind
+
+
+def test_a_body_without_unknown_fields_is_not_walked(monkeypatch: pytest.MonkeyPatch) -> None:
+    def walked(*_: Any) -> None:
+        raise AssertionError("walked")
+
+    monkeypatch.setattr(codec, "_walk_unknown", walked)
+    pod = {"apiVersion": "v1", "kind": "Pod",
+           "metadata": {"name": "p", "labels": {"a": "b"}, "managedFields": [
+               {"manager": "m", "operation": "Update", "fieldsV1": {"f:spec": {}}}]},
+           "spec": {"containers": [{"name": "c", "resources": {"limits": {"cpu": "1"}},
+                                    "ports": [{"containerPort": 80}]}],
+                    "resourceClaims": [{"name": "r", "source": {"resourceClaimName": "c"}}]},
+           "status": {"phase": "Pending", "conditions": None}}
+    assert codec.unknown_fields(pod, core.Pod) == []
