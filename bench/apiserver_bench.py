@@ -32,7 +32,7 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -318,9 +318,10 @@ _USER_TOKEN = "bench-user"
 
 
 def start_server(data: Path, tls: bool, rbac_user: bool = False, audit_log: bool = False,
-                 flags: tuple[str, ...] = ()) -> tuple[subprocess.Popen[bytes], Path]:
-    """The server (with ``flags`` added) and its administrator's kubeconfig (client
-    certificate over HTTPS, a token over plain HTTP)."""
+                 flags: tuple[str, ...] = (), prefix: Sequence[str] = (),
+                 timeout: float = 30) -> tuple[subprocess.Popen[bytes], Path]:
+    """The server (with ``flags`` added, run under ``prefix``, a profiler say) and its
+    administrator's kubeconfig (client certificate over HTTPS, a token over plain HTTP)."""
     kubeconfig = data / "kubeconfig"
     auth: list[str] = []
     if rbac_user:  # the load comes from a user RBAC authorizes (not system:masters)
@@ -328,13 +329,13 @@ def start_server(data: Path, tls: bool, rbac_user: bool = False, audit_log: bool
         auth = ["--token-auth-file", str(data / "tokens.csv")]
     audit = ["--audit-log-path", str(data / "audit.log")] if audit_log else []
     proc = subprocess.Popen(
-        [sys.executable, "-c", "from kubedra.cli.main import main; main()", "apiserver",
+        [*prefix, sys.executable, "-c", "from kubedra.cli.main import main; main()", "apiserver",
          "--data-dir", str(data), "--port", "0", "--kubeconfig", str(kubeconfig),
          "--max-requests-inflight", "1000", "--max-mutating-requests-inflight", "1000",
          *auth, *audit, *(() if tls else ("--no-tls",)), *flags],
         stdout=subprocess.DEVNULL, stderr=(data / "log").open("wb"),
     )
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + timeout
     while not kubeconfig.exists():
         if proc.poll() is not None or time.monotonic() > deadline:
             raise RuntimeError("apiserver did not start: " + (data / "log").read_text())

@@ -1,0 +1,221 @@
+"""The API server's cost of one DRA pod, without the components around it.
+
+One pod's seven writes, in the order and shape the control plane sends them (create the pod,
+create its claim from the template, patch the pod's status with the claim's name, add the
+claim's finalizer, write the claim's allocation and reservation, bind the pod, record the
+Scheduled event), replayed against a ``kubedra apiserver`` subprocess over HTTPS with the
+components' six watches open (pods and claims, three of each). ``--concurrency 1`` is the
+steady state (one write in flight, each its own commit and watch write); a larger one is a
+burst (writes share commits and watch writes).
+
+Figures per pod: the server's CPU time (all threads) per round of ``--pods`` pods, median
+over ``--rounds``, and wall time. CPU time on a shared machine moves with the host's load;
+``--callgrind`` runs the server under valgrind's callgrind and counts the instructions of the
+measured rounds instead: the same count for the same code and inputs whatever the machine
+does, so two versions compare to a percent in one run each (about a minute; valgrind must be
+installed).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+import statistics
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+import aiohttp
+
+from bench._common import arg_parser, cpu_seconds, write_json
+from bench.apiserver_bench import session, start_server
+from bench.scheduler_perf import DRIVER, _claim_spec, pod_body
+from kubedra.allocation.podclaims import POD_CLAIM_NAME_ANNOTATION
+from kubedra.api.resource import FINALIZER
+from kubedra.client import kubeconfig as kubeconfig_file
+
+RESOURCE = "/apis/resource.k8s.io/v1alpha2"
+PODS = "/api/v1/namespaces/test/pods"
+CLAIMS = f"{RESOURCE}/namespaces/test/resourceclaims"
+WATCHES = ["/api/v1/pods"] * 3 + [f"{RESOURCE}/resourceclaims"] * 3
+NODES = 20
+
+
+class _Api:
+    def __init__(self, http: aiohttp.ClientSession) -> None:
+        self.http = http
+
+    async def send(self, method: str, path: str, body: Any,
+                   content_type: str = "application/json") -> Any:
+        async with self.http.request(method, path, data=json.dumps(body).encode(),
+                                     headers={"Content-Type": content_type}) as r:
+            text = await r.read()
+            if r.status not in (200, 201):
+                raise RuntimeError(f"{method} {path}: {r.status} {text[:300]!r}")
+            return json.loads(text)
+
+
+async def _setup(api: _Api) -> None:
+    await api.send("POST", "/api/v1/namespaces", {"metadata": {"name": "test"}})
+    await api.send("POST", f"{RESOURCE}/resourceclasses", {
+        "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClass",
+        "metadata": {"name": "test-class"}, "driverName": DRIVER, "structuredParameters": True})
+    await api.send("POST", f"{RESOURCE}/namespaces/test/resourceclaimparameters", {
+        "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaimParameters",
+        "metadata": {"name": "test-claim-parameters"},
+        "driverRequests": [{"driverName": DRIVER,
+                            "requests": [{"namedResources": {"selector": "true"}}]}]})
+    for n in range(NODES):
+        await api.send("POST", "/api/v1/nodes", {"metadata": {"name": f"node-{n}"}})
+
+
+async def _one_pod(api: _Api, i: int) -> None:
+    """The seven writes of pod ``i``, each built from the answer to the one before."""
+    pod = await api.send("POST", PODS, pod_body("test", i))
+    name, uid = pod["metadata"]["name"], pod["metadata"]["uid"]
+    node = f"node-{i % NODES}"
+    claim = await api.send("POST", CLAIMS, {
+        "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaim",
+        "metadata": {"name": f"{name}-resource-x",
+                     "annotations": {POD_CLAIM_NAME_ANNOTATION: "resource"},
+                     "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": name,
+                                          "uid": uid, "controller": True,
+                                          "blockOwnerDeletion": True}]},
+        "spec": _claim_spec()})
+    claim_name = claim["metadata"]["name"]
+    await api.send("PATCH", f"{PODS}/{name}/status",
+                   {"status": {"resourceClaimStatuses": [
+                       {"name": "resource", "resourceClaimName": claim_name}]}},
+                   "application/strategic-merge-patch+json")
+    claim["metadata"]["finalizers"] = [FINALIZER]
+    claim = await api.send("PUT", f"{CLAIMS}/{claim_name}", claim)
+    claim["status"] = {
+        "driverName": DRIVER,
+        "allocation": {
+            "resourceHandles": [{"driverName": DRIVER, "structuredData": {
+                "nodeName": node, "results": [{"namedResources": {"name": f"instance-{i}"}}]}}],
+            "availableOnNodes": {"nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": [node]}]}]}},
+        "reservedFor": [{"resource": "pods", "name": name, "uid": uid}]}
+    await api.send("PUT", f"{CLAIMS}/{claim_name}/status", claim)
+    await api.send("POST", f"{PODS}/{name}/binding", {
+        "apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "uid": uid},
+        "target": {"apiVersion": "v1", "kind": "Node", "name": node}})
+    await api.send("POST", "/api/v1/namespaces/test/events", {
+        "metadata": {"name": f"{name}.scheduled"},
+        "involvedObject": {"apiVersion": "v1", "kind": "Pod", "namespace": "test",
+                           "name": name, "uid": uid},
+        "reason": "Scheduled", "type": "Normal",
+        "message": f"Successfully assigned test/{name} to {node}",
+        "source": {"component": "default-scheduler"}, "count": 1,
+        "firstTimestamp": "2026-12-01T00:00:00Z", "lastTimestamp": "2026-12-01T00:00:00Z"})
+
+
+async def _watch(config: kubeconfig_file.ClientConfig, path: str) -> None:
+    async with session(config) as http, http.get(
+            path, params={"watch": "true"}, timeout=aiohttp.ClientTimeout(total=None)) as r:
+        async for _ in r.content:
+            pass
+
+
+def _callgrind(pid: int, command: str) -> None:
+    subprocess.run(["callgrind_control", command, str(pid)], check=True,
+                   capture_output=True)
+
+
+async def _replay(kubeconfig: Path, pid: int, rounds: int, pods: int, concurrency: int,
+                  callgrind: bool) -> list[tuple[float, float]]:
+    """(server CPU ms, wall ms) per pod of each round, after one round to warm up."""
+    config = kubeconfig_file.load(kubeconfig)
+    async with session(config) as http:
+        api = _Api(http)
+        await _setup(api)
+        watches = [asyncio.create_task(_watch(config, path)) for path in WATCHES]
+        await asyncio.sleep(1.0)
+        gate = asyncio.Semaphore(concurrency)
+
+        async def pod(i: int) -> None:
+            async with gate:
+                await _one_pod(api, i)
+
+        await asyncio.gather(*(pod(-1 - i) for i in range(pods)))
+        if callgrind:
+            _callgrind(pid, "--zero")
+        out = []
+        for r in range(rounds):
+            cpu, start = cpu_seconds(pid), time.monotonic()
+            await asyncio.gather(*(pod(r * pods + i) for i in range(pods)))
+            out.append(((cpu_seconds(pid) - cpu) * 1000 / pods,
+                        (time.monotonic() - start) * 1000 / pods))
+        if callgrind:
+            _callgrind(pid, "--dump")
+        for w in watches:
+            w.cancel()
+        await asyncio.gather(*watches, return_exceptions=True)
+    return out
+
+
+def _instructions(data: Path) -> int:
+    """The instruction total of the measured rounds (the dump ``--dump`` asked for)."""
+    dumps = sorted(data.glob("callgrind.out.*.1"))
+    if not dumps:
+        raise RuntimeError("callgrind wrote no dump of the measured rounds")
+    for line in dumps[0].read_text(errors="replace").splitlines():
+        if line.startswith(("summary:", "totals:")):
+            return int(line.split()[1])
+    raise RuntimeError(f"no instruction total in {dumps[0]}")
+
+
+def run(rounds: int, pods: int, concurrency: int, callgrind: bool) -> dict[str, Any]:
+    with tempfile.TemporaryDirectory(prefix="kubedra-pod-writes-") as tmp:
+        data = Path(tmp)
+        prefix: tuple[str, ...] = ()
+        if callgrind:
+            if shutil.which("valgrind") is None:
+                raise SystemExit("--callgrind needs valgrind")
+            prefix = ("valgrind", "--tool=callgrind",
+                      f"--callgrind-out-file={data / 'callgrind.out.%p'}")
+        proc, kubeconfig = start_server(data, tls=True, prefix=prefix,
+                                        timeout=300 if callgrind else 30)
+        try:
+            per_round = asyncio.run(
+                _replay(kubeconfig, proc.pid, rounds, pods, concurrency, callgrind))
+        finally:
+            proc.terminate()
+            proc.wait()
+        result: dict[str, Any] = {
+            "concurrency": concurrency, "pods_per_round": pods, "rounds": rounds,
+            "server_cpu_ms_per_pod": statistics.median(c for c, _ in per_round),
+            "wall_ms_per_pod": statistics.median(w for _, w in per_round),
+            "server_cpu_ms_per_round": [round(c, 3) for c, _ in per_round]}
+        if callgrind:
+            result["instructions_per_pod"] = _instructions(data) // (rounds * pods)
+        return result
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = arg_parser(__doc__.split("\n\n")[0] if __doc__ else None)
+    parser.add_argument("--rounds", type=int, default=5)
+    parser.add_argument("--pods", type=int, default=100, help="pods per round")
+    parser.add_argument("--concurrency", type=int, default=1, help="pods in flight")
+    parser.add_argument("--callgrind", action="store_true",
+                        help="count the server's instructions per pod under callgrind")
+    args = parser.parse_args(argv)
+    if args.smoke:
+        args.rounds, args.pods = 1, 5
+    r = run(args.rounds, args.pods, args.concurrency, args.callgrind)
+    line = (f"pod_writes_bench c={r['concurrency']}: server CPU {r['server_cpu_ms_per_pod']:.2f}"
+            f" ms/pod (median of {r['rounds']} rounds of {r['pods_per_round']}), wall "
+            f"{r['wall_ms_per_pod']:.2f} ms/pod")
+    if "instructions_per_pod" in r:
+        line += f", {r['instructions_per_pod']:,} instructions/pod"
+    print(line)
+    write_json(args.json, r)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
