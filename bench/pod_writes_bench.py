@@ -32,10 +32,18 @@ import aiohttp
 
 from bench._common import arg_parser, cpu_seconds, write_json
 from bench.apiserver_bench import session, start_server
-from bench.scheduler_perf import DRIVER, _claim_spec, pod_body
+from bench.scheduler_perf import (
+    DRIVER,
+    claim_spec,
+    create_dra_objects,
+    create_namespace,
+    create_resource_class,
+    pod_body,
+)
 from kubedra.allocation.podclaims import POD_CLAIM_NAME_ANNOTATION
 from kubedra.api.resource import FINALIZER
 from kubedra.client import kubeconfig as kubeconfig_file
+from kubedra.client.rest import Client
 
 RESOURCE = "/apis/resource.k8s.io/v1alpha2"
 PODS = "/api/v1/namespaces/test/pods"
@@ -58,16 +66,12 @@ class _Api:
             return json.loads(text)
 
 
-async def _setup(api: _Api) -> None:
-    await api.send("POST", "/api/v1/namespaces", {"metadata": {"name": "test"}})
-    await api.send("POST", f"{RESOURCE}/resourceclasses", {
-        "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClass",
-        "metadata": {"name": "test-class"}, "driverName": DRIVER, "structuredParameters": True})
-    await api.send("POST", f"{RESOURCE}/namespaces/test/resourceclaimparameters", {
-        "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaimParameters",
-        "metadata": {"name": "test-claim-parameters"},
-        "driverRequests": [{"driverName": DRIVER,
-                            "requests": [{"namedResources": {"selector": "true"}}]}]})
+async def _setup(config: kubeconfig_file.ClientConfig, api: _Api) -> None:
+    """The namespace, class and parameters of scheduler_perf, and the nodes pods bind to."""
+    async with Client(config) as client:
+        await create_namespace(client, "test")
+        await create_resource_class(client)
+        await create_dra_objects(client, "test")
     for n in range(NODES):
         await api.send("POST", "/api/v1/nodes", {"metadata": {"name": f"node-{n}"}})
 
@@ -84,7 +88,7 @@ async def _one_pod(api: _Api, i: int) -> None:
                      "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": name,
                                           "uid": uid, "controller": True,
                                           "blockOwnerDeletion": True}]},
-        "spec": _claim_spec()})
+        "spec": claim_spec()})
     claim_name = claim["metadata"]["name"]
     await api.send("PATCH", f"{PODS}/{name}/status",
                    {"status": {"resourceClaimStatuses": [
@@ -132,7 +136,7 @@ async def _replay(kubeconfig: Path, pid: int, rounds: int, pods: int, concurrenc
     config = kubeconfig_file.load(kubeconfig)
     async with session(config) as http:
         api = _Api(http)
-        await _setup(api)
+        await _setup(config, api)
         watches = [asyncio.create_task(_watch(config, path)) for path in WATCHES]
         await asyncio.sleep(1.0)
         gate = asyncio.Semaphore(concurrency)

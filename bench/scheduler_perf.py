@@ -104,6 +104,17 @@ def _kind(name: str) -> kinds.Kind:
     return kind
 
 
+async def create_resource_class(client: Client) -> None:
+    await client.create_raw(_kind("resourceclasses"), {
+        "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClass",
+        "metadata": {"name": "test-class"}, "driverName": DRIVER, "structuredParameters": True})
+
+
+async def create_namespace(client: Client, name: str) -> None:
+    await client.create_raw(_kind("namespaces"), {
+        "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+
+
 async def create_dra_objects(client: Client, namespace: str, selector: str = "true",
                              requests: int = 1) -> None:
     await client.create_raw(_kind("resourceclaimparameters"), {
@@ -115,11 +126,11 @@ async def create_dra_objects(client: Client, namespace: str, selector: str = "tr
     await client.create_raw(_kind("resourceclaimtemplates"), {
         "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaimTemplate",
         "metadata": {"name": "test-claim-template", "namespace": namespace},
-        "spec": {"spec": _claim_spec()},
+        "spec": {"spec": claim_spec()},
     }, namespace)
 
 
-def _claim_spec() -> dict[str, Any]:
+def claim_spec() -> dict[str, Any]:
     return {"resourceClassName": "test-class",
             "parametersRef": {"apiGroup": "resource.k8s.io", "kind": "ResourceClaimParameters",
                               "name": "test-claim-parameters"}}
@@ -164,7 +175,7 @@ async def allocate_claims(client: Client, namespace: str, count: int, instances:
                 "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaim",
                 "metadata": {"name": f"claim-{i}", "namespace": namespace,
                              "finalizers": [FINALIZER]},
-                "spec": _claim_spec()}, namespace)
+                "spec": claim_spec()}, namespace)
             status = {"driverName": DRIVER, "allocation": {
                 "resourceHandles": [{"driverName": DRIVER, "structuredData": {
                     "nodeName": node, "results": [{"namedResources": {"name": instance}}]}}],
@@ -383,13 +394,9 @@ async def run_once(workload: str, workdir: Path, timeout: float, backend: str = 
     async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
         await create_fake_nodes(client, w.nodes, w.instances, DRIVER, prefix=NODE_PREFIX,
                                 attributes=w.selector != "true")
-        await client.create_raw(_kind("resourceclasses"), {
-            "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClass",
-            "metadata": {"name": "test-class"}, "driverName": DRIVER,
-            "structuredParameters": True})
-        for ns in ("init", "test"):
-            await client.create_raw(_kind("namespaces"), {
-                "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}})
+        await create_resource_class(client)
+        await create_namespace(client, "init")
+        await create_namespace(client, "test")
         await create_dra_objects(client, "init")
         await create_dra_objects(client, "test", w.selector, w.requests)
         bound = Bound()
