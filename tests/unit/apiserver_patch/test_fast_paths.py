@@ -16,9 +16,12 @@ from hypothesis import strategies as st
 from kubedra.apiserver.patch import fieldset, update_managed_fields
 from kubedra.apiserver.patch.fieldset import (
     FieldsV1Codec,
+    created,
     diff,
     field_set,
     from_fields_v1,
+    outside,
+    strip,
     to_fields_v1,
 )
 from kubedra.apiserver.patch.schema import UNTYPED, schema_for
@@ -140,6 +143,69 @@ def test_update_managed_fields_leaves_its_input_alone() -> None:
     out = update_managed_fields(old, new, "a", now=NOW)
     assert new == before and out is not new and out["metadata"] is not new["metadata"]
     assert schema_for("coordination.k8s.io", "Lease") is not UNTYPED
+
+
+# Pods in the shapes the schema types: list-maps (containers, claims), a set (finalizers),
+# maps (labels, annotations, requests), structs, atomic lists, and now and then a key of any
+# kind in any place.
+_names = st.sampled_from(["a", "b", "c"])
+_container = st.fixed_dictionaries({"name": _names}, optional={
+    "image": st.sampled_from(["x", "y"]), "args": st.lists(_names, max_size=2),
+    "resources": st.fixed_dictionaries({}, optional={
+        "requests": st.dictionaries(st.sampled_from(["cpu", "memory"]), st.just("1")),
+        "claims": st.lists(st.fixed_dictionaries({"name": _names}), max_size=2)})})
+_pod = st.fixed_dictionaries({"apiVersion": st.just("v1"), "kind": st.just("Pod")}, optional={
+    "metadata": st.fixed_dictionaries({"name": st.just("p")}, optional={
+        "labels": st.dictionaries(_names, _names, max_size=2),
+        "annotations": st.dictionaries(_names, _names, max_size=2),
+        "finalizers": st.lists(_names, max_size=2, unique=True),
+        "resourceVersion": st.just("7")}),
+    "spec": st.fixed_dictionaries({}, optional={
+        "containers": st.lists(_container, max_size=2, unique_by=lambda c: c["name"]),
+        "nodeName": _names, "extra": _json}),
+    "status": st.fixed_dictionaries({}, optional={
+        "phase": _names, "conditions": st.lists(
+            st.fixed_dictionaries({"type": _names, "status": _names}), max_size=2,
+            unique_by=lambda c: c["type"])}),
+    "other": _json})
+_resets = st.sampled_from([set(), {("f:status",)}, {("f:spec",), ("f:other",)},
+                           {("f:spec", "f:containers")},
+                           {("f:status",), ("f:metadata", "f:labels")}])
+
+
+@given(_pod, _resets)
+@settings(max_examples=300, deadline=None)
+def test_created_is_the_diff_from_nothing(obj: dict[str, Any], reset: set[Any]) -> None:
+    schema = schema_for("", "Pod")
+    added, modified, removed = diff({}, strip(obj), schema)
+    assert not modified and not removed
+    assert created(obj, schema, reset) == outside(added, reset)
+
+
+def _owners(obj: dict[str, Any]) -> dict[str, Any]:
+    return {e["manager"]: e["fieldsV1"] for e in obj["metadata"].get("managedFields", [])}
+
+
+@given(st.lists(st.tuples(_pod, st.sampled_from(["a", "b", "c"]), _resets), min_size=1,
+                max_size=5))
+@settings(max_examples=200, deadline=None)
+def test_update_managed_fields_is_the_plain_set_algebra(
+        writes: list[tuple[dict[str, Any], str, set[Any]]]) -> None:
+    """A chain of writes by several managers: every manager's set as the plain computation
+    (copies of every set, added | modified, the removed paths taken from everyone) has it."""
+    schema = schema_for("", "Pod")
+    live: dict[str, Any] | None = None
+    plain: dict[str, set[Any]] = {}
+    for obj, manager, reset in writes:
+        added, modified, removed = diff(strip(live or {}), strip(obj), schema)
+        changed = outside(added | modified, reset)
+        plain = {m: outside(f, removed) - changed for m, f in plain.items() if m != manager} | {
+            manager: outside(plain.get(manager, set()), removed) | changed}
+        live = update_managed_fields(live, copy.deepcopy(obj), manager, now=NOW,
+                                     reset_fields=reset)
+        live = json.loads(json.dumps(live))  # as the next write reads it from the store
+        assert {m: from_fields_v1(t) for m, t in _owners(live).items()} == {
+            m: f for m, f in plain.items() if f}
 
 
 _TEXT = st.text(alphabet=st.sampled_from(list(string.printable + "é\u2028<>&\"\\\x01")),

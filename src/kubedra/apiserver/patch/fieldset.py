@@ -85,35 +85,66 @@ def _key_element(keys: dict[str, Any]) -> str:
 def collect(value: Any, meta: Meta, path: Path, out: FieldSet, *, maps: bool = False) -> None:
     """Add the paths ``value`` (at ``path``) sets, as ``TypedValue.ToFieldSet``; with
     ``maps`` also the map-typed fields themselves, as a comparison lists added maps."""
-    if isinstance(value, dict):
+    if type(value) is dict:
         if not value or (maps and meta.is_map):
             if path:
                 out.add(path)
             if not value:
                 return
-        is_map = meta.is_map
-        for key, sub in value.items():
-            child = (*path, "f:" + key)
-            if not isinstance(sub, dict | list):  # a scalar (or null) is its own path
-                out.add(child)
-                continue
-            if is_map:
-                out.add(child)
-            collect(sub, meta.child(key), child, out, maps=maps)
-    elif isinstance(value, list) and _granular(meta):
+        _collect_members(value, meta, path, out, maps)
+    elif type(value) is list and (meta.list_keys or meta.is_set):
         for i, item in enumerate(value):
             child = (*path, item_element(item, i, meta))
             out.add(child)
-            if isinstance(item, dict) and meta.list_keys:
+            if type(item) is dict and meta.list_keys:
                 collect(item, meta, child, out, maps=maps)
     elif path:
         out.add(path)
+
+
+def _collect_members(value: dict[str, Any], meta: Meta, path: Path, out: FieldSet,
+                     maps: bool) -> None:
+    """:func:`collect` for the members of a non-empty object: scalars and atomic lists,
+    the most common members, are added here without a call of their own."""
+    is_map = meta.is_map
+    fields = meta.fields
+    for key, sub in value.items():
+        child = (*path, "f:" + key)
+        kind = type(sub)
+        if kind is not dict and kind is not list:  # a scalar (or null) is its own path
+            out.add(child)
+            continue
+        if is_map:
+            out.add(child)
+            sub_meta = UNTYPED
+        else:
+            sub_meta = fields.get(key, UNTYPED)
+        if kind is list and not (sub_meta.list_keys or sub_meta.is_set):
+            out.add(child)  # an atomic list
+        else:
+            collect(sub, sub_meta, child, out, maps=maps)
 
 
 def field_set(obj: dict[str, Any], meta: Meta) -> FieldSet:
     out: FieldSet = set()
     collect(strip(obj), meta, (), out)
     return out
+
+
+def created(obj: dict[str, Any], meta: Meta, reset: FieldSet) -> FieldSet:
+    """What a create sets outside ``reset``: the ``added`` of a :func:`diff` from nothing,
+    without the comparison (there is nothing to compare with) and with a reset top-level
+    field skipped rather than collected and then filtered out."""
+    out: FieldSet = set()
+    for key, value in strip(obj).items():
+        path = ("f:" + key,)
+        if path in reset:
+            continue
+        sub = meta.child(key)
+        collect(value, sub, path, out, maps=True)
+        if meta.is_map:
+            out.add(path)
+    return outside(out, reset) if any(len(r) != 1 for r in reset) else out
 
 
 def _match(items: list[Any], element: str, meta: Meta) -> int:
@@ -176,7 +207,11 @@ def outside(paths: FieldSet | frozenset[Path], roots: FieldSet) -> FieldSet:
     distinct root length, each a set lookup per path."""
     kept = set(paths)
     for n in {len(r) for r in roots}:
-        kept = {p for p in kept if p[:n] not in roots}
+        if n == 1:  # the usual roots (``f:status``, ``f:spec``): no slice per path
+            firsts = {r[0] for r in roots if len(r) == 1}
+            kept = {p for p in kept if not p or p[0] not in firsts}
+        else:
+            kept = {p for p in kept if p[:n] not in roots}
     return kept
 
 

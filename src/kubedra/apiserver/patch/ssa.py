@@ -23,6 +23,7 @@ from kubedra.apiserver.patch.fieldset import (
     FieldSet,
     FieldsV1Codec,
     Path,
+    created,
     diff,
     field_set,
     merge_applied,
@@ -92,14 +93,18 @@ def conflict_error(conflicts: list[Conflict]) -> ApiError:
 
 @dataclass(slots=True)
 class _Owned:
-    fields: FieldSet
+    # Never changed in place, only replaced: a set decoded from a stored tree is the
+    # codec's own (shared by every write that decodes that tree), and a write that leaves
+    # it as it was keeps that very set, so telling it unchanged is an identity test.
+    fields: frozenset[Path]
     time: str | None
     # The stored FieldsV1 tree and the set it encodes, while ``fields`` still equals it: the
     # tree is then written back as it was instead of being encoded again.
     stored: tuple[frozenset[Path], JsonMap] | None = None
 
     def fields_v1(self) -> JsonMap:
-        if self.stored is not None and self.stored[0] == self.fields:
+        if self.stored is not None and (self.stored[0] is self.fields
+                                        or self.stored[0] == self.fields):
             return self.stored[1]
         return _CODEC.encode(self.fields)
 
@@ -122,13 +127,12 @@ def decode_managed(obj: JsonMap | None) -> dict[Manager, _Owned]:
                       entry.get("subresource", ""))
         tree = entry.get("fieldsV1") or {}
         known = _CODEC.decode(tree)
-        fields = set(known)
         owned = out.get(key)
         if owned is None:
             stored = (known, tree) if isinstance(tree, dict) else None
-            out[key] = _Owned(fields, entry.get("time"), stored)
+            out[key] = _Owned(known, entry.get("time"), stored)
             continue
-        owned.fields |= fields  # a repeated identity: the entries merge
+        owned.fields |= known  # a repeated identity: the entries merge
         owned.stored = None
         if op == "Apply":
             owned.time = entry.get("time")
@@ -179,18 +183,23 @@ def update_managed_fields(
     dict; everything else is shared with ``new``."""
     api_version = str(new.get("apiVersion", ""))
     schema = schema_for(*_group_kind(new))
-    managers = decode_managed(old)
-    added, modified, removed = diff(strip(old or {}), strip(new), schema)
-    changed = outside(added | modified, set(reset_fields))
     key = Manager(manager, "Update", api_version, subresource)
-    for other, owned in managers.items():
-        if other != key:
-            owned.fields = outside(owned.fields, removed) - changed
-    mine = managers.setdefault(key, _Owned(set(), None))
-    before = set(mine.fields)
-    mine.fields = outside(mine.fields, removed) | changed
-    if mine.fields != before or mine.time is None:
-        mine.time = _now(now)
+    if old is None:  # a create: no one owned anything, and nothing was removed
+        managers = {key: _Owned(frozenset(created(new, schema, set(reset_fields))),
+                                _now(now))}
+    else:
+        managers = decode_managed(old)
+        added, modified, removed = diff(strip(old), strip(new), schema)
+        changed = outside(added | modified, set(reset_fields))
+        for other, owned in managers.items():
+            if other != key:
+                owned.fields = _without(owned.fields, removed, changed)
+        mine = managers.setdefault(key, _Owned(frozenset(), None))
+        before = mine.fields
+        kept = _without(before, removed, _NONE)
+        mine.fields = kept if changed <= kept else kept | changed
+        if (mine.fields is not before and mine.fields != before) or mine.time is None:
+            mine.time = _now(now)
     # Only metadata.managedFields changes: copy the two levels on the way to it.
     out = dict(new)
     meta = out.get("metadata")
@@ -198,6 +207,19 @@ def update_managed_fields(
         out["metadata"] = dict(meta)
     _store(out, managers, api_version)
     return out
+
+
+_NONE: frozenset[Path] = frozenset()
+
+
+def _without(fields: frozenset[Path], removed: FieldSet,
+             changed: FieldSet | frozenset[Path]) -> frozenset[Path]:
+    """``fields`` less the ``removed`` paths (and what lies below them) and the ``changed``
+    ones: ``fields`` itself when neither touches it, which is what most writes do to most
+    managers."""
+    if removed:
+        fields = frozenset(outside(fields, removed))
+    return fields - changed if changed and not changed.isdisjoint(fields) else fields
 
 
 def _last_applied_set(live: JsonMap, schema: Meta) -> FieldSet:
@@ -249,7 +271,8 @@ def apply_server_side(
     if live is not None and not managers:
         everything = outside(field_set(live, schema), reset)
         if everything:
-            managers[Manager(BEFORE_FIRST_APPLY, "Update", api_version)] = _Owned(everything, None)
+            managers[Manager(BEFORE_FIRST_APPLY, "Update", api_version)] = _Owned(
+                frozenset(everything), None)
     key = Manager(manager, "Apply", "", subresource)
     config = outside(field_set(applied, schema), reset)
 
@@ -264,10 +287,11 @@ def apply_server_side(
     if conflicts and not force:
         return copy.deepcopy(live) if live is not None else {}, conflicts
     for conflict in conflicts:
-        managers[conflict.manager].fields.discard(conflict.path)
+        owner = managers[conflict.manager]
+        owner.fields = owner.fields - {conflict.path}
 
     previous = managers.get(key)
-    managers[key] = _Owned(config, _now(now))
+    managers[key] = _Owned(frozenset(config), _now(now))
     if previous is not None:
         kept: FieldSet = set().union(*(o.fields for o in managers.values()))
         for path in sorted(previous.fields - kept, key=len, reverse=True):
@@ -277,7 +301,7 @@ def apply_server_side(
     _, _, removed = diff(strip(base), strip(merged), schema)
     for other, owned in managers.items():
         if other != key:
-            owned.fields = outside(owned.fields, removed)
+            owned.fields = _without(owned.fields, removed, _NONE)
 
     if manager == "kubectl" and live is not None and _has_last_applied(live):
         merged.setdefault("metadata", {}).setdefault("annotations", {})[LAST_APPLIED] = (
