@@ -47,6 +47,15 @@ def now() -> str:
     return _last_now[1]
 
 
+_NAME_CHOICES = len(_NAME_ALPHABET) ** 5
+
+
 def generate_name(base: str) -> str:
-    """``names.SimpleNameGenerator``: base (cut to 58 chars) plus 5 random characters."""
-    return base[:58] + "".join(secrets.choice(_NAME_ALPHABET) for _ in range(5))
+    """``names.SimpleNameGenerator``: base (cut to 58 chars) plus 5 random characters, the
+    five drawn at once (one read of the system's randomness, not one per character)."""
+    n = secrets.randbelow(_NAME_CHOICES)
+    suffix = ""
+    for _ in range(5):
+        n, i = divmod(n, len(_NAME_ALPHABET))
+        suffix += _NAME_ALPHABET[i]
+    return base[:58] + suffix
