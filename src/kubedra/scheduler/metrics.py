@@ -9,21 +9,25 @@ timing never weighs on the filter hot path of the others.
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import functools
 import inspect
 import itertools
 import time
 import types
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Iterator, Sequence
 from typing import Any
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
+from prometheus_client.metrics_core import HistogramMetricFamily, Metric
+from prometheus_client.utils import floatToGoString
 
 from kubedra.scheduler.framework import Profile, Status
 from kubedra.scheduler.queue import SchedulingQueue
 
 PLUGIN_METRICS_SAMPLE_PERCENT = 10
+_le_text: Callable[[float], str] = floatToGoString  # a bucket bound as the ``le`` label shows it
 PENDING_QUEUES = ("active", "backoff", "unschedulable", "gated")
 SCHEDULED, UNSCHEDULABLE, ERROR = "scheduled", "unschedulable", "error"
 
@@ -37,6 +41,62 @@ EXTENSION_POINTS = {
 
 def _exponential(start: float, factor: float, count: int) -> tuple[float, ...]:
     return tuple(start * factor**i for i in range(count))
+
+
+class _Series:
+    """One label set of a :class:`PlainHistogram`: a count per bucket (not cumulative; the
+    last is +Inf) and the sum."""
+
+    __slots__ = ("_bounds", "counts", "sum")
+
+    def __init__(self, bounds: tuple[float, ...]) -> None:
+        self._bounds = bounds
+        self.counts = [0] * (len(bounds) + 1)
+        self.sum = 0.0
+
+    def observe(self, amount: float) -> None:
+        self.counts[bisect.bisect_left(self._bounds, amount)] += 1
+        self.sum += amount
+
+
+class PlainHistogram:
+    """A histogram of plain counters, exposed as prometheus_client's (same name, help, label
+    names, ``le`` texts; no ``_created`` series, as kube-scheduler's Go client has none), for
+    a metric observed hundreds of times in one cycle: prometheus_client's observation takes a
+    lock and walks the buckets (2.4 us against 0.4 here). The scheduler's one event loop
+    observes and serves the scrape, so no lock is needed."""
+
+    def __init__(self, name: str, documentation: str, labelnames: Sequence[str],
+                 buckets: Sequence[float], registry: CollectorRegistry) -> None:
+        self._name, self._documentation = name, documentation
+        self._labelnames = list(labelnames)
+        self._bounds = tuple(sorted(buckets))
+        self._series: dict[tuple[str, ...], _Series] = {}
+        registry.register(self)
+
+    def labels(self, *values: str) -> _Series:
+        series = self._series.get(values)
+        if series is None:
+            if len(values) != len(self._labelnames):
+                raise ValueError(f"{self._name}: expected labels {self._labelnames}")
+            series = self._series[values] = _Series(self._bounds)
+        return series
+
+    def describe(self) -> list[Metric]:
+        return [HistogramMetricFamily(self._name, self._documentation,
+                                      labels=self._labelnames)]
+
+    def collect(self) -> Iterator[Metric]:
+        family = HistogramMetricFamily(self._name, self._documentation,
+                                       labels=self._labelnames)
+        les = [_le_text(b) for b in self._bounds] + ["+Inf"]
+        for values, series in self._series.items():
+            running, buckets = 0, []
+            for le, count in zip(les, series.counts, strict=True):
+                running += count
+                buckets.append((le, float(running)))
+            family.add_metric(list(values), buckets, series.sum)
+        yield family
 
 
 class SchedulerMetrics:
@@ -53,7 +113,7 @@ class SchedulerMetrics:
             "scheduler_scheduling_attempt_duration_seconds",
             "Scheduling attempt latency in seconds (scheduling algorithm + binding)",
             ["result", "profile"], buckets=_exponential(0.001, 2, 15), registry=self.registry)
-        self.plugin_duration = Histogram(
+        self.plugin_duration = PlainHistogram(
             "scheduler_plugin_execution_duration_seconds",
             "Duration for running a plugin at a specific extension point.",
             ["plugin", "extension_point", "status"], buckets=_exponential(0.00001, 1.5, 20),
@@ -104,11 +164,12 @@ class TimedPlugin:
         point = EXTENSION_POINTS.get(attr)
         if point is None:
             return value
-        return types.MethodType(self._timed(value, point), self)
+        timed = self.__dict__[attr] = types.MethodType(self._timed(value, point), self)
+        return timed  # kept: the next lookup (a Filter per node) finds it without this
 
     def _timed(self, call: Callable[..., Any], point: str) -> Callable[..., Any]:
         labels = self._histogram.labels
-        children: dict[str, Any] = {}  # by status: the histogram's own lookup is costly
+        children: dict[str, Any] = {}  # by status: one label lookup per status
 
         def child(status: str) -> Any:
             found = children.get(status)
