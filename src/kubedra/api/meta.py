@@ -6,11 +6,25 @@ objects round-trip byte for byte.
 
 from __future__ import annotations
 
+import math
+import time
 from typing import Any
 
 import msgspec
 
 from kubedra.api.base import Int32, Int64, Model, always
+
+_last_time: tuple[int, str] = (0, "1970-01-01T00:00:00Z")
+
+
+def format_time(seconds: float) -> str:
+    """metav1.Time as it marshals: RFC 3339 in whole seconds, UTC. The last second's text is
+    kept, since most callers ask about the present, many times a second."""
+    global _last_time
+    whole = math.floor(seconds)
+    if _last_time[0] != whole:
+        _last_time = (whole, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(whole)))
+    return _last_time[1]
 
 
 def kobj(namespace: str | None, name: str | None) -> str:

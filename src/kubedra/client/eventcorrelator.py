@@ -19,14 +19,13 @@ Event. Caches are LRUs of 4096 entries, as upstream's.
 
 from __future__ import annotations
 
-import datetime
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from kubedra.api.core import Event
-from kubedra.api.meta import ObjectMeta
+from kubedra.api.meta import ObjectMeta, format_time
 
 MAX_CACHE_ENTRIES = 4096
 AGGREGATE_MAX_EVENTS = 10
@@ -85,11 +84,6 @@ class Decision:
     event: Event
     key: str
     patch: dict[str, object] | None
-
-
-def timestamp(seconds: float) -> str:
-    """metav1.Time: whole seconds, UTC."""
-    return datetime.datetime.fromtimestamp(seconds, datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _object_key(event: Event) -> list[str]:
@@ -151,7 +145,7 @@ class EventCorrelator:
         if len(record.messages) < AGGREGATE_MAX_EVENTS:
             return event, event_key(event)
         record.messages.pop()  # the set never grows past the maximum
-        stamp = timestamp(now)
+        stamp = format_time(now)
         combined = Event(
             metadata=ObjectMeta(name=f"{event.involved_object.name}.{int(now * 1e9):x}",
                                 namespace=event.metadata.namespace),

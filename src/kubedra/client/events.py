@@ -12,9 +12,9 @@ import weakref
 from collections.abc import Callable
 
 from kubedra.api.core import Event, EventSource, ObjectReference
-from kubedra.api.meta import ObjectMeta, TypedObject
+from kubedra.api.meta import ObjectMeta, TypedObject, format_time
 from kubedra.client.errors import ApiError, is_not_found
-from kubedra.client.eventcorrelator import Decision, EventCorrelator, timestamp
+from kubedra.client.eventcorrelator import Decision, EventCorrelator
 from kubedra.client.rest import Client
 
 log = logging.getLogger(__name__)
@@ -50,7 +50,7 @@ class EventRecorder:
     def _event(self, obj: TypedObject, event_type: str, reason: str, message: str) -> Event:
         meta = obj.metadata
         now = self._clock()
-        stamp = timestamp(now)
+        stamp = format_time(now)
         return Event(
             metadata=ObjectMeta(name=f"{meta.name}.{int(now * 1e9):x}",
                                 namespace=meta.namespace or "default"),

@@ -7,6 +7,8 @@ import os
 import secrets
 import time
 
+from kubedra.api.meta import format_time
+
 _VERSION_MASK = ~((0xF << 76) | (0x3 << 62))
 _VERSION_4 = (0x4 << 76) | (0x2 << 62)
 
@@ -34,17 +36,12 @@ class _UidSource:
 
 
 new_uid = _UidSource()
-_last_now: tuple[int, str] = (0, "")
 _NAME_ALPHABET = "bcdfghjklmnpqrstvwxz2456789"
 
 
 def now() -> str:
-    """RFC 3339 with seconds and ``Z``, as metav1.Time marshals (formatted once a second)."""
-    global _last_now
-    second = int(time.time())
-    if _last_now[0] != second:
-        _last_now = (second, time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(second)))
-    return _last_now[1]
+    """The present as metav1.Time marshals it."""
+    return format_time(time.time())
 
 
 _NAME_CHOICES = len(_NAME_ALPHABET) ** 5

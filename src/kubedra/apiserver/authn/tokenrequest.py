@@ -4,23 +4,19 @@ token.go``)."""
 
 from __future__ import annotations
 
-import datetime as dt
 import time
 from typing import Any
 
 from kubedra.api import codec
 from kubedra.api.authentication import API_VERSION, GROUP, TokenRequest
 from kubedra.api.base import Obj
+from kubedra.api.meta import format_time
 from kubedra.apiserver import errors, objects
 from kubedra.apiserver.authn.serviceaccount import Subject, TokenKeys
 from kubedra.apiserver.registry import Registry
 from kubedra.apiserver.rest import Rest
 from kubedra.validation import authentication
 from kubedra.validation.field import Path, invalid
-
-
-def _rfc3339(unix: int) -> str:
-    return dt.datetime.fromtimestamp(unix, dt.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 def _decode(body: Any) -> TokenRequest:
@@ -90,9 +86,9 @@ class TokenRequests:
         issued = int(time.time())
         token, expires = self.keys.issue(subject, req.spec.audiences,
                                          req.spec.expiration_seconds or 0, issued)
-        meta.creation_timestamp = _rfc3339(issued)
+        meta.creation_timestamp = format_time(issued)
         req.status.token = token
-        req.status.expiration_timestamp = _rfc3339(expires)
+        req.status.expiration_timestamp = format_time(expires)
         req.api_version, req.kind = API_VERSION, "TokenRequest"
         out: Obj = objects.decode(codec.encode(req))
         return out
