@@ -85,18 +85,18 @@ def _key_element(keys: dict[str, Any]) -> str:
 def collect(value: Any, meta: Meta, path: Path, out: FieldSet, *, maps: bool = False) -> None:
     """Add the paths ``value`` (at ``path``) sets, as ``TypedValue.ToFieldSet``; with
     ``maps`` also the map-typed fields themselves, as a comparison lists added maps."""
-    if type(value) is dict:
+    if isinstance(value, dict):
         if not value or (maps and meta.is_map):
             if path:
                 out.add(path)
             if not value:
                 return
         _collect_members(value, meta, path, out, maps)
-    elif type(value) is list and (meta.list_keys or meta.is_set):
+    elif isinstance(value, list) and _granular(meta):
         for i, item in enumerate(value):
             child = (*path, item_element(item, i, meta))
             out.add(child)
-            if type(item) is dict and meta.list_keys:
+            if isinstance(item, dict) and meta.list_keys:
                 collect(item, meta, child, out, maps=maps)
     elif path:
         out.add(path)
@@ -110,8 +110,7 @@ def _collect_members(value: dict[str, Any], meta: Meta, path: Path, out: FieldSe
     fields = meta.fields
     for key, sub in value.items():
         child = (*path, "f:" + key)
-        kind = type(sub)
-        if kind is not dict and kind is not list:  # a scalar (or null) is its own path
+        if not isinstance(sub, (dict, list)):  # a scalar (or null) is its own path
             out.add(child)
             continue
         if is_map:
@@ -119,7 +118,7 @@ def _collect_members(value: dict[str, Any], meta: Meta, path: Path, out: FieldSe
             sub_meta = UNTYPED
         else:
             sub_meta = fields.get(key, UNTYPED)
-        if kind is list and not (sub_meta.list_keys or sub_meta.is_set):
+        if isinstance(sub, list) and not _granular(sub_meta):
             out.add(child)  # an atomic list
         else:
             collect(sub, sub_meta, child, out, maps=maps)
