@@ -16,6 +16,7 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 from kubedra.allocation.instance import Instance
 from kubedra.allocation.pool import Pool
 from kubedra.allocation.selectors import Selector
+from kubedra.api.meta import revision
 from kubedra.api.resource import ResourceClaim, ResourceSlice
 
 PoolKey = tuple[str, str]  # (node, driver)
@@ -65,13 +66,6 @@ def claim_uses(claim: ResourceClaim | None) -> tuple[Use, ...]:
 
 class ModelError(Exception):
     """The model cannot be built (e.g. listing slices failed)."""
-
-
-def _resource_version(claim: ResourceClaim) -> int:
-    try:
-        return int(claim.metadata.resource_version or 0)
-    except ValueError:
-        return 0
 
 
 class AllocationIndex:
@@ -187,7 +181,7 @@ class AllocationIndex:
         key = claim_key(claim)
         self._informer[key] = claim
         assumed = self._assumed.get(key)
-        if assumed is not None and _resource_version(claim) >= _resource_version(assumed):
+        if assumed is not None and revision(claim) >= revision(assumed):
             del self._assumed[key]
         self._refresh(key)
 
@@ -201,7 +195,7 @@ class AllocationIndex:
         """Record our own newer copy (e.g. the claim returned by the allocation write)."""
         key = claim_key(claim)
         current = self._informer.get(key)
-        if current is not None and _resource_version(claim) < _resource_version(current):
+        if current is not None and revision(claim) < revision(current):
             raise ValueError(f"claim {self._display(key)} is out of sync")
         self._assumed[key] = claim
         self._refresh(key)

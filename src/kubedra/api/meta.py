@@ -84,6 +84,15 @@ class TypedObject(Model):
     metadata: ObjectMeta = msgspec.field(default_factory=ObjectMeta)
 
 
+def revision(obj: TypedObject) -> int:
+    """``metadata.resourceVersion`` as a number, to order versions of one object seen by one
+    client (0 when unset or not a number)."""
+    try:
+        return int(obj.metadata.resource_version or 0)
+    except ValueError:
+        return 0
+
+
 class ObjectList(Model):
     """The head of a ``<Kind>List``: subclasses add ``items``."""
 

@@ -35,9 +35,10 @@ from kubedra.api.resource import (
     ResourceClaimConsumerReference,
     ResourceClaimTemplate,
 )
-from kubedra.client.errors import ApiError, is_not_found
+from kubedra.client.errors import ApiError, is_conflict, is_not_found
 from kubedra.client.events import EventRecorder
 from kubedra.client.informer import Informer, Informers, object_key, run_informed
+from kubedra.client.mutationcache import MutationCache
 from kubedra.client.rest import Client
 from kubedra.controllers.metrics import ControllerMetrics
 from kubedra.controllers.workqueue import WorkQueue
@@ -74,6 +75,7 @@ class ResourceClaimController:
         self._deleted_pods: OrderedDict[str, None] = OrderedDict()
         self._created: dict[tuple[str, str], str] = {}
         self._owned: dict[tuple[str, str], str] = {}  # (pod UID, pod claim name) -> claim
+        self._written: MutationCache[ResourceClaim] = MutationCache()
         self._wire()
 
     def _wire(self) -> None:
@@ -109,9 +111,11 @@ class ResourceClaimController:
         key = _owner_key(claim)
         if key is not None and self._owned.get(key) == claim.metadata.name:
             del self._owned[key]
+        self._written.forget(claim)
         self._claim_changed(claim)
 
     def _claim_changed(self, claim: ResourceClaim) -> None:
+        self._written.observed(claim)
         key = _owner_key(claim)
         if key is not None and claim.metadata.deletion_timestamp is None:
             self._owned[key] = claim.metadata.name or ""
@@ -207,15 +211,32 @@ class ResourceClaimController:
         names = [statuses.get(pc.name) if pc.source.resource_claim_template_name
                  else pc.source.resource_claim_name for pc in pod.spec.resource_claims or ()]
         for claim_name in names:
-            claim = self.claims.get(claim_name, ns) if claim_name else None
+            claim = self._claim(claim_name, ns) if claim_name else None
             if claim is None or not can_be_reserved(claim) or is_reserved_for_pod(pod, claim):
                 continue
             claim = msgspec.structs.replace(claim, status=msgspec.structs.replace(
                 claim.status, reserved_for=[*(claim.status.reserved_for or ()),
                                             consumer_ref(pod)]))
-            await self.client.update_status(claim)
+            await self._update(claim, status=True)
 
     # --- claims ---------------------------------------------------------------------------
+
+    def _claim(self, name: str, namespace: str) -> ResourceClaim | None:
+        """The newest copy of a claim this controller knows (None: gone, or wait for the
+        watch to bring the version a conflict showed)."""
+        cached = self.claims.get(name, namespace)
+        return None if cached is None else self._written.newest(cached)
+
+    async def _update(self, claim: ResourceClaim, *, status: bool = False) -> ResourceClaim:
+        """Update the claim (or its status) and keep the answer until the watch shows it."""
+        try:
+            if status:
+                return self._written.wrote(await self.client.update_status(claim))
+            return self._written.wrote(await self.client.update(claim))
+        except ApiError as e:
+            if is_conflict(e):
+                self._written.conflicted(claim)
+            raise
 
     async def _pod_is_gone(self, namespace: str, name: str, uid: str) -> bool:
         if uid in self._deleted_pods:
@@ -229,7 +250,7 @@ class ResourceClaimController:
         return live.metadata.uid != uid or is_pod_done(live)
 
     async def sync_claim(self, namespace: str, name: str) -> None:
-        claim = self.claims.get(name, namespace)
+        claim = self._claim(name, namespace)
         if claim is None:
             return
         reserved = claim.status.reserved_for or []
@@ -253,16 +274,17 @@ class ResourceClaimController:
             if not valid and has_finalizer and (
                     claim.spec.allocation_mode != resource.ALLOCATION_MODE_IMMEDIATE or deleting):
                 status = msgspec.structs.replace(status, allocation=None)
-            claim = await self.client.update_status(
-                msgspec.structs.replace(claim, status=status))
+            claim = await self._update(msgspec.structs.replace(claim, status=status),
+                                       status=True)
             if had_allocation and claim.status.allocation is None:
                 log.info("Deallocated claim", {"claim": object_key(claim)})
             if has_finalizer and claim.status.allocation is None:
                 await self._drop_finalizer(claim)
         elif has_finalizer and deleting and not valid:
             if claim.status.allocation is not None:
-                claim = await self.client.update_status(msgspec.structs.replace(
-                    claim, status=msgspec.structs.replace(claim.status, allocation=None)))
+                claim = await self._update(msgspec.structs.replace(
+                    claim, status=msgspec.structs.replace(claim.status, allocation=None)),
+                    status=True)
                 log.info("Deallocated claim", {"claim": object_key(claim)})
             await self._drop_finalizer(claim)
         if not valid:
@@ -271,7 +293,7 @@ class ResourceClaimController:
     async def _drop_finalizer(self, claim: ResourceClaim) -> None:
         finalizers = [f for f in claim.metadata.finalizers or () if f != resource.FINALIZER]
         meta = msgspec.structs.replace(claim.metadata, finalizers=finalizers or None)
-        await self.client.update(msgspec.structs.replace(claim, metadata=meta))
+        await self._update(msgspec.structs.replace(claim, metadata=meta))
 
     async def _delete_if_unneeded(self, claim: ResourceClaim) -> None:
         owner = owning_pod(claim)

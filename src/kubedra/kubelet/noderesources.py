@@ -21,6 +21,7 @@ from typing import Protocol
 import msgspec
 
 from kubedra.api.core import Node
+from kubedra.api.meta import revision
 from kubedra.api.resource import NamedResourcesResources, ResourceSlice, node_slice
 from kubedra.client.errors import ApiError, is_not_found
 from kubedra.client.informer import Informer
@@ -95,10 +96,6 @@ def plan_sync(node: Node, driver: str, desired: Sequence[ResourceModel] | None,
 OBSERVE_TIMEOUT = 10.0
 
 
-def _revision(s: ResourceSlice) -> int:
-    return int(s.metadata.resource_version or 0)
-
-
 class NodeResourcesController:
     def __init__(self, client: Client, get_node: Callable[[], Node], *,
                  retry_initial: float = RETRY_INITIAL, retry_max: float = RETRY_MAX) -> None:
@@ -165,7 +162,7 @@ class NodeResourcesController:
         try:
             for s in plan.update:
                 try:
-                    written[s.metadata.name or ""] = _revision(await self.client.update(s))
+                    written[s.metadata.name or ""] = revision(await self.client.update(s))
                 except ApiError as e:
                     raise RuntimeError(f"update node resource slice: {e}") from e
             for s in plan.create:
@@ -173,7 +170,7 @@ class NodeResourcesController:
                     made = await self.client.create(s)
                 except ApiError as e:
                     raise RuntimeError(f"create node resource slice: {e}") from e
-                written[made.metadata.name or ""] = _revision(made)
+                written[made.metadata.name or ""] = revision(made)
             for name in plan.delete:
                 try:
                     await self.client.delete(ResourceSlice, name)
@@ -198,7 +195,7 @@ class NodeResourcesController:
         cached = self.informer.get(name)
         if rv is None:
             return cached is None
-        return cached is not None and _revision(cached) >= rv
+        return cached is not None and revision(cached) >= rv
 
     async def run(self) -> None:
         """Sync every slice of this node once the informer has listed them (drivers that have

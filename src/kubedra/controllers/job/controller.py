@@ -24,8 +24,10 @@ from kubedra.api.batch import Job
 from kubedra.api.core import Pod
 from kubedra.api.features import FeatureGates
 from kubedra.api.meta import OwnerReference, TypedObject
+from kubedra.client.errors import ApiError, is_conflict
 from kubedra.client.events import EventRecorder
 from kubedra.client.informer import Informer, object_key, run_informed
+from kubedra.client.mutationcache import MutationCache
 from kubedra.client.rest import Client
 from kubedra.controllers.job import pods as podutil
 from kubedra.controllers.job.podcontrol import PodControl
@@ -58,13 +60,6 @@ def managed_by_external_controller(job: Job, gates: FeatureGates) -> str | None:
     return None
 
 
-def _newer(a: Job, b: Job) -> bool:
-    try:
-        return int(a.metadata.resource_version or 0) > int(b.metadata.resource_version or 0)
-    except ValueError:
-        return False
-
-
 def _now() -> datetime:
     return datetime.now(UTC)
 
@@ -89,7 +84,7 @@ class JobController:
         self._event_tasks: set[asyncio.Task[None]] = set()
         self._pods_by_job: dict[str, dict[str, Pod]] = {}  # controller uid -> key -> pod
         self._owner_of: dict[str, str] = {}  # pod key -> controller uid
-        self._written: dict[str, Job] = {}  # key -> our last status write, until watched
+        self._written: MutationCache[Job] = MutationCache()  # our status writes, until watched
         self.syncer = JobSync(
             PodControl(client, self.record), self._update_status,
             self.queue.add_after, self.record, self.metrics,
@@ -104,17 +99,12 @@ class JobController:
         task.add_done_callback(self._event_tasks.discard)
 
     async def _update_status(self, job: Job) -> Job:
-        written = await self.client.update_status(job)
-        self._written[object_key(written)] = written
-        return written
-
-    def _freshest(self, key: str, cached: Job) -> Job:
-        """The cached Job, or our own newer status write of the same Job if the watch has
-        not delivered it yet (saves a conflict and a retry per write)."""
-        written = self._written.get(key)
-        if written is None or written.metadata.uid != cached.metadata.uid:
-            return cached
-        return written if _newer(written, cached) else cached
+        try:
+            return self._written.wrote(await self.client.update_status(job))
+        except ApiError as e:
+            if is_conflict(e):
+                self._written.conflicted(job)
+            raise
 
     # --- informer handlers ----------------------------------------------------------------
 
@@ -132,9 +122,7 @@ class JobController:
 
     def _update_job(self, old: Job, cur: Job) -> None:
         key = object_key(cur)
-        written = self._written.get(key)
-        if written is not None and not _newer(written, cur):
-            del self._written[key]
+        self._written.observed(cur)
         if cur.metadata.generation == old.metadata.generation:
             self.queue.add_after(key, self.config.sync_batch_period)
         else:
@@ -147,7 +135,7 @@ class JobController:
             self.queue.add_after(key, ads - (_now() - start).total_seconds())
 
     def _delete_job(self, job: Job) -> None:
-        self._written.pop(object_key(job), None)
+        self._written.forget(job)
         self.queue.add(object_key(job))
         self._cleanup_pod_finalizers(job)
 
@@ -247,7 +235,10 @@ class JobController:
         if job is None:
             self.syncer.forget(key)
             return
-        job = self._freshest(key, job)
+        newest = self._written.newest(job)
+        if newest is None:
+            return  # a conflict showed a newer Job: its watch event queues it again
+        job = newest
         external = managed_by_external_controller(job, self.gates)
         if external is not None:
             log.info("Skip syncing the job as it is managed by an external controller "
