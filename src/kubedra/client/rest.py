@@ -6,7 +6,6 @@ against any conforming server. Components reach the API server only through this
 
 from __future__ import annotations
 
-import json
 import ssl
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
@@ -16,6 +15,7 @@ from urllib.parse import quote, urlencode
 import msgspec
 
 from kubedra.api import codec
+from kubedra.api.core import Pod
 from kubedra.api.kinds import KINDS, Kind
 from kubedra.api.meta import Status, TypedObject
 from kubedra.client.errors import ApiError
@@ -183,7 +183,7 @@ class Client:
                     namespace: str | None = None, patch_type: str = "merge",
                     subresource: str | None = None, field_manager: str | None = None,
                     force: bool | None = None) -> T:
-        body = patch if isinstance(patch, bytes) else json.dumps(patch).encode()
+        body = patch if isinstance(patch, bytes) else codec.encode(patch)
         data = await self._request(
             "PATCH", object_path(kind_of(model), namespace, name, subresource),
             params=_query(fieldManager=field_manager, force=force, fieldValidation=_TYPED),
@@ -204,12 +204,12 @@ class Client:
         if grace_period_seconds is not None:
             options["gracePeriodSeconds"] = grace_period_seconds
         await self._request("DELETE", object_path(kind_of(model), namespace, name),
-                            body=json.dumps(options).encode())
+                            body=codec.encode(options))
 
     async def bind(self, namespace: str, pod_name: str, node_name: str,
                    pod_uid: str | None = None) -> None:
         """POST pods/<name>/binding, as the scheduler does."""
-        kind = next(k for k in KINDS if k.kind == "Pod")
+        kind = _KIND_OF_MODEL[Pod]
         body = {
             "apiVersion": "v1", "kind": "Binding",
             "metadata": {"name": pod_name, "namespace": namespace,
@@ -217,14 +217,14 @@ class Client:
             "target": {"apiVersion": "v1", "kind": "Node", "name": node_name},
         }
         await self._request("POST", object_path(kind, namespace, pod_name, "binding"),
-                            body=json.dumps(body).encode())
+                            body=codec.encode(body))
 
     async def create_raw(self, kind: Kind, body: Mapping[str, Any],
                          namespace: str | None = None) -> dict[str, Any]:
         """Create from a plain mapping (manifests, events) and return the stored object."""
         data = await self._request("POST", object_path(kind, namespace),
-                                   body=json.dumps(body).encode())
-        result: dict[str, Any] = json.loads(data)
+                                   body=codec.encode(body))
+        result: dict[str, Any] = codec.parse_json(data)
         return result
 
     async def watch(self, model: type[T], namespace: str | None = None, *,
@@ -279,7 +279,7 @@ async def _lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
 
 def _bookmark(raw: msgspec.Raw, model: type[T]) -> T:
     """A BOOKMARK carries only metadata.resourceVersion; decode it leniently."""
-    head = json.loads(bytes(raw))
+    head = codec.parse_json(bytes(raw))
     obj = model()
     obj.metadata.resource_version = str(head.get("metadata", {}).get("resourceVersion", ""))
     return obj
