@@ -10,9 +10,11 @@ knows of, and the watch event that brings it queues the key again.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Generic, TypeVar
 
 from kubedra.api.meta import TypedObject, revision
+from kubedra.client.errors import ApiError, is_conflict
 from kubedra.client.informer import object_key
 
 T = TypeVar("T", bound=TypedObject)
@@ -23,6 +25,16 @@ class MutationCache(Generic[T]):
         self._written: dict[str, T] = {}
         # key -> (uid, the revision a conflict refused): the informer must show a later one
         self._refused: dict[str, tuple[str | None, int]] = {}
+
+    async def write(self, sent: T, send: Callable[[T], Awaitable[T]]) -> T:
+        """``send(sent)`` (an update with ``sent``'s resourceVersion), keeping the answer,
+        or noting the conflict before the error goes on to the caller."""
+        try:
+            return self.wrote(await send(sent))
+        except ApiError as e:
+            if is_conflict(e):
+                self.conflicted(sent)
+            raise
 
     def wrote(self, obj: T) -> T:
         """Keep what the server answered to our write; returns it."""

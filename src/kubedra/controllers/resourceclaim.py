@@ -35,7 +35,7 @@ from kubedra.api.resource import (
     ResourceClaimConsumerReference,
     ResourceClaimTemplate,
 )
-from kubedra.client.errors import ApiError, is_conflict, is_not_found
+from kubedra.client.errors import ApiError, is_not_found
 from kubedra.client.events import EventRecorder
 from kubedra.client.informer import Informer, Informers, object_key, run_informed
 from kubedra.client.mutationcache import MutationCache
@@ -211,13 +211,16 @@ class ResourceClaimController:
         names = [statuses.get(pc.name) if pc.source.resource_claim_template_name
                  else pc.source.resource_claim_name for pc in pod.spec.resource_claims or ()]
         for claim_name in names:
-            claim = self._claim(claim_name, ns) if claim_name else None
+            # held back after a conflict, the informer's copy is tried anyway: a second 409
+            # retries this pod with back-off, and no claim event would queue the pod again
+            claim = (self._claim(claim_name, ns) or self.claims.get(claim_name, ns)
+                     if claim_name else None)
             if claim is None or not can_be_reserved(claim) or is_reserved_for_pod(pod, claim):
                 continue
             claim = msgspec.structs.replace(claim, status=msgspec.structs.replace(
                 claim.status, reserved_for=[*(claim.status.reserved_for or ()),
                                             consumer_ref(pod)]))
-            await self._update(claim, status=True)
+            await self._written.write(claim, self.client.update_status)
 
     # --- claims ---------------------------------------------------------------------------
 
@@ -226,17 +229,6 @@ class ResourceClaimController:
         watch to bring the version a conflict showed)."""
         cached = self.claims.get(name, namespace)
         return None if cached is None else self._written.newest(cached)
-
-    async def _update(self, claim: ResourceClaim, *, status: bool = False) -> ResourceClaim:
-        """Update the claim (or its status) and keep the answer until the watch shows it."""
-        try:
-            if status:
-                return self._written.wrote(await self.client.update_status(claim))
-            return self._written.wrote(await self.client.update(claim))
-        except ApiError as e:
-            if is_conflict(e):
-                self._written.conflicted(claim)
-            raise
 
     async def _pod_is_gone(self, namespace: str, name: str, uid: str) -> bool:
         if uid in self._deleted_pods:
@@ -274,17 +266,17 @@ class ResourceClaimController:
             if not valid and has_finalizer and (
                     claim.spec.allocation_mode != resource.ALLOCATION_MODE_IMMEDIATE or deleting):
                 status = msgspec.structs.replace(status, allocation=None)
-            claim = await self._update(msgspec.structs.replace(claim, status=status),
-                                       status=True)
+            claim = await self._written.write(msgspec.structs.replace(claim, status=status),
+                                              self.client.update_status)
             if had_allocation and claim.status.allocation is None:
                 log.info("Deallocated claim", {"claim": object_key(claim)})
             if has_finalizer and claim.status.allocation is None:
                 await self._drop_finalizer(claim)
         elif has_finalizer and deleting and not valid:
             if claim.status.allocation is not None:
-                claim = await self._update(msgspec.structs.replace(
+                claim = await self._written.write(msgspec.structs.replace(
                     claim, status=msgspec.structs.replace(claim.status, allocation=None)),
-                    status=True)
+                    self.client.update_status)
                 log.info("Deallocated claim", {"claim": object_key(claim)})
             await self._drop_finalizer(claim)
         if not valid:
@@ -293,7 +285,8 @@ class ResourceClaimController:
     async def _drop_finalizer(self, claim: ResourceClaim) -> None:
         finalizers = [f for f in claim.metadata.finalizers or () if f != resource.FINALIZER]
         meta = msgspec.structs.replace(claim.metadata, finalizers=finalizers or None)
-        await self._update(msgspec.structs.replace(claim, metadata=meta))
+        await self._written.write(msgspec.structs.replace(claim, metadata=meta),
+                                  self.client.update)
 
     async def _delete_if_unneeded(self, claim: ResourceClaim) -> None:
         owner = owning_pod(claim)

@@ -3,11 +3,13 @@ conflict until the informer shows a later version."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kubedra.api.meta import ObjectMeta, revision
+from kubedra.api.meta import ObjectMeta, Status, revision
 from kubedra.api.resource import ResourceClaim, ResourceClaimSpec
+from kubedra.client.errors import ApiError
 from kubedra.client.mutationcache import MutationCache
 
 
@@ -71,6 +73,29 @@ def test_observed_and_forget_drop_what_is_no_longer_needed() -> None:
     cache.conflicted(claim(3))
     cache.forget(claim(3))
     assert cache.newest(cached) is cached
+
+
+async def test_write_keeps_the_answer_and_notes_a_conflict() -> None:
+    cache: MutationCache[ResourceClaim] = MutationCache()
+
+    async def accepted(sent: ResourceClaim) -> ResourceClaim:
+        return claim(revision(sent) + 1)
+
+    async def refused(sent: ResourceClaim) -> ResourceClaim:
+        raise ApiError(409, Status(reason="Conflict"))
+
+    async def missing(sent: ResourceClaim) -> ResourceClaim:
+        raise ApiError(404, Status(reason="NotFound"))
+
+    answer = await cache.write(claim(3), accepted)
+    assert cache.newest(claim(3)) is answer
+    with pytest.raises(ApiError):
+        await cache.write(claim(4), refused)
+    assert cache.newest(claim(4)) is None
+    with pytest.raises(ApiError):
+        await cache.write(claim(5, name="other"), missing)
+    other = claim(5, name="other")
+    assert cache.newest(other) is other  # only a conflict holds the object back
 
 
 def test_revision_of_unset_or_foreign_versions_is_zero() -> None:

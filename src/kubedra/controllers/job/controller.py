@@ -24,7 +24,6 @@ from kubedra.api.batch import Job
 from kubedra.api.core import Pod
 from kubedra.api.features import FeatureGates
 from kubedra.api.meta import OwnerReference, TypedObject
-from kubedra.client.errors import ApiError, is_conflict
 from kubedra.client.events import EventRecorder
 from kubedra.client.informer import Informer, object_key, run_informed
 from kubedra.client.mutationcache import MutationCache
@@ -99,12 +98,7 @@ class JobController:
         task.add_done_callback(self._event_tasks.discard)
 
     async def _update_status(self, job: Job) -> Job:
-        try:
-            return self._written.wrote(await self.client.update_status(job))
-        except ApiError as e:
-            if is_conflict(e):
-                self._written.conflicted(job)
-            raise
+        return await self._written.write(job, self.client.update_status)
 
     # --- informer handlers ----------------------------------------------------------------
 
