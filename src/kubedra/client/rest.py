@@ -183,12 +183,25 @@ class Client:
                     namespace: str | None = None, patch_type: str = "merge",
                     subresource: str | None = None, field_manager: str | None = None,
                     force: bool | None = None) -> T:
+        data = await self._patch(model, name, patch, namespace, patch_type, subresource,
+                                 field_manager, force)
+        return codec.decode(data, model)
+
+    async def send_patch(self, model: type[Any], name: str, patch: Any, *,
+                         namespace: str | None = None, patch_type: str = "merge",
+                         subresource: str | None = None) -> None:
+        """A patch whose answer the caller does not read: errors are raised as by
+        :meth:`patch`, the patched object is not decoded (a pod's is several kB)."""
+        await self._patch(model, name, patch, namespace, patch_type, subresource, None, None)
+
+    async def _patch(self, model: type[Any], name: str, patch: Any, namespace: str | None,
+                     patch_type: str, subresource: str | None, field_manager: str | None,
+                     force: bool | None) -> bytes:
         body = patch if isinstance(patch, bytes) else codec.encode(patch)
-        data = await self._request(
+        return await self._request(
             "PATCH", object_path(kind_of(model), namespace, name, subresource),
             params=_query(fieldManager=field_manager, force=force, fieldValidation=_TYPED),
             body=body, content_type=PATCH_TYPES[patch_type])
-        return codec.decode(data, model)
 
     async def delete(self, model: type[Any], name: str, namespace: str | None = None, *,
                      uid: str | None = None, resource_version: str | None = None,

@@ -168,8 +168,8 @@ class ResourceClaimController:
         if added:
             merged = [{"name": n, "resourceClaimName": c}
                       for n, c in {**{k: v for k, v in statuses.items() if v}, **added}.items()]
-            await self.client.patch(Pod, name, {"status": {"resourceClaimStatuses": merged}},
-                                    namespace=namespace, subresource="status")
+            await self.client.send_patch(Pod, name, {"status": {"resourceClaimStatuses": merged}},
+                                         namespace=namespace, subresource="status")
         if pod.spec.node_name:
             await self._reserve_for_bound_pod(pod, {**statuses, **added})
 

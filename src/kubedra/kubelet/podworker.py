@@ -83,8 +83,8 @@ class PodWorker:
 
     async def _status(self, pod: Pod, status: dict[str, Any]) -> None:
         try:
-            await self.client.patch(Pod, pod.metadata.name or "", {"status": status},
-                                    namespace=pod.metadata.namespace, subresource="status")
+            await self.client.send_patch(Pod, pod.metadata.name or "", {"status": status},
+                                         namespace=pod.metadata.namespace, subresource="status")
         except ApiError as e:
             if not is_not_found(e):
                 raise

@@ -278,7 +278,7 @@ class Scheduler:
             if (c.type == "PodScheduled" and c.status == "False" and c.message == message):
                 return
         try:
-            await self.client.patch(Pod, pod.metadata.name or "", {
+            await self.client.send_patch(Pod, pod.metadata.name or "", {
                 "status": {"conditions": [condition]}}, namespace=pod.metadata.namespace,
                 patch_type="strategic", subresource="status")
         except Exception as e:  # a stale pod must not stop scheduling

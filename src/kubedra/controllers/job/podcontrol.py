@@ -81,8 +81,8 @@ class PodControl:
         if not has_tracking_finalizer(pod):
             return
         try:
-            await self.client.patch(Pod, pod.metadata.name or "", REMOVE_FINALIZER_PATCH,
-                                    namespace=pod.metadata.namespace, patch_type="strategic")
+            await self.client.send_patch(Pod, pod.metadata.name or "", REMOVE_FINALIZER_PATCH,
+                                         namespace=pod.metadata.namespace, patch_type="strategic")
         except ApiError as e:
             if not is_not_found(e):
                 raise
