@@ -7,6 +7,7 @@ Each ``bench/<name>_bench.py`` keeps its own ``main(argv)``; sharing this keeps 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
@@ -66,14 +67,25 @@ def time_median_us(fn: Callable[[], object], repeats: int) -> float:
     return median_us(times)
 
 
-def cpu_seconds(pid: int) -> float:
-    """User + system CPU time of process ``pid`` (all threads), from /proc; 0 once it is gone.
-    On a shared machine CPU per operation is the figure load does not distort."""
+def cpu_seconds(pid: int, children: bool = True) -> float:
+    """User + system CPU time of process ``pid`` (all threads) and, with ``children``, of
+    its live child processes (the API server's store committer), from /proc; 0 once it is
+    gone. On a shared machine CPU per operation is the figure load does not distort."""
     try:
         fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
     except OSError:
         return 0.0
-    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    own = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return own + sum(cpu_seconds(child) for child in _children(pid)) if children else own
+
+
+def _children(pid: int) -> list[int]:
+    children: list[int] = []
+    with contextlib.suppress(OSError):
+        for task in Path(f"/proc/{pid}/task").iterdir():
+            with contextlib.suppress(OSError):
+                children += (int(c) for c in (task / "children").read_text().split())
+    return children
 
 
 def calibration_ms() -> float:

@@ -6,7 +6,9 @@ claim's finalizer, write the claim's allocation and reservation, bind the pod, r
 Scheduled event), replayed against a ``kubedra apiserver`` subprocess over HTTPS with the
 components' six watches open (pods and claims, three of each). ``--concurrency 1`` is the
 steady state (one write in flight, each its own commit and watch write); a larger one is a
-burst (writes share commits and watch writes).
+burst (writes share commits and watch writes). ``--teardown`` adds what the steady state
+(``half_500nodes``) does with each pod once it is bound: deallocate the claim (status, then
+the finalizer), delete the pod, and let the garbage collector remove the claim it owned.
 
 Figures per pod: the server's CPU time (all threads) per round of ``--pods`` pods, median
 over ``--rounds``, and wall time. CPU time on a shared machine moves with the host's load;
@@ -76,8 +78,11 @@ async def _setup(config: kubeconfig_file.ClientConfig, api: _Api) -> None:
         await api.send("POST", "/api/v1/nodes", {"metadata": {"name": f"node-{n}"}})
 
 
-async def _one_pod(api: _Api, i: int) -> None:
-    """The seven writes of pod ``i``, each built from the answer to the one before."""
+async def _one_pod(api: _Api, i: int, teardown: bool) -> None:
+    """The seven writes of pod ``i``, each built from the answer to the one before, and with
+    ``teardown`` the three that remove it. The claim is deallocated before the pod goes (the
+    controller does it after), so the collector's delete finds no finalizer and no write
+    races it: the same requests in an order that costs the same every run."""
     pod = await api.send("POST", PODS, pod_body("test", i))
     name, uid = pod["metadata"]["name"], pod["metadata"]["uid"]
     node = f"node-{i % NODES}"
@@ -104,7 +109,7 @@ async def _one_pod(api: _Api, i: int) -> None:
             "availableOnNodes": {"nodeSelectorTerms": [{"matchFields": [
                 {"key": "metadata.name", "operator": "In", "values": [node]}]}]}},
         "reservedFor": [{"resource": "pods", "name": name, "uid": uid}]}
-    await api.send("PUT", f"{CLAIMS}/{claim_name}/status", claim)
+    claim = await api.send("PUT", f"{CLAIMS}/{claim_name}/status", claim)
     await api.send("POST", f"{PODS}/{name}/binding", {
         "apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "uid": uid},
         "target": {"apiVersion": "v1", "kind": "Node", "name": node}})
@@ -116,6 +121,13 @@ async def _one_pod(api: _Api, i: int) -> None:
         "message": f"Successfully assigned test/{name} to {node}",
         "source": {"component": "default-scheduler"}, "count": 1,
         "firstTimestamp": "2026-12-01T00:00:00Z", "lastTimestamp": "2026-12-01T00:00:00Z"})
+    if teardown:
+        claim["status"] = {"driverName": DRIVER}
+        claim = await api.send("PUT", f"{CLAIMS}/{claim_name}/status", claim)
+        del claim["metadata"]["finalizers"]
+        await api.send("PUT", f"{CLAIMS}/{claim_name}", claim)
+        await api.send("DELETE", f"{PODS}/{name}", {
+            "apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0})
 
 
 async def _watch(config: kubeconfig_file.ClientConfig, path: str) -> None:
@@ -131,7 +143,7 @@ def _callgrind(pid: int, command: str) -> None:
 
 
 async def _replay(kubeconfig: Path, pid: int, rounds: int, pods: int, concurrency: int,
-                  callgrind: bool) -> list[tuple[float, float]]:
+                  callgrind: bool, teardown: bool) -> list[tuple[float, float]]:
     """(server CPU ms, wall ms) per pod of each round, after one round to warm up."""
     config = kubeconfig_file.load(kubeconfig)
     async with session(config) as http:
@@ -143,7 +155,7 @@ async def _replay(kubeconfig: Path, pid: int, rounds: int, pods: int, concurrenc
 
         async def pod(i: int) -> None:
             async with gate:
-                await _one_pod(api, i)
+                await _one_pod(api, i, teardown)
 
         await asyncio.gather(*(pod(-1 - i) for i in range(pods)))
         if callgrind:
@@ -173,7 +185,8 @@ def _instructions(data: Path) -> int:
     raise RuntimeError(f"no instruction total in {dumps[0]}")
 
 
-def run(rounds: int, pods: int, concurrency: int, callgrind: bool) -> dict[str, Any]:
+def run(rounds: int, pods: int, concurrency: int, callgrind: bool,
+        teardown: bool = False) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="kubedra-pod-writes-") as tmp:
         data = Path(tmp)
         prefix: tuple[str, ...] = ()
@@ -186,12 +199,13 @@ def run(rounds: int, pods: int, concurrency: int, callgrind: bool) -> dict[str, 
                                         timeout=300 if callgrind else 30)
         try:
             per_round = asyncio.run(
-                _replay(kubeconfig, proc.pid, rounds, pods, concurrency, callgrind))
+                _replay(kubeconfig, proc.pid, rounds, pods, concurrency, callgrind, teardown))
         finally:
             proc.terminate()
             proc.wait()
         result: dict[str, Any] = {
-            "concurrency": concurrency, "pods_per_round": pods, "rounds": rounds,
+            "concurrency": concurrency, "teardown": teardown, "pods_per_round": pods,
+            "rounds": rounds,
             "server_cpu_ms_per_pod": statistics.median(c for c, _ in per_round),
             "wall_ms_per_pod": statistics.median(w for _, w in per_round),
             "server_cpu_ms_per_round": [round(c, 3) for c, _ in per_round]}
@@ -207,12 +221,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=1, help="pods in flight")
     parser.add_argument("--callgrind", action="store_true",
                         help="count the server's instructions per pod under callgrind")
+    parser.add_argument("--teardown", action="store_true",
+                        help="also deallocate, delete and collect each pod (steady state)")
     args = parser.parse_args(argv)
     if args.smoke:
         args.rounds, args.pods = 1, 5
-    r = run(args.rounds, args.pods, args.concurrency, args.callgrind)
-    line = (f"pod_writes_bench c={r['concurrency']}: server CPU {r['server_cpu_ms_per_pod']:.2f}"
-            f" ms/pod (median of {r['rounds']} rounds of {r['pods_per_round']}), wall "
+    r = run(args.rounds, args.pods, args.concurrency, args.callgrind, args.teardown)
+    mode = " teardown" if r["teardown"] else ""
+    line = (f"pod_writes_bench c={r['concurrency']}{mode}: server CPU "
+            f"{r['server_cpu_ms_per_pod']:.2f} ms/pod (median of {r['rounds']} rounds of "
+            f"{r['pods_per_round']}), wall "
             f"{r['wall_ms_per_pod']:.2f} ms/pod")
     if "instructions_per_pod" in r:
         line += f", {r['instructions_per_pod']:,} instructions/pod"

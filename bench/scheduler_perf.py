@@ -190,15 +190,19 @@ async def allocate_claims(client: Client, namespace: str, count: int, instances:
 # --- what a run measures ---------------------------------------------------------------------
 
 async def request_counts(client: Client) -> dict[str, float]:
-    """``verb resource`` -> requests served so far, from the API server's metrics."""
+    """``verb resource`` -> requests served so far, and ``verb resource seconds`` -> the
+    server-side time they took in all, from the API server's metrics."""
     data = await client._request("GET", "/metrics")
     counts: dict[str, float] = {}
     for line in data.decode().splitlines():
-        if line.startswith("apiserver_request_total{"):
-            labels, _, value = line.partition("} ")
-            fields = dict(kv.split("=", 1) for kv in labels.split("{", 1)[1].split(","))
-            key = f"{fields['verb'].strip(chr(34))} {fields['resource'].strip(chr(34))}"
-            counts[key] = counts.get(key, 0.0) + float(value)
+        total = line.startswith("apiserver_request_total{")
+        if not total and not line.startswith("apiserver_request_duration_seconds_sum{"):
+            continue
+        labels, _, value = line.partition("} ")
+        fields = dict(kv.split("=", 1) for kv in labels.split("{", 1)[1].split(","))
+        key = f"{fields['verb'].strip(chr(34))} {fields['resource'].strip(chr(34))}"
+        key = key if total else f"{key} seconds"
+        counts[key] = counts.get(key, 0.0) + float(value)
     return counts
 
 
@@ -236,6 +240,12 @@ class Measurement:
         self.profile = profile
         self._spies: list[subprocess.Popen[bytes]] = []
 
+    def _cpu_now(self) -> dict[str, float]:
+        """Each component's CPU seconds with its child processes; the bench's own alone
+        (the components are its children)."""
+        return {name: cpu_seconds(pid, children=name != "bench")
+                for name, pid in self.pids.items()}
+
     async def __aenter__(self) -> Measurement:
         if self.profile is not None:
             self.profile.mkdir(parents=True, exist_ok=True)
@@ -247,14 +257,17 @@ class Measurement:
         self.calibration = calibration_ms()
         self.load = os.getloadavg()[0]
         self._requests = await request_counts(self.client)
-        self._cpu = {name: cpu_seconds(pid) for name, pid in self.pids.items()}
+        self._cpu = self._cpu_now()
         return self
 
     async def __aexit__(self, *exc: object) -> None:
-        self.cpu = {name: cpu_seconds(pid) - self._cpu[name] for name, pid in self.pids.items()}
+        self.cpu = {name: cpu - self._cpu[name] for name, cpu in self._cpu_now().items()}
         after = await request_counts(self.client)
-        self.requests = {k: v - self._requests.get(k, 0.0) for k, v in sorted(after.items())
-                         if v > self._requests.get(k, 0.0)}
+        served = {k: v - self._requests.get(k, 0.0) for k, v in sorted(after.items())
+                  if v > self._requests.get(k, 0.0)}
+        self.requests = {k: v for k, v in served.items() if not k.endswith(" seconds")}
+        self.latency_ms = {k: round(served.get(f"{k} seconds", 0.0) * 1000 / v, 2)
+                           for k, v in self.requests.items()}
         self.calibration = (self.calibration + calibration_ms()) / 2
         for spy in self._spies:
             spy.send_signal(2)
@@ -264,7 +277,8 @@ class Measurement:
         n = max(pods, 1)
         return {"load_average": self.load, "calibration_ms": round(self.calibration, 1),
                 "cpu_ms_per_pod": {k: round(v * 1000 / n, 3) for k, v in self.cpu.items()},
-                "requests_per_pod": {k: round(v / n, 3) for k, v in self.requests.items()}}
+                "requests_per_pod": {k: round(v / n, 3) for k, v in self.requests.items()},
+                "server_ms_per_request": self.latency_ms}
 
 
 # --- the workloads ---------------------------------------------------------------------------
@@ -438,7 +452,8 @@ def _line(r: dict[str, Any]) -> str:
     line = (f"{t['Average']:.1f} pods/s (Perc50 {t['Perc50']:.0f}, Perc90 {t['Perc90']:.0f}, "
             f"Perc99 {t['Perc99']:.0f}), {r['measured_pods']} pods, load {r['load_average']:.2f}, "
             f"calibration {r['calibration_ms']} ms, CPU ms/pod {r['cpu_ms_per_pod']}, "
-            f"requests/pod {r['requests_per_pod']}")
+            f"requests/pod {r['requests_per_pod']}, "
+            f"server ms/request {r['server_ms_per_request']}")
     for gap, ms in r.get("stages_ms", {}).items():
         line += f"\n    {gap:>42}: mean {ms['mean']} ms, p50 {ms['p50']}, p90 {ms['p90']}"
     return line
