@@ -72,12 +72,13 @@ def pids_using(data: Path) -> set[int]:
 
 
 async def running_up(data: Path) -> tuple[asyncio.subprocess.Process, set[int]]:
-    """A started ``up`` (banner printed) and its three components' pids."""
+    """A started ``up`` (banner printed) and its processes' pids: the three components and
+    the API server's store committer (its command line names the store's file)."""
     proc = await start_up(data, "--port", "0")
     assert proc.stdout is not None
     await read_until(proc.stdout, BANNER_END, 60)
     components = pids_using(data) - {proc.pid}
-    assert len(components) == 3
+    assert len(components) == 4
     return proc, components
 
 

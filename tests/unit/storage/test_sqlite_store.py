@@ -95,7 +95,7 @@ async def test_only_one_open_store_per_file(tmp_path: Path) -> None:
     path = tmp_path / "s.db"
     store = await SQLiteStore.open(path, compact_interval=0)
     with pytest.raises(StoreError, match="already open"):
-        await SQLiteStore.open(path, compact_interval=0)
+        await SQLiteStore.open(path, compact_interval=0, lock_wait=0.1)
     await store.close()
     again = await SQLiteStore.open(path, compact_interval=0)
     await again.close()

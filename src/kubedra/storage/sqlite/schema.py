@@ -52,17 +52,25 @@ class SchemaError(Exception):
     """The file was written by a newer kubedra (or is not a kubedra store)."""
 
 
+PRAGMAS = (
+    "PRAGMA journal_mode = WAL",
+    # FULL: the WAL is fsynced at every commit, so an acknowledged write survives a crash.
+    "PRAGMA synchronous = FULL",
+    "PRAGMA busy_timeout = 30000",
+    "PRAGMA cache_size = -65536",
+)
+"""Every connection's settings (the committer process's too)."""
+
+
 def connect(path: str, *, readonly: bool = False) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit) with durable WAL settings."""
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
     try:
-        mode = conn.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        mode = conn.execute(PRAGMAS[0]).fetchone()[0]
         if str(mode).lower() != "wal":
             raise SchemaError(f"{path}: cannot switch to WAL journal mode (got {mode})")
-        # FULL: the WAL is fsynced at every commit, so an acknowledged write survives a crash.
-        conn.execute("PRAGMA synchronous = FULL")
-        conn.execute("PRAGMA busy_timeout = 30000")
-        conn.execute("PRAGMA cache_size = -65536")
+        for pragma in PRAGMAS[1:]:
+            conn.execute(pragma)
         if readonly:
             conn.execute("PRAGMA query_only = ON")
     except BaseException:

@@ -1,4 +1,4 @@
-"""The latest committed state, shared by the writer thread and the event loop.
+"""The latest committed state, kept by the writer on the event loop.
 
 Point gets and lists at the current revision are answered from here without touching disk.
 """
@@ -6,7 +6,6 @@ Point gets and lists at the current revision are answered from here without touc
 from __future__ import annotations
 
 import bisect
-import threading
 
 from kubedra.storage.contract import KeyValue, ListResult
 from kubedra.storage.keys import prefix_end
@@ -15,19 +14,18 @@ from kubedra.storage.keys import prefix_end
 class State:
     """What readers on the loop see: latest live values, current and compacted revision.
 
-    The writer changes it only after a commit, under ``lock``. ``_sorted`` (the live keys in
+    The writer changes it only after a commit. ``_sorted`` (the live keys in
     order, for lists at the current revision) is rebuilt lazily after the key set changed.
     """
 
     def __init__(self, latest: dict[str, KeyValue], revision: int, compacted: int) -> None:
-        self.lock = threading.Lock()
         self.latest = latest
         self.revision = revision
         self.compacted = compacted
         self._sorted: list[str] | None = None
 
     def apply(self, changes: dict[str, KeyValue | None], revision: int) -> None:
-        """Publish a committed batch (call with ``lock`` held)."""
+        """Publish a committed batch."""
         latest = self.latest
         for key, kv in changes.items():
             if kv is None:
@@ -40,7 +38,7 @@ class State:
         self.revision = revision
 
     def range(self, prefix: str, start_after: str | None, limit: int) -> ListResult:
-        """A list at the current revision from memory (call with ``lock`` held)."""
+        """A list at the current revision from memory."""
         if self._sorted is None:
             self._sorted = sorted(self.latest)
         keys = self._sorted

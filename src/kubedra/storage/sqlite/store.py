@@ -2,8 +2,8 @@
 
 Point reads at the current revision are answered from the in-memory latest-value cache on the
 event loop; reads at old revisions, lists and watch replays run in a small pool of reader
-threads; writes go to the single writer thread (group commit). Nothing here blocks the loop
-on disk I/O.
+threads; writes go to the single writer (group commit), whose commits run in the committer
+process. Nothing here blocks the loop on disk I/O.
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ import fcntl
 import os
 import sqlite3
 import threading
+import time
 from collections.abc import AsyncGenerator, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import IO, Any, TypeVar
@@ -31,10 +32,13 @@ from kubedra.storage.contract import (
     WatchEvent,
 )
 from kubedra.storage.sqlite import reads, schema
+from kubedra.storage.sqlite.committer import Committer
 from kubedra.storage.sqlite.state import State
 from kubedra.storage.sqlite.writer import Compact, Outcome, Request, Stop, Write, Writer
 
 T = TypeVar("T")
+
+_SETUP = [(pragma, ()) for pragma in schema.PRAGMAS]
 
 _HISTORY_PAGE = 1000
 
@@ -72,15 +76,25 @@ class _Readers:
             self._conns.clear()
 
 
-def _lock_file(path: str) -> IO[bytes]:
-    """Hold an exclusive lock so a second process cannot become a second writer."""
+_LOCK_WAIT = 2.0
+"""How long an open waits for the file's lock: the committer process of a writer that just
+died holds it until it has finished the commit it was given."""
+
+
+def _lock_file(path: str, wait: float) -> IO[bytes]:
+    """Hold an exclusive lock so a second process cannot become a second writer (the
+    committer process holds it too, for as long as it lives)."""
     handle = open(f"{path}.lock", "wb")  # noqa: SIM115 - held until close()
-    try:
-        fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-    except BlockingIOError:
-        handle.close()
-        raise StoreError(f"{path} is already open in another process") from None
-    return handle
+    deadline = time.monotonic() + wait
+    while True:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            return handle
+        except BlockingIOError:
+            if time.monotonic() >= deadline:
+                handle.close()
+                raise StoreError(f"{path} is already open in another process") from None
+            time.sleep(0.01)
 
 
 class SQLiteStore(Store):
@@ -89,6 +103,7 @@ class SQLiteStore(Store):
     def __init__(
         self,
         *,
+        path: str,
         loop: asyncio.AbstractEventLoop,
         lock: IO[bytes],
         state: State,
@@ -97,7 +112,7 @@ class SQLiteStore(Store):
         max_batch: int,
         compact_chunk: int,
         watch_buffer: int,
-        writer_conn: sqlite3.Connection,
+        committer: Committer,
     ) -> None:
         self._loop = loop
         self._lock = lock
@@ -107,14 +122,16 @@ class SQLiteStore(Store):
         self._closed = False
         self._compactor: asyncio.Task[None] | None = None
         self._writer = Writer(
-            writer_conn,
+            path,
+            _SETUP,
+            lock,
+            committer,
             state,
-            self._deliver,
+            self._on_commit,
             tombstones=tombstones,
             max_batch=max_batch,
             compact_chunk=compact_chunk,
         )
-        self._writer.start()
 
     @classmethod
     async def open(
@@ -127,13 +144,15 @@ class SQLiteStore(Store):
         compact_chunk: int = 10_000,
         watch_buffer: int = 20_000,
         read_threads: int = 2,
+        lock_wait: float = _LOCK_WAIT,
     ) -> SQLiteStore:
         """Open (creating or migrating) the store at ``path``.
 
         Every ``compact_interval`` seconds (0: never) history older than the newest ``retain``
         revisions is compacted. ``watch_buffer`` bounds the undelivered events per watcher.
-        ``max_batch`` caps the writes group-committed in one transaction. The store belongs to
-        the running event loop.
+        ``max_batch`` caps the writes group-committed in one transaction. ``lock_wait`` is how
+        long to wait for another writer to let go of the file. The store belongs to the
+        running event loop.
         """
         if compact_interval < 0 or retain < 0:
             raise ValueError("compact_interval and retain must not be negative")
@@ -141,23 +160,28 @@ class SQLiteStore(Store):
             raise ValueError("max_batch, compact_chunk, watch_buffer, read_threads must be >= 1")
         file = os.fspath(path)
 
-        def prepare() -> tuple[IO[bytes], sqlite3.Connection, State, dict[str, int]]:
-            lock = _lock_file(file)
+        def prepare() -> tuple[IO[bytes], State, dict[str, int]]:
+            lock = _lock_file(file, lock_wait)
             try:
                 conn = schema.connect(file)
                 try:
                     schema.migrate(conn)
                     latest, tombstones, revision, compacted = reads.load_state(conn)
-                except BaseException:
+                finally:
                     conn.close()
-                    raise
             except BaseException:
                 lock.close()
                 raise
-            return lock, conn, State(latest, revision, compacted), tombstones
+            return lock, State(latest, revision, compacted), tombstones
 
-        lock, conn, state, tombstones = await asyncio.to_thread(prepare)
+        lock, state, tombstones = await asyncio.to_thread(prepare)
+        try:
+            committer = await Committer.start(file, _SETUP, keep=lock)
+        except BaseException:
+            lock.close()
+            raise
         store = cls(
+            path=file,
             loop=asyncio.get_running_loop(),
             lock=lock,
             state=state,
@@ -166,7 +190,7 @@ class SQLiteStore(Store):
             max_batch=max_batch,
             compact_chunk=compact_chunk,
             watch_buffer=watch_buffer,
-            writer_conn=conn,
+            committer=committer,
         )
         if compact_interval > 0:
             store._compactor = asyncio.create_task(
@@ -175,11 +199,6 @@ class SQLiteStore(Store):
         return store
 
     # -- plumbing --------------------------------------------------------------------------
-
-    def _deliver(self, outcomes: list[Outcome], events: list[WatchEvent]) -> None:
-        """Called by the writer thread after each commit; hops to the loop."""
-        with contextlib.suppress(RuntimeError):  # the loop is gone; nobody is waiting
-            self._loop.call_soon_threadsafe(self._on_commit, outcomes, events)
 
     def _on_commit(self, outcomes: list[Outcome], events: list[WatchEvent]) -> None:
         for future, result in outcomes:
@@ -194,7 +213,7 @@ class SQLiteStore(Store):
     async def _submit(self, make: Callable[[asyncio.Future[Any]], Request]) -> Any:
         self._check_open()
         future: asyncio.Future[Any] = self._loop.create_future()
-        self._writer.requests.put(make(future))
+        self._writer.put(make(future))
         return await future
 
     def _check_open(self) -> None:
@@ -206,8 +225,7 @@ class SQLiteStore(Store):
         if revision < 0:
             raise ValueError(f"revision must not be negative: {revision}")
         state = self._state
-        with state.lock:
-            current, compacted = state.revision, state.compacted
+        current, compacted = state.revision, state.compacted
         if revision > current:
             raise FutureRevisionError(revision, current)
         if revision < compacted:
@@ -220,12 +238,10 @@ class SQLiteStore(Store):
         self._check_open()
         state = self._state
         if revision is None:
-            with state.lock:
-                return state.latest.get(key)
+            return state.latest.get(key)
+        # the revision asked is the current one: the cache is it
         if self._bounds(revision) == revision:
-            with state.lock:
-                if state.revision == revision:  # no write landed meanwhile: the cache is it
-                    return state.latest.get(key)
+            return state.latest.get(key)
         return await self._readers.run(reads.get_at, key, revision)
 
     async def list(
@@ -238,13 +254,8 @@ class SQLiteStore(Store):
     ) -> ListResult:
         self._check_open()
         state = self._state
-        if revision is None:
-            with state.lock:
-                return state.range(prefix, start_after, limit)
-        if self._bounds(revision) == revision:
-            with state.lock:
-                if state.revision == revision:
-                    return state.range(prefix, start_after, limit)
+        if revision is None or self._bounds(revision) == revision:
+            return state.range(prefix, start_after, limit)
         return await self._readers.run(reads.list_at, prefix, revision, limit, start_after)
 
     async def current_revision(self) -> int:
@@ -290,8 +301,7 @@ class SQLiteStore(Store):
 
     async def _history(self, prefix: str, after: int) -> HistoryPage:
         state = self._state
-        with state.lock:
-            current, compacted = state.revision, state.compacted
+        current, compacted = state.revision, state.compacted
         if after + 1 < compacted:
             raise CompactedError(after + 1, compacted)
         if after >= current:
@@ -310,8 +320,8 @@ class SQLiteStore(Store):
                 await self._compactor
         self._broadcaster.close()
         stopped: asyncio.Future[Any] = self._loop.create_future()
-        self._writer.requests.put(Stop(stopped))
+        self._writer.put(Stop(stopped))
         await stopped
-        await asyncio.to_thread(self._writer.join)
+        await self._writer.close()
         await asyncio.to_thread(self._readers.close)
         self._lock.close()

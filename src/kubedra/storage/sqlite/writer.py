@@ -1,23 +1,25 @@
-"""The single writer: a thread that group-commits queued writes, durably, in order.
+"""The single writer: group-commits queued writes, durably, in order.
 
-The event loop queues requests; the writer takes every request already waiting (up to a
-batch size), checks each against the latest state (the in-memory cache plus the batch's own
-earlier writes), appends the rows in one transaction, commits (fsync), then publishes the new
-state and hands the outcomes and the watch events to the loop in one callback. Revisions are
+Requests queue on the event loop. While no commit is in flight, the writer takes every write
+already waiting (up to a batch size), checks each against the latest state (the in-memory
+cache plus the batch's own earlier writes), and sends the batch's rows to the committer
+process as one INSERT: one implicit transaction, one fsync. When the commit is acknowledged
+it publishes the new state and hands the outcomes and the watch events on. Revisions are
 assigned here, so they are gap-free and in commit order by construction. Compaction runs in
 bounded chunks between write batches so it never stalls writers for long.
+
+If the committer process dies, the writer starts another and asks the log whether the batch
+in flight landed: an acknowledged write is never lost, and none is written twice.
 """
 
 from __future__ import annotations
 
-import functools
+import asyncio
 import logging
-import queue
-import sqlite3
-import threading
+from collections import deque
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import IO, Any, Literal
 
 from kubedra.storage.contract import (
     ConflictError,
@@ -29,15 +31,15 @@ from kubedra.storage.contract import (
     StoreError,
     WatchEvent,
 )
+from kubedra.storage.sqlite.committer import Committer, Statements
 from kubedra.storage.sqlite.schema import COMPACT_KEY
 from kubedra.storage.sqlite.state import State
 
 log = logging.getLogger(__name__)
 
-_INSERT = (
-    "INSERT INTO log (id, name, created, deleted, create_revision, prev_revision, value,"
-    " old_value) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"
-)
+_COLUMNS = ("INSERT INTO log (id, name, created, deleted, create_revision, prev_revision, value,"
+            " old_value) VALUES ")
+_ROW = "(?, ?, ?, ?, ?, ?, ?, ?)"
 
 
 @dataclass(slots=True)
@@ -61,14 +63,14 @@ class Compact:
 
 @dataclass(slots=True)
 class Stop:
-    """Finish: fail what is still queued, then acknowledge ``token`` and end the thread."""
+    """Finish: fail what is still queued, then acknowledge ``token``."""
 
     token: Any
 
 
 Request = Write | Compact | Stop
 Outcome = tuple[Any, object]
-"""(token, result or exception) — the loop resolves the token's future with it."""
+"""(token, result or exception) — the store resolves the token's future with it."""
 Deliver = Callable[[list[Outcome], list[WatchEvent]], None]
 
 
@@ -79,14 +81,29 @@ class _Batch:
     events: list[WatchEvent] = field(default_factory=list)
     overlay: dict[str, KeyValue | None] = field(default_factory=dict)
     last_row: dict[str, int] = field(default_factory=dict)
+    revision: int = 0
 
 
-class Writer(threading.Thread):
-    """The thread that owns the write connection (see the module docstring)."""
+@dataclass(slots=True)
+class _InFlight:
+    """What the committer was asked to do, and what to do when it is done."""
+
+    statements: Statements
+    done: Callable[[], None]
+    failed: Callable[[str], None]
+    first_revision: int = 0
+    """For a batch of writes: its first row id (whether it landed, after a crash)."""
+
+
+class Writer:
+    """The store's writes on the event loop, committed by a :class:`Committer` process."""
 
     def __init__(
         self,
-        conn: sqlite3.Connection,
+        path: str,
+        setup: Statements,
+        lock: IO[bytes],
+        committer: Committer,
         state: State,
         deliver: Deliver,
         *,
@@ -94,9 +111,11 @@ class Writer(threading.Thread):
         max_batch: int,
         compact_chunk: int,
     ) -> None:
-        super().__init__(name="kubedra-sqlite-writer", daemon=True)
-        self.requests: queue.SimpleQueue[Request] = queue.SimpleQueue()
-        self._conn = conn
+        self._path = path
+        self._setup = setup
+        self._lock = lock
+        self._committer: Committer | None = committer
+        committer.on_exit = self._lost
         self._state = state
         # The tombstone's row id of every deleted key still in the log (compaction removes a
         # tombstone together with the key's older rows): a re-create's prev_revision, known
@@ -105,60 +124,83 @@ class Writer(threading.Thread):
         self._deliver = deliver
         self._max_batch = max_batch
         self._compact_chunk = compact_chunk
+        self._jobs: deque[Request] = deque()
+        self._in_flight: _InFlight | None = None
+        self._scheduled = False
+        self._broken: str | None = None
+        self._restarting: asyncio.Task[None] | None = None
+        self._inserts: dict[int, str] = {}
 
-    def run(self) -> None:
-        try:
-            self._loop()
-        finally:
-            self._conn.close()
+    def put(self, request: Request) -> None:
+        """Queue a request; the writes queued in the same turn of the loop share a commit."""
+        if self._broken is not None:
+            if isinstance(request, Stop):
+                self._finish(request)
+            else:
+                self._deliver([(request.token, StoreError(self._broken))], [])
+            return
+        self._jobs.append(request)
+        if not self._scheduled and self._in_flight is None:
+            self._scheduled = True
+            asyncio.get_running_loop().call_soon(self._next)
 
-    def _loop(self) -> None:
-        while True:
-            first = self.requests.get()
-            writes: list[Write] = []
-            nxt: Request | None = first
-            while isinstance(nxt, Write):
-                writes.append(nxt)
-                if len(writes) >= self._max_batch:
-                    nxt = None
-                    break
-                try:
-                    nxt = self.requests.get_nowait()
-                except queue.Empty:
-                    nxt = None
-            if writes:
-                self._guard(writes, functools.partial(self._commit_writes, writes))
-            if isinstance(nxt, Compact):
-                self._guard([nxt], functools.partial(self._compact_step, nxt))
-            elif isinstance(nxt, Stop):
-                self._finish(nxt)
-                return
+    async def close(self) -> None:
+        """End the committer process (after :class:`Stop` was acknowledged)."""
+        if self._restarting is not None:
+            self._restarting.cancel()
+        committer, self._committer = self._committer, None
+        if committer is not None:
+            await committer.stop()
+
+    # -- the queue -------------------------------------------------------------------------
+
+    def _next(self) -> None:
+        """Start the next job, or deliver what needs no commit, until one is in flight."""
+        self._scheduled = False
+        jobs = self._jobs
+        while jobs and self._in_flight is None and self._committer is not None:
+            head = jobs[0]
+            if isinstance(head, Write):
+                writes: list[Write] = []
+                while jobs and len(writes) < self._max_batch:
+                    nxt = jobs[0]
+                    if not isinstance(nxt, Write):
+                        break
+                    writes.append(nxt)
+                    jobs.popleft()
+                self._write(writes)
+            elif isinstance(head, Compact):
+                jobs.popleft()
+                self._compact_step(head)
+            else:
+                jobs.popleft()
+                self._finish(head)
+
+    def _send(self, job: _InFlight) -> None:
+        assert self._committer is not None
+        self._in_flight = job
+        self._committer.send(job.statements, self._replied)
+
+    def _replied(self, error: str | None, _rows: list[Any]) -> None:
+        job, self._in_flight = self._in_flight, None
+        assert job is not None
+        if error is None:
+            job.done()
+        else:
+            log.error("store write failed: %s", error)
+            job.failed(error)
+        self._next()
 
     def _finish(self, stop: Stop) -> None:
         """Fail whatever is still queued (a requeued compaction), then acknowledge the stop."""
-        outcomes: list[Outcome] = []
-        while True:
-            try:
-                outcomes.append((self.requests.get_nowait().token, StoreClosedError()))
-            except queue.Empty:
-                break
+        outcomes: list[Outcome] = [(r.token, StoreClosedError()) for r in self._jobs]
+        self._jobs.clear()
         outcomes.append((stop.token, None))
         self._deliver(outcomes, [])
 
-    def _guard(self, requests: Sequence[Write | Compact], step: Callable[[], None]) -> None:
-        """Run a step; if SQLite fails, roll back and fail the step's requests."""
-        try:
-            step()
-        except Exception as exc:  # disk full, I/O error: nothing of the batch was committed
-            log.exception("store write failed")
-            if self._conn.in_transaction:
-                self._conn.execute("ROLLBACK")
-            error = StoreError(f"store write failed: {exc}")
-            self._deliver([(r.token, error) for r in requests], [])
-
     # -- writes ----------------------------------------------------------------------------
 
-    def _commit_writes(self, writes: list[Write]) -> None:
+    def _write(self, writes: list[Write]) -> None:
         batch = _Batch()
         revision = self._state.revision
         for write in writes:
@@ -166,19 +208,33 @@ class Writer(threading.Thread):
             if isinstance(outcome, KeyValue):
                 revision += 1
             batch.outcomes.append((write.token, outcome))
-        if batch.rows:  # one transaction, one fsync, for the whole batch
-            self._conn.execute("BEGIN IMMEDIATE")
-            self._conn.executemany(_INSERT, batch.rows)
-            self._conn.execute("COMMIT")
+        batch.revision = revision
+        if not batch.rows:  # nothing to commit: every write was refused
+            self._deliver(batch.outcomes, [])
+            return
+        rows = batch.rows
+        sql = self._inserts.get(len(rows))
+        if sql is None:
+            sql = self._inserts[len(rows)] = _COLUMNS + ",".join([_ROW] * len(rows))
+        params = [value for row in rows for value in row]
+        self._send(_InFlight([(sql, params)], lambda: self._committed(batch),
+                             lambda error: self._refused(writes, error),
+                             first_revision=rows[0][0]))
+
+    def _committed(self, batch: _Batch) -> None:
         tombstones = self._tombstones
         for key, kv in batch.overlay.items():
             if kv is None:
                 tombstones[key] = batch.last_row[key]
             else:
                 tombstones.pop(key, None)
-        with self._state.lock:
-            self._state.apply(batch.overlay, revision)
+        self._state.apply(batch.overlay, batch.revision)
         self._deliver(batch.outcomes, batch.events)
+
+    def _refused(self, requests: Sequence[Write | Compact], error: str) -> None:
+        """Nothing of the request was committed: fail it, change nothing."""
+        failure = StoreError(f"store write failed: {error}")
+        self._deliver([(r.token, failure) for r in requests], [])
 
     def _current(self, key: str, batch: _Batch) -> KeyValue | None:
         if key in batch.overlay:
@@ -235,27 +291,75 @@ class Writer(threading.Thread):
         row at or before R replaced. Each chunk commits with its own compacted revision, so
         readers always see a consistent boundary.
         """
-        state = self._state
-        start = state.compacted
+        start = self._state.compacted
         end = min(request.target, start + self._compact_chunk)
-        if end > start:
-            conn = self._conn
-            conn.execute("BEGIN IMMEDIATE")
-            conn.execute(
-                "DELETE FROM log WHERE id IN (SELECT prev_revision FROM log"
-                " WHERE id > ? AND id <= ? AND prev_revision > 0)",
-                (start, end),
-            )
-            conn.execute(
-                "DELETE FROM log WHERE id >= ? AND id < ? AND deleted = 1", (start, end)
-            )
-            conn.execute("UPDATE meta SET value = ? WHERE key = ?", (end, COMPACT_KEY))
-            conn.execute("COMMIT")
+        if end <= start:
+            self._compacted(request, end)
+            return
+        statements: Statements = [
+            ("BEGIN IMMEDIATE", ()),
+            ("DELETE FROM log WHERE id IN (SELECT prev_revision FROM log"
+             " WHERE id > ? AND id <= ? AND prev_revision > 0)", (start, end)),
+            ("DELETE FROM log WHERE id >= ? AND id < ? AND deleted = 1", (start, end)),
+            ("UPDATE meta SET value = ? WHERE key = ?", (end, COMPACT_KEY)),
+            ("COMMIT", ()),
+        ]
+        self._send(_InFlight(statements, lambda: self._compacted(request, end),
+                             lambda error: self._refused([request], error)))
+
+    def _compacted(self, request: Compact, end: int) -> None:
+        if end > self._state.compacted:
             if self._tombstones:
                 self._tombstones = {k: t for k, t in self._tombstones.items() if t >= end}
-            with state.lock:
-                state.compacted = end
+            self._state.compacted = end
         if end < request.target:
-            self.requests.put(request)
+            self._jobs.append(request)
         else:
             self._deliver([(request.token, None)], [])
+
+    # -- a lost committer ------------------------------------------------------------------
+
+    def _lost(self, code: int | None) -> None:
+        log.error("the store's writer process exited (code %s); starting another", code)
+        self._committer = None
+        self._restarting = asyncio.get_running_loop().create_task(self._restart())
+
+    async def _restart(self) -> None:
+        """A new committer; the job in flight is redone unless the log shows it landed (a
+        batch of writes is one transaction: its first row is there or none of it is)."""
+        job = self._in_flight
+        try:
+            committer = await Committer.start(self._path, self._setup, self._lock)
+            landed = False
+            if job is not None and job.first_revision:
+                rows = await committer.request([("SELECT MAX(id) FROM log", ())])
+                landed = (rows[0][0] or 0) >= job.first_revision
+        except (StoreError, OSError) as err:
+            self._give_up(f"the store's writer cannot be restarted: {err}")
+            return
+        finally:
+            self._restarting = None
+        committer.on_exit = self._lost
+        self._committer = committer
+        if job is None:
+            self._next()
+        elif landed:
+            self._in_flight = None
+            job.done()
+            self._next()
+        else:
+            self._send(job)
+
+    def _give_up(self, reason: str) -> None:
+        """Fail the job in flight and everything queued; later writes fail at once."""
+        log.error("%s", reason)
+        self._broken = reason
+        job, self._in_flight = self._in_flight, None
+        if job is not None:
+            job.failed(reason)
+        stops = [r for r in self._jobs if isinstance(r, Stop)]
+        self._deliver([(r.token, StoreError(reason)) for r in self._jobs
+                       if not isinstance(r, Stop)], [])
+        self._jobs.clear()
+        for stop in stops:
+            self._finish(stop)
