@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import os
 import signal
 import socket
 import sys
@@ -164,6 +165,34 @@ async def test_up_with_fake_nodes(tmp_path: Path, store_args: list[str]) -> None
         if proc.returncode is None:
             proc.kill()
             await proc.wait()
+
+
+@pytest.mark.timeout(120)
+@pytest.mark.skipif(not hasattr(os, "SCHED_BATCH"), reason="Linux scheduling policies")
+async def test_control_loops_yield_the_cores_to_the_api_server(tmp_path: Path) -> None:
+    """The scheduler and the controller manager run as batch tasks, so their wake-ups do
+    not preempt the API server; the API server (and its store) keep the normal policy."""
+    data = tmp_path / "data"
+    proc, components = await running_up(data)
+    roles = {}
+    for pid in components:
+        command = [c.decode() for c in
+                   (Path("/proc") / str(pid) / "cmdline").read_bytes().split(b"\0")]
+        roles[pid] = next((c for c in command if c in (
+            "apiserver", "scheduler", "controller-manager")), "committer")
+    wanted = {"apiserver": os.SCHED_OTHER, "committer": os.SCHED_OTHER,
+              "scheduler": os.SCHED_BATCH, "controller-manager": os.SCHED_BATCH}
+    try:
+        deadline = time.monotonic() + 30  # the banner does not wait for the components
+        while True:
+            policies = {role: os.sched_getscheduler(pid) for pid, role in roles.items()}
+            if policies == wanted or time.monotonic() > deadline:
+                break
+            await asyncio.sleep(0.1)
+        assert policies == wanted
+    finally:
+        proc.send_signal(signal.SIGINT)
+        await asyncio.wait_for(proc.wait(), 30)
 
 
 @pytest.mark.timeout(120)

@@ -131,6 +131,15 @@ def tune_cycle_collector() -> None:
     gc.set_threshold(20_000, 200, 20)
 
 
+def yield_to_the_api_server() -> None:
+    """Run this process as a batch task (Linux ``SCHED_BATCH``, threads started later
+    included): its wake-ups on watch events and answers then wait for a free core instead
+    of preempting the API server, whose one event loop every component waits on. For the
+    control loops (scheduler, controller manager); the API server keeps the normal policy."""
+    if hasattr(os, "SCHED_BATCH"):
+        os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
+
+
 #: seconds a component has, after its stop signal, to stop by itself before its main task is
 #: cancelled (a component still starting, say retrying a rejected list, never looks at ``stop``)
 STOP_GRACE = 5.0
