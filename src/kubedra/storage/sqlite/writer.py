@@ -15,6 +15,7 @@ in flight landed: an acknowledged write is never lost, and none is written twice
 from __future__ import annotations
 
 import asyncio
+import functools
 import logging
 from collections import deque
 from collections.abc import Callable, Sequence
@@ -40,6 +41,12 @@ log = logging.getLogger(__name__)
 _COLUMNS = ("INSERT INTO log (id, name, created, deleted, create_revision, prev_revision, value,"
             " old_value) VALUES ")
 _ROW = "(?, ?, ?, ?, ?, ?, ?, ?)"
+
+
+@functools.lru_cache(maxsize=64)
+def _insert(rows: int) -> str:
+    """One INSERT of ``rows`` rows: a batch is one statement, so one step in the committer."""
+    return _COLUMNS + ",".join([_ROW] * rows)
 
 
 @dataclass(slots=True)
@@ -129,7 +136,6 @@ class Writer:
         self._scheduled = False
         self._broken: str | None = None
         self._restarting: asyncio.Task[None] | None = None
-        self._inserts: dict[int, str] = {}
 
     def put(self, request: Request) -> None:
         """Queue a request; the writes queued in the same turn of the loop share a commit."""
@@ -213,9 +219,7 @@ class Writer:
             self._deliver(batch.outcomes, [])
             return
         rows = batch.rows
-        sql = self._inserts.get(len(rows))
-        if sql is None:
-            sql = self._inserts[len(rows)] = _COLUMNS + ",".join([_ROW] * len(rows))
+        sql = _insert(len(rows))
         params = [value for row in rows for value in row]
         self._send(_InFlight([(sql, params)], lambda: self._committed(batch),
                              lambda error: self._refused(writes, error),
