@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 from collections.abc import Awaitable
 from pathlib import Path
 
@@ -134,6 +135,11 @@ async def _scenario(tmp_path: Path, sockets: Path, cluster: LocalCluster,
             assert lease.spec.lease_duration_seconds == 40 and lease.spec.renew_time
             assert [o.uid for o in lease.metadata.owner_references or ()] == [
                 owner.metadata.uid]
+        # node agents yield the cores to the API server (batch tasks), as the control loops do
+        if hasattr(os, "SCHED_BATCH"):
+            for node in (a, b):
+                assert node.kubelet.process is not None
+                assert os.sched_getscheduler(node.kubelet.process.pid) == os.SCHED_BATCH
 
         # pods whose exits are checked at the end: a failure, and restarts on failure
         await create_pod(client, "fails", "node-b", "Never",

@@ -135,7 +135,8 @@ def yield_to_the_api_server() -> None:
     """Run this process as a batch task (Linux ``SCHED_BATCH``, threads started later
     included): its wake-ups on watch events and answers then wait for a free core instead
     of preempting the API server, whose one event loop every component waits on. For the
-    control loops (scheduler, controller manager); the API server keeps the normal policy."""
+    control loops (scheduler, controller manager, node agents); the API server keeps the
+    normal policy."""
     if hasattr(os, "SCHED_BATCH"):
         os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
 
