@@ -94,7 +94,7 @@ async def test_a_committer_that_cannot_start_again_fails_writes(
     try:
         await store.create("/a", b"0")
 
-        async def refuse(*_args: object) -> Committer:
+        async def refuse(*_args: object, **_kwargs: object) -> Committer:
             raise StoreError("no more processes")
 
         monkeypatch.setattr(Committer, "start", refuse)

@@ -15,7 +15,7 @@ import os
 import sqlite3
 import threading
 import time
-from collections.abc import AsyncGenerator, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import IO, Any, TypeVar
 
@@ -103,7 +103,7 @@ class SQLiteStore(Store):
     def __init__(
         self,
         *,
-        path: str,
+        start_committer: Callable[[], Awaitable[Committer]],
         loop: asyncio.AbstractEventLoop,
         lock: IO[bytes],
         state: State,
@@ -122,9 +122,7 @@ class SQLiteStore(Store):
         self._closed = False
         self._compactor: asyncio.Task[None] | None = None
         self._writer = Writer(
-            path,
-            _SETUP,
-            lock,
+            start_committer,
             committer,
             state,
             self._on_commit,
@@ -175,13 +173,17 @@ class SQLiteStore(Store):
             return lock, State(latest, revision, compacted), tombstones
 
         lock, state, tombstones = await asyncio.to_thread(prepare)
+
+        def start_committer() -> Awaitable[Committer]:
+            return Committer.start(file, _SETUP, keep=lock)
+
         try:
-            committer = await Committer.start(file, _SETUP, keep=lock)
+            committer = await start_committer()
         except BaseException:
             lock.close()
             raise
         store = cls(
-            path=file,
+            start_committer=start_committer,
             loop=asyncio.get_running_loop(),
             lock=lock,
             state=state,

@@ -18,9 +18,9 @@ import asyncio
 import functools
 import logging
 from collections import deque
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import IO, Any, Literal
+from typing import Any, Literal
 
 from kubedra.storage.contract import (
     ConflictError,
@@ -107,9 +107,7 @@ class Writer:
 
     def __init__(
         self,
-        path: str,
-        setup: Statements,
-        lock: IO[bytes],
+        start: Callable[[], Awaitable[Committer]],
         committer: Committer,
         state: State,
         deliver: Deliver,
@@ -118,9 +116,7 @@ class Writer:
         max_batch: int,
         compact_chunk: int,
     ) -> None:
-        self._path = path
-        self._setup = setup
-        self._lock = lock
+        self._start = start  # how ``committer`` was started: again, when it is lost
         self._committer: Committer | None = committer
         committer.on_exit = self._lost
         self._state = state
@@ -333,12 +329,12 @@ class Writer:
         batch of writes is one transaction: its first row is there or none of it is)."""
         job = self._in_flight
         try:
-            committer = await Committer.start(self._path, self._setup, self._lock)
+            committer = await self._start()
             landed = False
             if job is not None and job.first_revision:
                 rows = await committer.request([("SELECT MAX(id) FROM log", ())])
                 landed = (rows[0][0] or 0) >= job.first_revision
-        except (StoreError, OSError) as err:
+        except Exception as err:  # whatever stops a restart fails the writes
             self._give_up(f"the store's writer cannot be restarted: {err}")
             return
         finally:
