@@ -13,12 +13,7 @@ from kubedra.api.batch import Job
 from kubedra.api.core import Pod
 from kubedra.api.features import FeatureGateError, FeatureGates, parse_feature_gates
 from kubedra.cli.metrics import bound_port, serve_metrics
-from kubedra.cli.runtime import (
-    run_until_signalled,
-    setup_logging,
-    until_stopped,
-    yield_to_the_api_server,
-)
+from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.client import kubeconfig
 from kubedra.client.informer import Informers, run_informed
 from kubedra.client.rest import Client
@@ -92,5 +87,4 @@ def controller_manager(kubeconfig_path: str | None, workers: int, claim_workers:
                     with contextlib.suppress(Exception):
                         await runner.cleanup()
 
-    yield_to_the_api_server()
-    run_until_signalled(main)
+    run_until_signalled(main, control_loop=True)

@@ -10,12 +10,7 @@ import click
 
 from kubedra.api.core import TAINT_EFFECTS, Taint
 from kubedra.api.quantity import Quantity, QuantityError
-from kubedra.cli.runtime import (
-    run_until_signalled,
-    setup_logging,
-    until_stopped,
-    yield_to_the_api_server,
-)
+from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
 from kubedra.kubelet.agent import NodeAgent
@@ -91,5 +86,4 @@ def kubelet(kubeconfig_path: str | None, node_name: str, root_dir: Path, cpu: st
                                            f"GetOrCreate() on checkpoint state: {e}") from None
             await until_stopped(stop, agent.run())
 
-    yield_to_the_api_server()
-    run_until_signalled(main)
+    run_until_signalled(main, control_loop=True)

@@ -19,12 +19,7 @@ from kubedra.api.resource import NamedResourcesInstance
 from kubedra.cli.credentials import node_kubeconfig_path
 from kubedra.cli.kubelet import node_config, node_options
 from kubedra.cli.localcluster import Component
-from kubedra.cli.runtime import (
-    run_until_signalled,
-    setup_logging,
-    until_stopped,
-    yield_to_the_api_server,
-)
+from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
 from kubedra.driver import Driver, dra_socket_path
@@ -108,8 +103,7 @@ def node_pool(kubeconfig_path: str | None, kubeconfig_dir: Path | None, root_dir
                 for driver in drivers:
                     await driver.stop()
 
-    yield_to_the_api_server()
-    run_until_signalled(main)
+    run_until_signalled(main, control_loop=True)
 
 
 def pool_components(data_dir: Path, nodes: int, per_process: int, instances: int, driver: str,

@@ -131,12 +131,10 @@ def tune_cycle_collector() -> None:
     gc.set_threshold(20_000, 200, 20)
 
 
-def yield_to_the_api_server() -> None:
+def _yield_to_the_api_server() -> None:
     """Run this process as a batch task (Linux ``SCHED_BATCH``, threads started later
     included): its wake-ups on watch events and answers then wait for a free core instead
-    of preempting the API server, whose one event loop every component waits on. For the
-    control loops (scheduler, controller manager, node agents); the API server keeps the
-    normal policy."""
+    of preempting the API server, whose one event loop every component waits on."""
     if hasattr(os, "SCHED_BATCH"):
         os.sched_setscheduler(0, os.SCHED_BATCH, os.sched_param(0))
 
@@ -146,14 +144,18 @@ def yield_to_the_api_server() -> None:
 STOP_GRACE = 5.0
 
 
-def run_until_signalled(main: Callable[[asyncio.Event], Awaitable[None]]) -> None:
+def run_until_signalled(main: Callable[[asyncio.Event], Awaitable[None]], *,
+                        control_loop: bool = False) -> None:
     """Run ``main(stop)`` on uvloop (every component's one event loop); ``stop`` is set on
     SIGINT, SIGTERM or SIGHUP so it can shut down cleanly. Whatever ``main`` is awaiting,
     it is cancelled (its ``finally`` blocks still run) if it has not returned
     :data:`STOP_GRACE` seconds after the signal, or at once on a second signal: a signalled
-    component always exits. The cycle collector is tuned first (process-wide, so only here,
-    where a command owns its process)."""
+    component always exits. The cycle collector is tuned first, and a ``control_loop``
+    (scheduler, controller manager, node agents) yields the cores to the API server; both
+    are process-wide, so only here, where a command owns its process."""
     tune_cycle_collector()
+    if control_loop:
+        _yield_to_the_api_server()
 
     async def runner() -> None:
         stop = asyncio.Event()

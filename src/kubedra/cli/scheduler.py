@@ -11,12 +11,7 @@ import socket
 import click
 
 from kubedra.cli.metrics import bound_port, serve_metrics
-from kubedra.cli.runtime import (
-    run_until_signalled,
-    setup_logging,
-    until_stopped,
-    yield_to_the_api_server,
-)
+from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.client import kubeconfig
 from kubedra.client.leaderelection import LeaderElectionConfig, LeaderElector
 from kubedra.client.rest import Client
@@ -88,5 +83,4 @@ def scheduler(kubeconfig_path: str | None, scheduler_name: str, leader_elect: bo
             # than keep scheduling next to the new leader.
             raise click.ClickException("leader election lost")
 
-    yield_to_the_api_server()
-    run_until_signalled(main)
+    run_until_signalled(main, control_loop=True)

@@ -10,14 +10,15 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
-import sqlite3
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from kubedra.storage.contract import StoreError
 from kubedra.storage.sqlite import SQLiteStore
 from kubedra.storage.sqlite.committer import Committer
+from tests.unit.storage.test_sqlite_store import rows
 
 
 def committer_pid(store: SQLiteStore) -> int:
@@ -28,12 +29,8 @@ def committer_pid(store: SQLiteStore) -> int:
     return pid
 
 
-def log_rows(path: Path) -> list[tuple[int, str, bytes]]:
-    conn = sqlite3.connect(path)
-    try:
-        return conn.execute("SELECT id, name, value FROM log ORDER BY id").fetchall()
-    finally:
-        conn.close()
+def log_rows(path: Path) -> list[tuple[Any, ...]]:
+    return rows(path, "id, name, value")
 
 
 @pytest.mark.parametrize("delay", [0.0, 0.0001, 0.001, 0.01])

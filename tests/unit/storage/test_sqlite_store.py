@@ -6,6 +6,7 @@ import asyncio
 import sqlite3
 from collections.abc import AsyncIterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from hypothesis import given, settings
@@ -21,10 +22,11 @@ from kubedra.storage.contract import (
 from kubedra.storage.sqlite import SQLiteStore, reads, schema
 
 
-def rows(path: Path) -> list[tuple[int, str, int]]:
+def rows(path: Path, columns: str = "id, name, deleted") -> list[tuple[Any, ...]]:
+    """The log's rows in id order, read from the file (what is durable, not the cache)."""
     conn = sqlite3.connect(path)
     try:
-        return conn.execute("SELECT id, name, deleted FROM log ORDER BY id").fetchall()
+        return conn.execute(f"SELECT {columns} FROM log ORDER BY id").fetchall()
     finally:
         conn.close()
 

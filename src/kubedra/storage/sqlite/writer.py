@@ -357,9 +357,7 @@ class Writer:
         job, self._in_flight = self._in_flight, None
         if job is not None:
             job.failed(reason)
-        stops = [r for r in self._jobs if isinstance(r, Stop)]
-        self._deliver([(r.token, StoreError(reason)) for r in self._jobs
-                       if not isinstance(r, Stop)], [])
+        failure = StoreError(reason)  # a stop is acknowledged: there is nothing left to end
+        self._deliver([(r.token, None if isinstance(r, Stop) else failure) for r in self._jobs],
+                      [])
         self._jobs.clear()
-        for stop in stops:
-            self._finish(stop)
