@@ -112,10 +112,33 @@ def _typed(res: Resource, obj: Obj) -> Any:
         raise errors.bad_request(pipeline.cannot_handle(res.kind, str(err))) from None
 
 
-async def before_update(res: Resource, new: Obj, old: Obj, *, status: bool = False) -> Obj:
-    """The main or status update pipeline over JSON; returns the admitted new object."""
+async def before_update(res: Resource, new: Obj, old: Obj, *, status: bool = False,
+                        own_managed_fields: bool = False) -> Obj:
+    """The main or status update pipeline over JSON; returns the admitted new object.
+
+    ``own_managed_fields``: the new object's managedFields are the server's record, made
+    from the stored object's (valid by construction, and no hook reads them). They then
+    stay out of the typed round trip and its validation: they are a third of a claim's
+    bytes, and that copy and check were a tenth of an update's cost."""
+    managed = None
+    if own_managed_fields:
+        new, managed = _without_managed_fields(new)
+        old, _ = _without_managed_fields(old)
     typed_new, typed_old = _typed(res, new), _typed(res, old)
     step = pipeline.before_status_update if status else pipeline.before_update
     await _admit(res, lambda: step(res.strategy, res.kind, typed_new, typed_old))
     out: Obj = codec.to_builtins(typed_new)
+    if managed is not None:  # the last field of ObjectMeta: the encoded order is unchanged
+        out["metadata"]["managedFields"] = managed
     return out
+
+
+def _without_managed_fields(obj: Obj) -> tuple[Obj, Any]:
+    """``obj`` without metadata.managedFields (a shallow copy: ``obj`` is not changed), and
+    the managedFields (None when absent)."""
+    meta = obj.get("metadata")
+    if not isinstance(meta, dict) or "managedFields" not in meta:
+        return obj, None
+    rest = dict(meta)
+    managed = rest.pop("managedFields")
+    return {**obj, "metadata": rest}, managed

@@ -8,7 +8,6 @@ answers. Every write goes through :mod:`.admission` before it reaches the store.
 from __future__ import annotations
 
 import base64
-import copy
 import datetime as dt
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
@@ -276,7 +275,8 @@ class Rest:
                 new = managed_fields(res, old, new, manager, subresource)
             if admit:
                 new = await admission.before_update(res, new, old,
-                                                    status=subresource == "status")
+                                                    status=subresource == "status",
+                                                    own_managed_fields=bool(manager))
             if new == old:
                 return Result(new)
             if dry_run:
@@ -360,6 +360,8 @@ class Rest:
         meta.name = name
         if res.kind.namespaced:
             admission.ensure_namespace(res, body, namespace)
+        if manager:  # ownership is recorded from the stored object's: the body's go unread
+            meta.managed_fields = None
         # to_builtins builds new containers throughout: the first attempt takes them as they
         # are, a retry after a conflict converts the (unchanged) body again
         first: list[Obj] = [codec.to_builtins(body)]
@@ -389,22 +391,23 @@ class Rest:
             kv = await self.store.get(key)
             if kv is None:
                 raise errors.not_found(res.kind.plural, res.kind.group, name)
-            obj = objects.from_kv(kv)
-            meta = objects.meta(obj)
+            stored = self.cache.decoded(kv)  # read, never changed, by everything below
+            meta = stored.get("metadata") or {}
             self._check_preconditions(res, name, meta, opts)
             finalizers = self._gc_finalizers(res, opts, list(meta.get("finalizers") or []))
             grace = 0
             if res.strategy.graceful_delete:
-                grace = res.strategy.grace_period(obj, opts.grace_period_seconds)
-            if not finalizers and grace == 0 and not res.strategy.blocks_deletion(obj):
+                grace = res.strategy.grace_period(stored, opts.grace_period_seconds)
+            if not finalizers and grace == 0 and not res.strategy.blocks_deletion(stored):
                 if opts.dry_run:
-                    return self._deleted_result(res, obj)
+                    return self._deleted_result(res, objects.from_kv(kv))
                 out_kv = await self._cas(res, name, self.store.delete(key, kv.mod_revision))
                 if out_kv is None:
                     continue
                 return self._deleted_result(res, objects.from_kv(kv, out_kv.mod_revision))
-            changed = self._mark_deleting(obj, finalizers, grace, res)
-            if not changed or opts.dry_run:
+            obj = objects.from_kv(kv)
+            self._mark_deleting(obj, finalizers, grace, res)
+            if obj == stored or opts.dry_run:
                 return Result(obj)
             result = await self._swap(res, name, key, obj, kv.mod_revision)
             if result is not None:
@@ -448,10 +451,9 @@ class Rest:
         return out
 
     @staticmethod
-    def _mark_deleting(obj: Obj, finalizers: list[str], grace: int, res: Resource) -> bool:
+    def _mark_deleting(obj: Obj, finalizers: list[str], grace: int, res: Resource) -> None:
         """BeforeDelete: set deletionTimestamp (now + grace) once; shorten a pending grace."""
         meta = objects.meta(obj)
-        before = copy.deepcopy(obj)
         if finalizers:
             meta["finalizers"] = finalizers
         else:
@@ -471,7 +473,6 @@ class Rest:
                 "%Y-%m-%dT%H:%M:%SZ"
             )
             meta["deletionGracePeriodSeconds"] = grace
-        return obj != before
 
     @staticmethod
     def _deleted_result(res: Resource, obj: Obj) -> Result:

@@ -57,7 +57,7 @@ def item_element(item: Any, index: int, meta: Meta) -> str:
     return f"i:{index}"
 
 
-def _remember(memo: OrderedDict[K, V], capacity: int, key: K, value: V) -> V:
+def remember(memo: OrderedDict[K, V], capacity: int, key: K, value: V) -> V:
     """Put ``key`` in a bounded memo, its oldest entry going first when full: what is asked
     again is mostly what was seen recently."""
     if len(memo) >= capacity:
@@ -78,7 +78,7 @@ def _key_element(keys: dict[str, Any]) -> str:
     memo = tuple(keys.items())
     element = _KEY_ELEMENTS.get(memo)
     if element is None:
-        element = _remember(_KEY_ELEMENTS, _KEY_ELEMENTS_LIMIT, memo, "k:" + go_json(keys))
+        element = remember(_KEY_ELEMENTS, _KEY_ELEMENTS_LIMIT, memo, "k:" + go_json(keys))
     return element
 
 
@@ -201,7 +201,7 @@ def _compare(old: Any, new: Any, meta: Meta, path: Path, own: bool,
         out[1].add(path)
 
 
-def outside(paths: FieldSet | frozenset[Path], roots: FieldSet) -> FieldSet:
+def outside(paths: FieldSet | frozenset[Path], roots: FieldSet | frozenset[Path]) -> FieldSet:
     """The paths that are not one of ``roots`` and lie below none of them: one pass per
     distinct root length, each a set lookup per path."""
     kept = set(paths)
@@ -259,37 +259,44 @@ def _members(tree: dict[str, Any], prefix: Path, out: FieldSet) -> None:
 
 class FieldsV1Codec:
     """:func:`from_fields_v1` and :func:`to_fields_v1` with memory: objects written the same
-    way own the same field sets, so most trees and sets repeat. Bounded (:func:`_remember`:
-    the next write of an object decodes what a recent write encoded). Answers are fresh
-    copies, never shared."""
+    way own the same field sets, so most trees and sets repeat. Bounded (:func:`remember`:
+    the next write of an object decodes what a recent write encoded).
+
+    The trees :meth:`encode` gives are shared, as the stored trees a write keeps are: no one
+    changes a tree in place. So decoding one of them again is an identity lookup, without
+    encoding the tree to find it."""
 
     def __init__(self, capacity: int = 4096) -> None:
         self.capacity = capacity
         self._sets: OrderedDict[bytes, frozenset[Path]] = OrderedDict()
-        self._trees: OrderedDict[frozenset[Path], bytes] = OrderedDict()
+        self._trees: OrderedDict[frozenset[Path], dict[str, Any]] = OrderedDict()
+        # id of a tree encode gave → (that tree, its set); the tree is held, so its id
+        # cannot be reused while it is here
+        self._given: OrderedDict[int, tuple[dict[str, Any], frozenset[Path]]] = OrderedDict()
 
     def decode(self, tree: Any) -> frozenset[Path]:
+        given = self._given.get(id(tree))
+        if given is not None and given[0] is tree:
+            return given[1]
         try:
             key = _encode(tree)
         except (TypeError, ValueError, msgspec.MsgspecError):
             return frozenset(from_fields_v1(tree))
         hit = self._sets.get(key)
         if hit is None:
-            hit = _remember(self._sets, self.capacity, key, frozenset(from_fields_v1(tree)))
+            hit = remember(self._sets, self.capacity, key, frozenset(from_fields_v1(tree)))
         return hit
 
     def encode(self, paths: FieldSet | frozenset[Path]) -> dict[str, Any]:
-        """The tree of ``paths``; the tree is remembered as decoding to them too, since the
-        next write of the object decodes what this one stores."""
+        """The tree of ``paths`` (shared: never to be changed); remembered as decoding to
+        them too, since the next write of the object decodes what this one stores."""
         key = frozenset(paths)
-        hit = self._trees.get(key)
-        if hit is not None:
-            out: dict[str, Any] = _decode(hit)
-            return out
-        tree = to_fields_v1(key)
-        data = _remember(self._trees, self.capacity, key, _encode(tree))
-        _remember(self._sets, self.capacity, data, key)
-        return tree  # built afresh: the caller's own
+        tree = self._trees.get(key)
+        if tree is None:
+            tree = remember(self._trees, self.capacity, key, to_fields_v1(key))
+            remember(self._sets, self.capacity, _encode(tree), key)
+            remember(self._given, self.capacity, id(tree), (tree, key))
+        return tree
 
 
 def path_string(path: Path) -> str:

@@ -13,9 +13,10 @@ from __future__ import annotations
 
 import copy
 import json
+from collections import OrderedDict
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from kubedra.apiserver.errors import ApiError, status_body
 from kubedra.apiserver.patch.errors import bad_request
@@ -29,6 +30,7 @@ from kubedra.apiserver.patch.fieldset import (
     merge_applied,
     outside,
     path_string,
+    remember,
     remove_path,
     strip,
 )
@@ -42,9 +44,9 @@ BEFORE_FIRST_APPLY = "before-first-apply"
 JsonMap = dict[str, Any]
 
 
-@dataclass(frozen=True, slots=True, order=True)
-class Manager:
-    """Identity of one managedFields entry (upstream ``BuildManagerIdentifier``)."""
+class Manager(NamedTuple):
+    """Identity of one managedFields entry (upstream ``BuildManagerIdentifier``): a tuple,
+    since every write builds, hashes and compares several."""
 
     manager: str
     operation: str
@@ -189,7 +191,8 @@ def update_managed_fields(
                                 _now(now))}
     else:
         managers = decode_managed(old)
-        added, modified, removed = diff(strip(old), strip(new), schema)
+        added, modified, removed_paths = diff(strip(old), strip(new), schema)
+        removed = frozenset(removed_paths)
         changed = outside(added | modified, set(reset_fields))
         for other, owned in managers.items():
             if other != key:
@@ -212,14 +215,30 @@ def update_managed_fields(
 _NONE: frozenset[Path] = frozenset()
 
 
-def _without(fields: frozenset[Path], removed: FieldSet,
+def _without(fields: frozenset[Path], removed: frozenset[Path],
              changed: FieldSet | frozenset[Path]) -> frozenset[Path]:
     """``fields`` less the ``removed`` paths (and what lies below them) and the ``changed``
     ones: ``fields`` itself when neither touches it, which is what most writes do to most
     managers."""
     if removed:
-        fields = frozenset(outside(fields, removed))
+        fields = _outside(fields, removed)
     return fields - changed if changed and not changed.isdisjoint(fields) else fields
+
+
+_OUTSIDE: OrderedDict[tuple[frozenset[Path], frozenset[Path]], frozenset[Path]] = OrderedDict()
+
+
+def _outside(fields: frozenset[Path], removed: frozenset[Path]) -> frozenset[Path]:
+    """:func:`outside`, remembered: the same owners lose the same removed paths write after
+    write (a finalizer, an allocation), and the answer is ``fields`` itself when nothing of
+    theirs was removed."""
+    key = (fields, removed)
+    hit = _OUTSIDE.get(key)
+    if hit is None:
+        kept = outside(fields, removed)
+        hit = remember(_OUTSIDE, _CODEC.capacity, key,
+                       fields if len(kept) == len(fields) else frozenset(kept))
+    return hit
 
 
 def _last_applied_set(live: JsonMap, schema: Meta) -> FieldSet:
@@ -298,7 +317,7 @@ def apply_server_side(
             # keep it if someone owns something below it, or it is a surviving item's key
             if not any(k[: len(path)] == path for k in kept) and not _item_key(path):
                 remove_path(merged, path, schema)
-    _, _, removed = diff(strip(base), strip(merged), schema)
+    removed = frozenset(diff(strip(base), strip(merged), schema)[2])
     for other, owned in managers.items():
         if other != key:
             owned.fields = _without(owned.fields, removed, _NONE)

@@ -69,6 +69,8 @@ def _plain(value: Any) -> bool:
 
 def go_json(value: Any) -> str:
     """Compact JSON with sorted keys and Go's HTML escaping (``encoding/json`` of a map)."""
+    if type(value) is str and _PLAIN.fullmatch(value):
+        return f'"{value}"'  # a set's item (a finalizer): nothing to escape
     if type(value) is dict and all(type(k) is str and _PLAIN.fullmatch(k) and _plain(v)
                                    for k, v in value.items()):
         # a list item's keys ({"type":"Ready"}): nothing to escape, so msgspec's encoding
