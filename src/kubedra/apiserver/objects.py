@@ -93,6 +93,16 @@ def wire(kv: KeyValue, revision: int | None = None) -> tuple[Obj, bytes]:
     return obj, _wire_bytes(kv, rev, obj)
 
 
+def at_revision(kv: KeyValue, obj: Obj, revision: int) -> tuple[Obj, bytes]:
+    """``obj`` (``kv`` decoded, shared) as of ``revision`` (a delete's): a copy of its top
+    level and metadata with that resourceVersion, everything below shared, and its bytes
+    as a client gets them."""
+    meta = obj.get("metadata")
+    out = dict(obj, metadata=dict(meta if isinstance(meta, dict) else {},
+                                  resourceVersion=str(revision)))
+    return out, _wire_bytes(kv, revision, out)
+
+
 class WireCache:
     """key → (revision, dict, bytes) for the latest revision served of each key, bounded."""
 

@@ -201,9 +201,12 @@ class Rest:
         admission.ensure_namespace(res, obj, namespace)
         meta = obj.metadata
         await self.check_namespace(res, namespace, meta.name or "")
+        entries = None  # the server's record of ownership: it stays JSON, off the typed path
         if manager:
             managed = managed_fields(res, None, codec.to_builtins(obj), manager, "")
-            meta = obj.metadata = codec.decode(objects.meta(managed), ObjectMeta)
+            meta_json = objects.meta(managed)
+            entries = meta_json.pop("managedFields", None)
+            meta = obj.metadata = codec.decode(meta_json, ObjectMeta)
         generated = not meta.name and bool(meta.generate_name)
         # what a retry starts from again (the first attempt changes obj itself): encoded,
         # which costs a fraction of a deep copy, and decoded only if a name collides
@@ -213,17 +216,20 @@ class Rest:
             await admission.before_create(res, attempt)
             name = attempt.metadata.name or ""
             key = res.key(namespace, name)
+            created = codec.to_builtins(attempt)
+            if entries is not None:  # the last field of ObjectMeta, as the typed encoding
+                created["metadata"]["managedFields"] = entries
             if dry_run:
                 if await self.store.get(key) is not None:
                     raise errors.already_exists(res.kind.plural, res.kind.group, name)
-                return Result(codec.to_builtins(attempt), 201)
+                return Result(created, 201)
             try:
-                kv = await self.store.create(key, codec.encode(attempt))
+                kv = await self.store.create(key, objects.encode(created))
             except KeyExistsError:
                 if generated:
                     continue
                 raise errors.already_exists(res.kind.plural, res.kind.group, name) from None
-            out, data = self.cache.get(kv)
+            out, data = self.cache.put(kv, created)
             return Result(out, 201, data=data)
         raise errors.ApiError(errors.status_body(
             500, "AlreadyExists",
@@ -404,7 +410,8 @@ class Rest:
                 out_kv = await self._cas(res, name, self.store.delete(key, kv.mod_revision))
                 if out_kv is None:
                     continue
-                return self._deleted_result(res, objects.from_kv(kv, out_kv.mod_revision))
+                return self._deleted_result(res, *objects.at_revision(kv, stored,
+                                                                      out_kv.mod_revision))
             obj = objects.from_kv(kv)
             self._mark_deleting(obj, finalizers, grace, res)
             if obj == stored or opts.dry_run:
@@ -475,9 +482,9 @@ class Rest:
             meta["deletionGracePeriodSeconds"] = grace
 
     @staticmethod
-    def _deleted_result(res: Resource, obj: Obj) -> Result:
+    def _deleted_result(res: Resource, obj: Obj, data: bytes | None = None) -> Result:
         if res.strategy.return_deleted_object:
-            return Result(obj)
+            return Result(obj, data=data)
         meta = obj.get("metadata") or {}
         details: dict[str, Any] = {"name": meta.get("name", "")}
         if res.kind.group:
