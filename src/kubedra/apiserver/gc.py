@@ -70,7 +70,7 @@ class GarbageCollector:
         self.dependents.clear()
         for kv in lr.items:
             obj, _ = self.rest.cache.get(kv)
-            self._index(kv.key, obj)
+            self._index(kv.key, obj, self._entry(obj))
         for key in list(self.by_key):
             self._schedule_for(key)
         return self.hub.subscribe("/registry/", lr.revision)
@@ -100,25 +100,27 @@ class GarbageCollector:
             return None
         return self._by_prefix.get("/".join(parts[:4]) + "/")
 
-    def _index(self, key: str, obj: Obj) -> None:
-        self._unindex(key)
+    def _entry(self, obj: Obj) -> _Entry:
         meta = obj.get("metadata") or {}
-        uid = str(meta.get("uid") or "")
         owners = [
             str(ref.get("uid"))
             for ref in meta.get("ownerReferences") or []
             if isinstance(ref, dict) and (ref.get("apiVersion"), ref.get("kind")) in self._served
         ]
-        entry = _Entry(uid, owners, bool(meta.get("deletionTimestamp")),
-                       tuple(meta.get("finalizers") or ()))
+        return _Entry(str(meta.get("uid") or ""), owners, bool(meta.get("deletionTimestamp")),
+                      tuple(meta.get("finalizers") or ()))
+
+    def _index(self, key: str, obj: Obj, entry: _Entry) -> None:
+        """Record ``entry`` (what :meth:`_entry` read from ``obj``) as ``key``'s."""
+        self._unindex(key)
         self.by_key[key] = entry
-        if uid:
-            self.by_uid[uid] = key
-        for o in owners:
+        if entry.uid:
+            self.by_uid[entry.uid] = key
+        for o in entry.owners:
             self.dependents.setdefault(o, set()).add(key)
         res = self._resource_of(key)
         if res is not None and res.kind.kind == "Namespace" and entry.deleting:
-            self.terminating.add(str(meta.get("name")))
+            self.terminating.add(str((obj.get("metadata") or {}).get("name")))
 
     def _unindex(self, key: str) -> None:
         entry = self.by_key.pop(key, None)
@@ -170,7 +172,10 @@ class GarbageCollector:
             if res is not None and res.kind.kind == "Namespace":
                 self.terminating.discard(str((ch.obj.get("metadata") or {}).get("name")))
             return
-        self._index(ch.key, ch.obj)
+        entry = self._entry(ch.obj)
+        if entry == old:
+            return  # nothing the collector follows changed: what it queued for it stands
+        self._index(ch.key, ch.obj, entry)
         self._schedule_for(ch.key)
 
     def _schedule_for(self, key: str) -> None:

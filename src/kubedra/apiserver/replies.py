@@ -1,5 +1,6 @@
 """Whole responses written whole: a :class:`Reply` whose body is in hand goes out as one
-transport write, head and body together, with the headers aiohttp's general path gives it.
+transport write, head and body together, with the headers aiohttp's general path gives it;
+:func:`write_chunk` does the same for each chunk of a watch.
 
 aiohttp prepares every response for streaming (payload writer, chunking, compression and
 length checks, three awaited stages); for the API's answers, all complete bytes, that path
@@ -61,6 +62,29 @@ class Reply(web.Response):
         self._body_length = writer.output_size
         await writer.drain()
         return writer
+
+
+async def write_chunk(resp: web.StreamResponse, data: bytes) -> None:
+    """``resp.write(data)`` on a prepared chunked stream (a watch), the chunk framed here and
+    given to the transport in one write: aiohttp's general path (length clipping,
+    compression, header coalescing, reshaping) ran for every event of every watcher, and a
+    watch event needs none of it. The first write, which carries the buffered head, and
+    anything unusual take aiohttp's own path."""
+    writer = resp._payload_writer
+    if (not isinstance(writer, StreamWriter) or not writer.chunked or not data
+            or writer._compress is not None or writer._headers_buf is not None
+            or writer.length is not None or writer.on_body_write is not None
+            or resp._eof_sent):
+        await resp.write(data)
+        return
+    writer._write(b"%x\r\n%b\r\n" % (len(data), data))  # ConnectionError when closed
+    if writer.buffer_size > _DRAIN_AFTER:  # as aiohttp's write: wait for a slow reader
+        writer.buffer_size = 0
+        await writer.drain()
+
+
+# aiohttp's own bound on what a stream writes before it waits for the transport to drain
+_DRAIN_AFTER = 0x10000
 
 
 def json_reply(data: bytes, code: int = 200) -> Reply:

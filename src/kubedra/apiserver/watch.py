@@ -22,6 +22,7 @@ from kubedra.apiserver.hub import (
     WatchHub,
 )
 from kubedra.apiserver.registry import Resource
+from kubedra.apiserver.replies import write_chunk
 from kubedra.apiserver.rest import Filter, Rest
 from kubedra.storage.contract import CompactedError
 
@@ -160,11 +161,11 @@ class EventWriter:
     async def changes(self, batch: list[Change]) -> None:
         """Write the lines of several changes at once (one write for a burst)."""
         if self.flt.everything and not self.as_table:
-            await self.resp.write(b"".join(ch.line for ch in batch))
+            await write_chunk(self.resp, b"".join(ch.line for ch in batch))
             return
         lines = [line for line in map(self._line, batch) if line is not None]
         if lines:
-            await self.resp.write(b"".join(lines))
+            await write_chunk(self.resp, b"".join(lines))
 
     @property
     def relevant(self) -> Callable[[Change], bool] | None:
