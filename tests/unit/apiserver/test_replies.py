@@ -1,6 +1,6 @@
 """Replies written in one piece carry what aiohttp's own response path would have sent,
-byte for byte but for the Date; the request counts render as Prometheus counters and
-cumulative histograms."""
+byte for byte but for the Date, and so do the chunks of a stream written one write each;
+the request counts render as Prometheus counters and cumulative histograms."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import pytest
 from aiohttp import web
 
 from kubedra.apiserver.metrics import Metrics
-from kubedra.apiserver.replies import Reply
+from kubedra.apiserver.replies import Reply, write_chunk
 
 BODY = b'{"kind":"Status"}'
 
@@ -77,6 +77,41 @@ async def test_reply_sends_what_aiohttp_sends(ports: tuple[int, int],
                                                request_head: bytes) -> None:
     theirs, ours = [await _exchange(port, request_head) for port in ports]
     assert b"HTTP/1." in ours
+    assert _without_date(ours) == _without_date(theirs)
+
+
+EVENTS = [b'{"type":"ADDED","object":{}}\n', b"x" * 70_000, b'{"type":"DELETED"}\n' * 3]
+
+
+def _streams(write: Callable[[web.StreamResponse, bytes], Awaitable[None]]
+             ) -> Callable[[web.BaseRequest], Awaitable[web.StreamResponse]]:
+    async def handler(request: web.BaseRequest) -> web.StreamResponse:
+        resp = web.StreamResponse()
+        resp.content_type = "application/json"
+        resp.enable_chunked_encoding()
+        await resp.prepare(request)
+        for event in EVENTS:  # the first carries the buffered head; one is past the drain mark
+            await write(resp, event)
+        await resp.write_eof()
+        return resp
+    return handler
+
+
+async def test_write_chunk_sends_what_aiohttp_sends() -> None:
+    """A watch's chunks, framed by write_chunk, are aiohttp's own on the wire, each in one
+    transport write after the first (which carries the head)."""
+    answers = []
+    for write in (web.StreamResponse.write, write_chunk):
+        runner = web.ServerRunner(web.Server(_streams(write)), handle_signals=False)
+        await runner.setup()
+        site = web.TCPSite(runner, "127.0.0.1", 0)
+        await site.start()
+        assert site._server is not None
+        port = site._server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+        answers.append(await _exchange(port, b"GET / HTTP/1.1\r\nHost: x\r\n\r\n"))
+        await runner.cleanup()
+    theirs, ours = answers
+    assert ours.endswith(b"0\r\n\r\n") and b"%x\r\n" % 70_000 + b"x" * 70_000 in ours
     assert _without_date(ours) == _without_date(theirs)
 
 
