@@ -69,7 +69,9 @@ def controller_manager(kubeconfig_path: str | None, workers: int, claim_workers:
             print(f"metrics on http://127.0.0.1:{bound_port(runner)}/metrics", file=sys.stderr,
                   flush=True)
         async with Client(config, user_agent="kubedra-controller-manager") as client:
-            informers = Informers(client)  # one watch per kind for all three controllers
+            # one watch per kind for all three controllers, cached without managedFields
+            # (kube-controller-manager's shared informers trim them)
+            informers = Informers(client, trim_managed_fields=True)
             claims = ResourceClaimController(client, workers=claim_workers,
                                              informers=informers)
             jobs = JobController(client, job_config, jobs=informers.get(Job),

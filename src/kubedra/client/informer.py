@@ -18,7 +18,7 @@ import asyncio
 import contextlib
 import logging
 import random
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Sequence
 from typing import Any, Generic, TypeVar
 
 from kubedra.api.meta import TypedObject
@@ -50,9 +50,16 @@ class Informer(Generic[T]):
     def __init__(self, client: Client, model: type[T], *, namespace: str | None = None,
                  label_selector: str | None = None, field_selector: str | None = None,
                  page_size: int = 500, watch_timeout: tuple[int, int] = (300, 600),
-                 max_failures: int = MAX_UNEXPECTED_FAILURES) -> None:
+                 max_failures: int = MAX_UNEXPECTED_FAILURES,
+                 trim_managed_fields: bool = False) -> None:
+        """``trim_managed_fields``: cache objects without ``metadata.managedFields``, as
+        upstream's components keep them (kube-controller-manager's shared informers,
+        kube-scheduler's pods): no controller reads them, they are most of a written
+        object's metadata, and an update sent from a cached object then leaves the
+        server's record as it is instead of carrying it back."""
         self.client = client
         self.model = model
+        self.trim_managed_fields = trim_managed_fields
         self.namespace = namespace
         self.label_selector = label_selector
         self.field_selector = field_selector
@@ -142,6 +149,9 @@ class Informer(Generic[T]):
         page = await self.client.list_all(
             self.model, self.namespace, label_selector=self.label_selector,
             field_selector=self.field_selector, page_size=self.page_size)
+        if self.trim_managed_fields:
+            for o in page.items:
+                o.metadata.managed_fields = None
         fresh = {object_key(o): o for o in page.items}
         old = self.store
         self.store = fresh
@@ -163,6 +173,8 @@ class Informer(Generic[T]):
                 label_selector=self.label_selector, field_selector=self.field_selector,
                 timeout_seconds=timeout):
             obj = event.object
+            if self.trim_managed_fields:
+                obj.metadata.managed_fields = None
             rv = obj.metadata.resource_version or self.resource_version
             if event.type == "BOOKMARK":
                 self.resource_version = rv
@@ -229,14 +241,21 @@ class Informers:
     """One informer per kind, shared by the components of one process (upstream's
     SharedInformerFactory)."""
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Client, *,
+                 trim_managed_fields: bool | Collection[type[Any]] = False) -> None:
+        """``trim_managed_fields``: for every kind, or for the kinds given (see
+        :class:`Informer`)."""
         self.client = client
+        self.trim_managed_fields = trim_managed_fields
         self._by_model: dict[type[Any], Informer[Any]] = {}
 
     def get(self, model: type[T]) -> Informer[T]:
         informer: Informer[T] | None = self._by_model.get(model)
         if informer is None:
-            informer = self._by_model[model] = Informer(self.client, model)
+            trim = self.trim_managed_fields
+            informer = self._by_model[model] = Informer(
+                self.client, model,
+                trim_managed_fields=trim if isinstance(trim, bool) else model in trim)
         return informer
 
     def all(self) -> list[Informer[Any]]:

@@ -125,7 +125,7 @@ class ClaimUsers:
 
 def build_scheduler(client: Client, *, scheduler_name: str = DEFAULT_SCHEDULER_NAME,
                     record_events: bool = True) -> Scheduler:
-    informers = Informers(client)
+    informers = Informers(client, trim_managed_fields={Pod})  # as kube-scheduler's pods
     queue = SchedulingQueue()
     metrics = SchedulerMetrics(queue)
     state = DRAState()

@@ -1,5 +1,6 @@
 """The informer's event sequence: list, watch, resume from the last version (bookmarks move
-it), relist on 410 Gone reporting the differences as adds, updates and deletes."""
+it), relist on 410 Gone reporting the differences as adds, updates and deletes; informers
+asked to trim cache objects without managedFields."""
 
 from __future__ import annotations
 
@@ -10,15 +11,17 @@ from typing import Any
 
 import pytest
 
-from kubedra.api.core import Namespace
-from kubedra.api.meta import ObjectMeta, Status
+from kubedra.api.core import Namespace, Pod
+from kubedra.api.meta import ManagedFieldsEntry, ObjectMeta, Status
 from kubedra.client.errors import ApiError
-from kubedra.client.informer import Informer, InformerFailed, run_informed
+from kubedra.client.informer import Informer, InformerFailed, Informers, run_informed
 from kubedra.client.rest import Page, WatchEvent
 
 
 def ns(name: str, rv: str) -> Namespace:
-    return Namespace(metadata=ObjectMeta(name=name, resource_version=rv))
+    return Namespace(metadata=ObjectMeta(name=name, resource_version=rv, managed_fields=[
+        ManagedFieldsEntry(manager="kubectl", operation="Update", fields_type="FieldsV1",
+                           fields_v1={"f:metadata": {"f:labels": {}}})]))
 
 
 class FakeClient:
@@ -109,3 +112,31 @@ async def test_an_informer_that_keeps_failing_ends_the_component() -> None:
         await asyncio.wait_for(run_informed([informer], work), 10)
     assert work_started.is_set() and len(client.watched_from) == 3
     await informer.stop()
+
+
+@pytest.mark.parametrize("trim", [True, False])
+async def test_a_trimming_informer_caches_no_managed_fields(trim: bool) -> None:
+    client = FakeClient(lists=[([ns("a", "1")], "1")],
+                        watches=[[WatchEvent("ADDED", ns("b", "2"))]])
+    fake: Any = client
+    informer: Informer[Namespace] = Informer(fake, Namespace, trim_managed_fields=trim)
+    handed: list[Namespace] = []
+    informer.add_handler(on_add=handed.append)
+    informer.start()
+    for _ in range(100):
+        if len(handed) == 2:
+            break
+        await asyncio.sleep(0.01)
+    await informer.stop()
+    assert sorted(informer.store) == ["a", "b"]
+    for obj in [*informer.store.values(), *handed]:  # listed and watched alike
+        assert (obj.metadata.managed_fields is None) is trim
+
+
+def test_shared_informers_trim_every_kind_or_the_kinds_named() -> None:
+    client: Any = object()
+    every, pods = Informers(client, trim_managed_fields=True), Informers(
+        client, trim_managed_fields={Pod})
+    assert every.get(Namespace).trim_managed_fields and every.get(Pod).trim_managed_fields
+    assert pods.get(Pod).trim_managed_fields and not pods.get(Namespace).trim_managed_fields
+    assert not Informers(client).get(Pod).trim_managed_fields
