@@ -27,17 +27,20 @@ K = TypeVar("K")
 V = TypeVar("V")
 
 # Fields never tracked (apimachinery fieldmanager ``stripmeta``).
-_STRIPPED_META = ("name", "namespace", "creationTimestamp", "selfLink", "uid", "generation",
-                  "managedFields", "resourceVersion")
+_STRIPPED_META = frozenset(("name", "namespace", "creationTimestamp", "selfLink", "uid",
+                            "generation", "managedFields", "resourceVersion"))
+_TYPE_META = frozenset(("apiVersion", "kind"))
 
 
 def strip(obj: dict[str, Any]) -> dict[str, Any]:
     """A copy of ``obj`` without the fields field managers never own."""
-    out = {k: v for k, v in obj.items() if k not in ("apiVersion", "kind")}
+    out = {k: v for k, v in obj.items() if k not in _TYPE_META}
     meta = out.get("metadata")
     if isinstance(meta, dict):
-        out["metadata"] = {k: v for k, v in meta.items() if k not in _STRIPPED_META}
-        if not out["metadata"]:
+        kept = {k: v for k, v in meta.items() if k not in _STRIPPED_META}
+        if kept:
+            out["metadata"] = kept
+        else:
             del out["metadata"]
     return out
 

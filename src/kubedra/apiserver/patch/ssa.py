@@ -197,11 +197,14 @@ def update_managed_fields(
         for other, owned in managers.items():
             if other != key:
                 owned.fields = _without(owned.fields, removed, changed)
-        mine = managers.setdefault(key, _Owned(frozenset(), None))
+        mine = managers.get(key)
+        if mine is None:
+            mine = managers[key] = _Owned(_NONE, None)
         before = mine.fields
-        kept = _without(before, removed, _NONE)
-        mine.fields = kept if changed <= kept else kept | changed
-        if (mine.fields is not before and mine.fields != before) or mine.time is None:
+        kept = _without(before, removed, _NONE)  # ``before`` itself when nothing was removed
+        grows = not changed <= kept
+        mine.fields = kept | changed if grows else kept
+        if grows or kept is not before or mine.time is None:  # the set changed (or is new)
             mine.time = _now(now)
     # Only metadata.managedFields changes: copy the two levels on the way to it.
     out = dict(new)
