@@ -64,6 +64,10 @@ class Reply(web.Response):
         return writer
 
 
+# aiohttp's own bound on what a stream writes before it waits for the transport to drain
+_DRAIN_AFTER = 0x10000
+
+
 async def write_chunk(resp: web.StreamResponse, data: bytes) -> None:
     """``resp.write(data)`` on a prepared chunked stream (a watch), the chunk framed here and
     given to the transport in one write: aiohttp's general path (length clipping,
@@ -81,10 +85,6 @@ async def write_chunk(resp: web.StreamResponse, data: bytes) -> None:
     if writer.buffer_size > _DRAIN_AFTER:  # as aiohttp's write: wait for a slow reader
         writer.buffer_size = 0
         await writer.drain()
-
-
-# aiohttp's own bound on what a stream writes before it waits for the transport to drain
-_DRAIN_AFTER = 0x10000
 
 
 def json_reply(data: bytes, code: int = 200) -> Reply:

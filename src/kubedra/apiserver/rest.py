@@ -17,7 +17,7 @@ import msgspec
 
 from kubedra.api import codec
 from kubedra.api.base import Obj
-from kubedra.api.meta import ObjectMeta, TypedObject
+from kubedra.api.meta import TypedObject
 from kubedra.apiserver import admission, errors, objects, patch
 from kubedra.apiserver.hub import Change, kv_change, store_changes
 from kubedra.apiserver.params import DeleteOptions, ListOptions, parse_resource_version
@@ -202,11 +202,10 @@ class Rest:
         meta = obj.metadata
         await self.check_namespace(res, namespace, meta.name or "")
         entries = None  # the server's record of ownership: it stays JSON, off the typed path
-        if manager:
+        if manager:  # ownership is the server's to record: the body's go unread
+            meta.managed_fields = None
             managed = managed_fields(res, None, codec.to_builtins(obj), manager, "")
-            meta_json = objects.meta(managed)
-            entries = meta_json.pop("managedFields", None)
-            meta = obj.metadata = codec.decode(meta_json, ObjectMeta)
+            entries = objects.meta(managed).get("managedFields")
         generated = not meta.name and bool(meta.generate_name)
         # what a retry starts from again (the first attempt changes obj itself): encoded,
         # which costs a fraction of a deep copy, and decoded only if a name collides
