@@ -18,11 +18,18 @@ ARGS ?=
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(RUNTIME_STAMP): pyproject.toml | $(BIN)/python
-	$(PIP) -e .
+# The install compiles the API server's request path in place (setup.py), so it is redone
+# when a source changes: a compiled module would otherwise shadow its edited source.
+SOURCES := $(shell find src/kubedra -name '*.py')
+
+$(RUNTIME_STAMP): pyproject.toml setup.py $(SOURCES) | $(BIN)/python
+	find src -name '*.so' -delete
+	$(PIP) -e '.[compile]'
+	KUBEDRA_COMPILE=1 $(PIP) --no-build-isolation --no-deps -e .
 	touch $@
 
-$(TEST_STAMP): $(RUNTIME_STAMP)
+# (a plain install, as every one without KUBEDRA_COMPILE: the compiled modules stay in place)
+$(TEST_STAMP): pyproject.toml | $(RUNTIME_STAMP)
 	$(PIP) -e '.[test]'
 	touch $@
 
@@ -52,3 +59,4 @@ test: lint typecheck layers bench-smoke pytest
 
 clean:
 	rm -rf $(VENV) build src/*.egg-info
+	find src -name '*.so' -delete

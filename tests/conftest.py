@@ -1,13 +1,43 @@
-"""Project-wide pytest hooks: per-vector-file pass/fail summary lines."""
+"""Project-wide pytest hooks: per-vector-file pass/fail summary lines, and no run against
+compiled modules older than their source."""
 
 from __future__ import annotations
 
 from collections import defaultdict
+from pathlib import Path
 
 import pytest
 
+import kubedra
+
+_PACKAGE = Path(kubedra.__file__).parent
+
 _FILE_OF: dict[str, str] = {}
 _COUNTS: dict[str, dict[str, int]] = defaultdict(lambda: {"passed": 0, "failed": 0, "skipped": 0})
+
+
+def _compiled() -> list[tuple[Path, Path]]:
+    """(source, compiled module) for each module setup.py compiled in place."""
+    pairs = []
+    for built in _PACKAGE.rglob("*.so"):
+        source = built.with_name(built.name.split(".", 1)[0] + ".py")
+        if source.exists():
+            pairs.append((source, built))
+    return pairs
+
+
+def pytest_report_header() -> str:
+    return f"kubedra: {len(_compiled())} modules compiled (setup.py)"
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    """A compiled module shadows its source: after an edit the tests would run the old code."""
+    stale = [str(source.relative_to(_PACKAGE.parent)) for source, built in _compiled()
+             if source.stat().st_mtime > built.stat().st_mtime]
+    if stale:
+        pytest.exit(f"compiled modules older than their source ({', '.join(stale[:5])}"
+                    f"{', ...' if len(stale) > 5 else ''}): rebuild them with `make test` "
+                    "(or `pip install -e .`)", returncode=4)
 
 
 def pytest_configure(config: pytest.Config) -> None:

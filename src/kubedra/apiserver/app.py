@@ -173,20 +173,21 @@ class ApiServer:
         except errors.ApiError as err:
             code = err.code
             return _status_response(err)
-        except StoreError as err:
+        except StoreError as failure:
             log.exception("store error on %s %s", request.method, request.path)
             code = 500
-            return _status_response(errors.internal(str(err)))
+            return _status_response(errors.internal(str(failure)))
         except (ConnectionResetError, asyncio.CancelledError):
             code = 499
             raise
         except web.HTTPException as exc:
             code = exc.status
             raise
-        except Exception as err:
+        except Exception as unexpected:
             log.exception("unexpected error on %s %s", request.method, request.path)
             code = 500
-            return _status_response(errors.internal(f"{type(err).__name__}: {err}"))
+            return _status_response(
+                errors.internal(f"{type(unexpected).__name__}: {unexpected}"))
         finally:
             if not long_running:
                 self.metrics.observe(

@@ -17,9 +17,11 @@ from dataclasses import dataclass
 from http import HTTPStatus
 from typing import Any
 
+import aiohttp.web_server
 from aiohttp import web
 from aiohttp.http_exceptions import BadHttpMessage, LineTooLong
 from aiohttp.web_protocol import RequestHandler
+from mypy_extensions import mypyc_attr
 
 from kubedra.apiserver import errors, objects
 from kubedra.apiserver.deadlines import DeadlineSlots, Slot
@@ -39,7 +41,8 @@ class ConnectionLimits:
     max_headers: int = 128
 
 
-class Server(web.Server):
+@mypyc_attr(native_class=False)  # a subclass of a library class
+class Server(aiohttp.web_server.Server):
     """aiohttp's low-level server that counts its connections and serves each through a
     :class:`Connection`."""
 
@@ -82,6 +85,7 @@ def canned_response(err: errors.ApiError) -> bytes:
 _BUSY_RESPONSE = canned_response(errors.too_many_requests())
 
 
+@mypyc_attr(native_class=False)  # a subclass of a library class
 class Connection(RequestHandler):
     """One client connection: refused when too many are open, closed when its request head
     does not arrive in time, answered 414/431 when the head is too large."""

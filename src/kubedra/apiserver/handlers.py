@@ -415,9 +415,9 @@ async def read_object(request: web.BaseRequest, mode: str) -> tuple[Any, list[st
         return (docs[0] if docs else None), (repeated[0] if repeated else None)
     try:
         body = objects.decode(raw)
-    except (msgspec.MsgspecError, RecursionError, UnicodeDecodeError) as err:
+    except (msgspec.MsgspecError, RecursionError, UnicodeDecodeError) as bad:
         raise errors.bad_request(
-            f"couldn't get version/kind; json parse error: {err}"
+            f"couldn't get version/kind; json parse error: {bad}"
         ) from None
     return body, codec.duplicate_fields(raw) if strict else None
 

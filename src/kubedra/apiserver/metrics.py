@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from collections.abc import Callable, Iterator
+from typing import ClassVar
 
 from aiohttp import web
 from prometheus_client import CollectorRegistry, Counter, Gauge, generate_latest
@@ -61,7 +62,7 @@ class RequestCounts(Collector):
 
 
 class Metrics:
-    content_type = CONTENT_TYPE_LATEST
+    content_type: ClassVar[str] = CONTENT_TYPE_LATEST
 
     def __init__(self) -> None:
         self.registry = CollectorRegistry()

@@ -146,7 +146,7 @@ def propagation_unsupported(value: str) -> field.FieldError:
 def field_validation_mode(value: str | None) -> str:
     """``fieldValidation``: Ignore, Warn (the default) or Strict."""
     mode = value or ""
-    if mode not in (*FIELD_VALIDATION, ""):
+    if mode and mode not in FIELD_VALIDATION:
         raise errors.bad_request(
             f'fieldValidation must be one of "Ignore", "Warn", or "Strict", got "{mode}"'
         )
@@ -190,8 +190,8 @@ def parse_delete_options(q: Mapping[str, str], dry_run: bool, body: bytes) -> De
             raise errors.bad_request("DeleteOptions must be a JSON object")
         try:
             _apply_delete_body(opts, decoded)
-        except (TypeError, ValueError) as err:
-            raise errors.bad_request(f"invalid DeleteOptions: {err}") from None
+        except (TypeError, ValueError) as wrong:
+            raise errors.bad_request(f"invalid DeleteOptions: {wrong}") from None
     if opts.propagation_policy not in (None, "Orphan", "Background", "Foreground"):
         raise errors.invalid("DeleteOptions", "meta.k8s.io", "", [
             propagation_unsupported(opts.propagation_policy)

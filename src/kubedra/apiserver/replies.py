@@ -18,11 +18,14 @@ from aiohttp.abc import AbstractStreamWriter
 from aiohttp.helpers import rfc822_formatted_time
 from aiohttp.http import SERVER_SOFTWARE, HttpVersion10, HttpVersion11
 from aiohttp.http_writer import StreamWriter, _serialize_headers
+from aiohttp.web_response import Response
+from mypy_extensions import mypyc_attr
 
 JSON = "application/json"
 
 
-class Reply(web.Response):
+@mypyc_attr(native_class=False)  # a subclass of a library class
+class Reply(Response):
     """A response with all its bytes: sent by :meth:`prepare` in one write."""
 
     async def prepare(self, request: web.BaseRequest) -> AbstractStreamWriter | None:

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import msgspec
+from mypy_extensions import mypyc_attr
 
 from kubedra.api import codec
 from kubedra.api.base import Obj
@@ -576,6 +577,7 @@ def _should_delete_during_update(obj: Obj) -> bool:
     return meta.get("deletionGracePeriodSeconds") in (0, None)
 
 
+@mypyc_attr(native_class=False)  # a subclass of a library class
 class _ContinueToken(msgspec.Struct):
     v: str
     rv: int

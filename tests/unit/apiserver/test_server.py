@@ -6,12 +6,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import json
+import secrets
 from typing import Any
 
 import pytest
 
 from kubedra.apiserver.limits import READ_ONLY, Limits
-from kubedra.registry import pipeline
+from kubedra.registry import identity
 from tests.unit.apiserver.conftest import Env, MakeEnv
 
 PODS = "/api/v1/namespaces/default/pods"
@@ -393,13 +394,18 @@ async def test_generated_name_collision_is_retried_from_the_request(
         env: Env, monkeypatch: pytest.MonkeyPatch) -> None:
     """RetryGenerateName: a generated name that exists is generated again, and the retry
     starts from the request as sent (not from the first attempt's defaulted copy)."""
-    names = iter(["p-taken", "p-taken", "p-fresh"])
-    monkeypatch.setattr(pipeline, "generate_name", lambda base: next(names))
+    # one draw of the system's randomness per name: 7 (taken), 7 again, then 8 (fresh)
+    names = {}
+    for draw in (7, 8):
+        monkeypatch.setattr(secrets, "randbelow", lambda _bound, n=draw: n)
+        names[draw] = identity.generate_name("p-")
+    draws = iter([7, 7, 8])
+    monkeypatch.setattr(secrets, "randbelow", lambda _bound: next(draws))
     generated = {"metadata": {"generateName": "p-"}, "spec": pod("x")["spec"]}
     _, first = await env.call("POST", PODS, generated)
     status, second = await env.call("POST", PODS, generated)
-    assert first["metadata"]["name"] == "p-taken"
-    assert status == 201 and second["metadata"]["name"] == "p-fresh"
+    assert first["metadata"]["name"] == names[7]
+    assert status == 201 and second["metadata"]["name"] == names[8]
     assert second["metadata"]["uid"] != first["metadata"]["uid"]
     assert second["metadata"]["generateName"] == "p-"
 

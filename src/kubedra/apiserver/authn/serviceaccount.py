@@ -98,8 +98,8 @@ def load_public_keys(path: Path) -> list[PublicKey]:
                                                                  password=None).public_key()
             else:
                 key = serialization.load_pem_public_key(match.group(0))
-        except (ValueError, TypeError) as err:
-            raise KeyFileError(f"{path}: {err}") from None
+        except (ValueError, TypeError) as bad:
+            raise KeyFileError(f"{path}: {bad}") from None
         if isinstance(key, rsa.RSAPublicKey | ec.EllipticCurvePublicKey):
             _algorithm(key)
             keys.append(key)

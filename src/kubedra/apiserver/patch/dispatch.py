@@ -56,8 +56,8 @@ def parse(content_type: str, raw: bytes) -> Any:
         return docs[0]
     try:
         doc = objects.decode(raw)
-    except (msgspec.MsgspecError, RecursionError, UnicodeDecodeError) as err:
-        raise errors.bad_request(f"error decoding patch: {err}") from None
+    except (msgspec.MsgspecError, RecursionError, UnicodeDecodeError) as bad:
+        raise errors.bad_request(f"error decoding patch: {bad}") from None
     if content_type == JSON_PATCH:
         if not isinstance(doc, list):
             raise errors.bad_request(
