@@ -8,7 +8,8 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip install -q
-# `make up` needs only the runtime; the test tools come with the first `make test`.
+# `make up` needs only the runtime (and mypyc, to compile it); the test tools come with the
+# first `make test`.
 RUNTIME_STAMP := $(VENV)/.runtime-stamp
 TEST_STAMP := $(VENV)/.test-stamp
 ARGS ?=

@@ -36,8 +36,9 @@ def pytest_sessionstart(session: pytest.Session) -> None:
              if source.stat().st_mtime > built.stat().st_mtime]
     if stale:
         pytest.exit(f"compiled modules older than their source ({', '.join(stale[:5])}"
-                    f"{', ...' if len(stale) > 5 else ''}): rebuild them with `make test` "
-                    "(or `pip install -e .`)", returncode=4)
+                    f"{', ...' if len(stale) > 5 else ''}): rebuild them with `make test`, or "
+                    "remove them (`find src -name '*.so' -delete`) to test plain Python",
+                    returncode=4)
 
 
 def pytest_configure(config: pytest.Config) -> None:

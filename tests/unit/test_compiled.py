@@ -44,6 +44,23 @@ def _rebound_exception_names(source: Path) -> list[str]:
     return found
 
 
+def _cancellation_caught(source: Path) -> list[str]:
+    """Places that swallow CancelledError: a ``suppress`` naming it, or an ``except`` naming
+    it that does not end by raising it again."""
+    found = []
+    for node in ast.walk(ast.parse(source.read_text())):
+        if isinstance(node, ast.Call) and ast.unparse(node.func).endswith("suppress"):
+            caught = " ".join(ast.unparse(arg) for arg in node.args)
+        elif isinstance(node, ast.ExceptHandler) and node.type is not None and not (
+                isinstance(node.body[-1], ast.Raise) and node.body[-1].exc is None):
+            caught = ast.unparse(node.type)
+        else:
+            continue
+        if "CancelledError" in caught:
+            found.append(f"{source.name}:{node.lineno}")
+    return found
+
+
 def test_the_compiled_list_names_real_sources() -> None:
     sources = compiled_sources()
     assert len(sources) > 50 and all(s.exists() for s in sources)
@@ -56,3 +73,9 @@ def test_no_compiled_function_catches_two_types_under_one_name() -> None:
     """Compiled, the name is typed by its first ``except``: catching another type under it
     raises TypeError (an API server answer would become a panic)."""
     assert [line for s in compiled_sources() for line in _rebound_exception_names(s)] == []
+
+
+def test_no_compiled_coroutine_catches_a_cancellation() -> None:
+    """Compiled, a coroutine that catches the CancelledError of a task it awaits while
+    another exception propagates lets it escape: they await ``kubedra.tasks`` instead."""
+    assert [line for s in compiled_sources() for line in _cancellation_caught(s)] == []

@@ -23,6 +23,7 @@ from kubedra.apiserver.params import DeleteOptions
 from kubedra.apiserver.registry import Registry, Resource
 from kubedra.apiserver.rest import FOREGROUND, ORPHAN, Rest
 from kubedra.registry.strategies.base import sub_dict
+from kubedra.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -76,11 +77,7 @@ class GarbageCollector:
         return self.hub.subscribe("/registry/", lr.revision)
 
     async def stop(self) -> None:
-        for t in self._tasks:
-            t.cancel()
-        for t in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await t
+        await cancel_and_wait(*self._tasks, ignore=(Exception,))
 
     async def idle(self, timeout: float = 5.0) -> bool:
         """Wait until no work is queued (for tests)."""

@@ -16,6 +16,7 @@ from kubedra.apiserver.authz.rbac import RbacIndex
 from kubedra.apiserver.registry import Resource
 from kubedra.apiserver.rest import Rest
 from kubedra.storage.contract import Store
+from kubedra.tasks import cancel_and_wait
 from kubedra.validation.labelselector import selector_matches
 
 log = logging.getLogger(__name__)
@@ -54,9 +55,7 @@ class Aggregator:
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+            await cancel_and_wait(self._task)
 
     async def _run(self) -> None:
         while True:

@@ -5,7 +5,6 @@ consistent, as upstream's informer-fed authorizer graphs are."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Callable
 
@@ -13,6 +12,7 @@ from kubedra.api.base import Obj
 from kubedra.apiserver import objects
 from kubedra.apiserver.hub import Overflow, WatchHub
 from kubedra.storage.contract import Store
+from kubedra.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -47,11 +47,7 @@ class Follower:
         self.changed()
 
     async def stop(self) -> None:
-        for task in self._tasks:
-            task.cancel()
-        for task in self._tasks:
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await task
+        await cancel_and_wait(*self._tasks, ignore=(Exception,))
         self._tasks.clear()
 
     async def _load(self, prefix: str) -> int:

@@ -9,7 +9,6 @@ process. Nothing here blocks the loop on disk I/O.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import fcntl
 import os
 import sqlite3
@@ -35,6 +34,7 @@ from kubedra.storage.sqlite import reads, schema
 from kubedra.storage.sqlite.committer import Committer
 from kubedra.storage.sqlite.state import State
 from kubedra.storage.sqlite.writer import Compact, Outcome, Request, Stop, Write, Writer
+from kubedra.tasks import cancel_and_wait
 
 T = TypeVar("T")
 
@@ -317,9 +317,7 @@ class SQLiteStore(Store):
             return
         self._closed = True
         if self._compactor is not None:
-            self._compactor.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._compactor
+            await cancel_and_wait(self._compactor)
         self._broadcaster.close()
         stopped: asyncio.Future[Any] = self._loop.create_future()
         self._writer.put(Stop(stopped))
