@@ -41,7 +41,9 @@ class ConnectionLimits:
     max_headers: int = 128
 
 
-@mypyc_attr(native_class=False)  # a subclass of a library class
+# a subclass of a library class; its base named by its own module, where mypyc's
+# generated code looks it up
+@mypyc_attr(native_class=False)
 class Server(aiohttp.web_server.Server):
     """aiohttp's low-level server that counts its connections and serves each through a
     :class:`Connection`."""

@@ -24,7 +24,9 @@ from mypy_extensions import mypyc_attr
 JSON = "application/json"
 
 
-@mypyc_attr(native_class=False)  # a subclass of a library class
+# a subclass of a library class; its base imported from its own module, where mypyc's
+# generated code looks it up
+@mypyc_attr(native_class=False)
 class Reply(Response):
     """A response with all its bytes: sent by :meth:`prepare` in one write."""
 
