@@ -45,7 +45,8 @@ GROUP = "kubedra_native"
 """The shared library every compiled module's stub loads (``src/kubedra_native__mypyc*``)."""
 
 
-def _sources() -> list[str]:
+def compiled_sources() -> list[str]:
+    """The sources compiled, relative to the project (tests read them from here too)."""
     found: list[str] = []
     for entry in COMPILED:
         path = SRC / entry
@@ -76,8 +77,9 @@ def _extensions() -> list[Any]:
         return []
     from mypyc.build import mypycify
 
-    return list(mypycify(_sources(), opt_level="3", debug_level="0", multi_file=True,
+    return list(mypycify(compiled_sources(), opt_level="3", debug_level="0", multi_file=True,
                          group_name=GROUP))
 
 
-setup(ext_modules=_extensions(), cmdclass={"build_ext": _AllOrNothing})
+if __name__ == "__main__":  # as setuptools runs it; a test imports it for its lists
+    setup(ext_modules=_extensions(), cmdclass={"build_ext": _AllOrNothing})

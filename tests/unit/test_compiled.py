@@ -4,30 +4,27 @@ modules") and ``mypy --strict`` does not check."""
 from __future__ import annotations
 
 import ast
+import importlib.util
 from pathlib import Path
+from types import ModuleType
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def _setup_value(name: str) -> object:
-    """A literal assigned at the top of setup.py (which cannot be imported: it installs)."""
-    for node in ast.parse((ROOT / "setup.py").read_text()).body:
-        if isinstance(node, ast.Assign) and any(
-                isinstance(t, ast.Name) and t.id == name for t in node.targets):
-            return ast.literal_eval(node.value)
-    raise AssertionError(f"setup.py assigns no {name}")
+def _load_setup() -> ModuleType:
+    """setup.py as a module (it installs only when run as the main script)."""
+    spec = importlib.util.spec_from_file_location("kubedra_setup", ROOT / "setup.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+_SETUP = _load_setup()
 
 
 def compiled_sources() -> list[Path]:
-    entries = _setup_value("COMPILED")
-    interpreted = _setup_value("INTERPRETED")
-    assert isinstance(entries, list) and isinstance(interpreted, set)
-    found: list[Path] = []
-    for entry in entries:
-        path = ROOT / "src" / entry
-        found += [f for f in (sorted(path.rglob("*.py")) if path.is_dir() else [path])
-                  if str(f.relative_to(ROOT / "src")) not in interpreted]
-    return found
+    return [ROOT / source for source in _SETUP.compiled_sources()]
 
 
 def _rebound_exception_names(source: Path) -> list[str]:
@@ -64,8 +61,7 @@ def _cancellation_caught(source: Path) -> list[str]:
 def test_the_compiled_list_names_real_sources() -> None:
     sources = compiled_sources()
     assert len(sources) > 50 and all(s.exists() for s in sources)
-    interpreted = _setup_value("INTERPRETED")
-    assert isinstance(interpreted, set)
+    interpreted = _SETUP.INTERPRETED
     assert all((ROOT / "src" / path).exists() for path in interpreted)
 
 
