@@ -1,2 +1,2 @@
-"""Async REST client, kubeconfig loading and informers: the only way components reach the
-API server."""
+"""Async REST client, kubeconfig loading, informers and the keyed work queue: the only way
+components reach the API server."""

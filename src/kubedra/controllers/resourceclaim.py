@@ -40,8 +40,8 @@ from kubedra.client.events import EventRecorder
 from kubedra.client.informer import Informer, Informers, object_key, run_informed
 from kubedra.client.mutationcache import MutationCache
 from kubedra.client.rest import Client
-from kubedra.controllers.metrics import ControllerMetrics
-from kubedra.controllers.workqueue import WorkQueue
+from kubedra.client.workqueue import WorkQueue
+from kubedra.controllers.metrics import ControllerMetrics, controller_metrics
 
 log = logging.getLogger(__name__)
 
@@ -70,7 +70,7 @@ class ResourceClaimController:
         self.claims = shared.get(ResourceClaim)
         self.templates = shared.get(ResourceClaimTemplate)
         self.informers: tuple[Informer[Any], ...] = (self.pods, self.claims, self.templates)
-        self.queue = WorkQueue("resource_claim", metrics=metrics)
+        self.queue = WorkQueue("resource_claim", metrics=(metrics or controller_metrics()).queue)
         self.events = EventRecorder(client, "resource_claim")
         self._deleted_pods: OrderedDict[str, None] = OrderedDict()
         self._created: dict[tuple[str, str], str] = {}

@@ -26,7 +26,7 @@ from kubedra.api.resource import NamedResourcesResources, ResourceSlice, node_sl
 from kubedra.client.errors import ApiError, is_not_found
 from kubedra.client.informer import Informer
 from kubedra.client.rest import Client
-from kubedra.controllers.workqueue import WorkQueue
+from kubedra.client.workqueue import WorkQueue
 from kubedra.validation.equality import semantic_equal
 
 log = logging.getLogger(__name__)

@@ -28,11 +28,11 @@ from kubedra.client.events import EventRecorder
 from kubedra.client.informer import Informer, object_key, run_informed
 from kubedra.client.mutationcache import MutationCache
 from kubedra.client.rest import Client
+from kubedra.client.workqueue import WorkQueue
 from kubedra.controllers.job import pods as podutil
 from kubedra.controllers.job.podcontrol import PodControl
 from kubedra.controllers.job.sync import JobSync, SyncSettings
 from kubedra.controllers.metrics import ControllerMetrics, controller_metrics
-from kubedra.controllers.workqueue import WorkQueue
 
 log = logging.getLogger(__name__)
 
@@ -76,9 +76,9 @@ class JobController:
         self.pods = pods if pods is not None else Informer(client, Pod)
         cfg = self.config
         self.queue = WorkQueue("job", base_delay=cfg.api_backoff_base,
-                               max_delay=cfg.api_backoff_max, metrics=self.metrics)
+                               max_delay=cfg.api_backoff_max, metrics=self.metrics.queue)
         self.orphan_queue = WorkQueue("job_orphan_pod", base_delay=cfg.api_backoff_base,
-                                      max_delay=cfg.api_backoff_max, metrics=self.metrics)
+                                      max_delay=cfg.api_backoff_max, metrics=self.metrics.queue)
         self.events = EventRecorder(client, "job-controller")
         self._event_tasks: set[asyncio.Task[None]] = set()
         self._pods_by_job: dict[str, dict[str, Pod]] = {}  # controller uid -> key -> pod

@@ -14,9 +14,9 @@ from kubedra.api.batch import Job
 from kubedra.client.errors import ApiError, is_not_found
 from kubedra.client.informer import Informer, object_key
 from kubedra.client.rest import Client
+from kubedra.client.workqueue import WorkQueue
 from kubedra.controllers.job.pods import parse_time
-from kubedra.controllers.metrics import ControllerMetrics
-from kubedra.controllers.workqueue import WorkQueue
+from kubedra.controllers.metrics import ControllerMetrics, controller_metrics
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +50,7 @@ class TTLAfterFinishedController:
         self.workers = workers
         self.now = now
         self.queue = WorkQueue("ttl_jobs_to_delete", base_delay=0.005, max_delay=1000.0,
-                               metrics=metrics)
+                               metrics=(metrics or controller_metrics()).queue)
         jobs.add_handler(on_add=self._changed, on_update=lambda _old, new: self._changed(new))
 
     def _changed(self, job: Job) -> None:

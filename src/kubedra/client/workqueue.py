@@ -5,19 +5,19 @@ client-go's work-queue metrics under its ``name``, and each sync's duration."""
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import time
 from collections.abc import Awaitable, Callable
 
-from kubedra.controllers.metrics import ControllerMetrics, controller_metrics
+from kubedra.client.metrics import QueueMetrics, queue_metrics
+from kubedra.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
 
 class WorkQueue:
     def __init__(self, name: str, *, base_delay: float = 0.005, max_delay: float = 30.0,
-                 metrics: ControllerMetrics | None = None) -> None:
+                 metrics: QueueMetrics | None = None) -> None:
         self.name = name
         self._queue: asyncio.Queue[str] = asyncio.Queue()
         self._queued: dict[str, float] = {}  # key -> when it was added
@@ -26,7 +26,7 @@ class WorkQueue:
         self._failures: dict[str, int] = {}
         self._base_delay = base_delay
         self._max_delay = max_delay
-        m = metrics or controller_metrics()
+        m = metrics or queue_metrics()
         self._depth = m.depth.labels(name)
         self._adds = m.adds.labels(name)
         self._retries = m.retries.labels(name)
@@ -113,8 +113,4 @@ class WorkQueue:
         try:
             await asyncio.gather(*tasks)
         finally:
-            for t in tasks:
-                t.cancel()
-            for t in tasks:
-                with contextlib.suppress(asyncio.CancelledError):
-                    await t
+            await cancel_and_wait(*tasks)
