@@ -539,24 +539,12 @@ class Rest:
         return Result(dict(errors.success_status(), code=201), 201)
 
 
-def reset_fields(res: Resource, subresource: str, *objs: Obj | None) -> set[tuple[str, ...]]:
-    """Fields a write through this endpoint may not own (upstream ``GetResetFields``), as
-    field-set paths (``("f:spec",)``)."""
-    if subresource == "status":
-        keys = {k for o in objs if o for k in o}
-        return {("f:" + k,) for k in keys
-                if k not in ("metadata", "status", "apiVersion", "kind")}
-    if res.strategy.has_status_subresource:
-        return {("f:status",)}
-    return set()
-
-
 def managed_fields(res: Resource, old: Obj | None, new: Obj, manager: str,
                    subresource: str) -> Obj:
     """Record ``manager``'s Update ownership in metadata.managedFields."""
     return patch.update_managed_fields(
         old, new, manager, subresource=subresource,
-        reset_fields=reset_fields(res, subresource, old, new),
+        reset_fields=res.strategy.reset_fields(subresource, old, new),
     )
 
 

@@ -31,6 +31,17 @@ def test_every_kind_has_a_strategy() -> None:
         "ResourceClaim", "PodSchedulingContext"}
 
 
+def test_reset_fields_are_what_the_endpoint_resets() -> None:
+    """upstream ``GetResetFields``: a main-resource write may not own a claim's status, a
+    status write nothing but status (and metadata); a kind without status owns it all."""
+    obj = claim(driverName="d")
+    assert S["ResourceClaim"].reset_fields("", obj, obj) == {("f:status",)}
+    assert S["ResourceClaim"].reset_fields("status", None, obj) == {("f:spec",)}
+    assert S["ResourceClaim"].reset_fields("status", {"extra": 1}, obj) == {("f:spec",),
+                                                                            ("f:extra",)}
+    assert S["ResourceClass"].reset_fields("", None, {"driverName": "d"}) == set()
+
+
 def test_claim_create_defaults_and_drops_status() -> None:
     s = S["ResourceClaim"]
     obj = claim(driverName="d")

@@ -11,7 +11,6 @@ from kubedra.api import codec
 from kubedra.api.base import Obj
 from kubedra.apiserver import errors, objects, patch
 from kubedra.apiserver.registry import Resource
-from kubedra.apiserver.rest import reset_fields
 from kubedra.validation import field
 
 JSON_PATCH = "application/json-patch+json"
@@ -97,7 +96,7 @@ def apply(
         out = patch.server_side_apply(
             live, doc, manager=manager, force=force, subresource=subresource,
             schema=patch.schema_for(res.kind.group, res.kind.kind),
-            reset_fields=reset_fields(res, subresource, live, doc),
+            reset_fields=res.strategy.reset_fields(subresource, live, doc),
         )
     if not isinstance(out, dict):
         raise errors.bad_request("the patched object must be a JSON object")

@@ -9,9 +9,9 @@ the request, encoded once for the store), see :mod:`kubedra.registry.pipeline`::
     status: prepare_for_status_update(new, old) → validate_status_update(new, old)
 
 Hooks mutate the object in place and return field errors that become one 422. The read and
-delete hooks (field selectors, grace periods, finalization) see stored objects as JSON dicts,
-the form the server reads them in. Subclass and override what a kind needs; the defaults are
-upstream's generic behaviour.
+delete hooks (field selectors, grace periods, finalization) and the fields a write may not own
+(server-side apply) see objects as JSON dicts, the form the server reads them in. Subclass
+and override what a kind needs; the defaults are upstream's generic behaviour.
 """
 
 from __future__ import annotations
@@ -34,6 +34,8 @@ _STATUS_RESET_META = (
     "owner_references",
 )
 _HEAD = ("api_version", "kind", "metadata", "status")
+# What a status write may own besides status, by JSON name.
+_STATUS_OWNED = ("apiVersion", "kind", "metadata", "status")
 
 
 def sub_dict(obj: Obj, key: str) -> Obj:
@@ -125,6 +127,19 @@ class Strategy(Generic[T]):
 
     def validate_status_update(self, new: T, old: T) -> list[FieldError]:
         return []
+
+    # --- field ownership (JSON) -------------------------------------------------------------
+
+    def reset_fields(self, subresource: str, *objs: Obj | None) -> set[tuple[str, ...]]:
+        """Fields a write through this endpoint may not own, since its prepare hooks reset
+        them (upstream ``GetResetFields``), as field-set paths (``("f:spec",)``) of the
+        objects' top-level fields: ``status`` for the main resource of a kind with a status
+        subresource, everything but metadata and status for the status subresource."""
+        if subresource == "status":
+            return {("f:" + k,) for o in objs if o for k in o if k not in _STATUS_OWNED}
+        if self.has_status_subresource:
+            return {("f:status",)}
+        return set()
 
     # --- reads and deletes (stored JSON) ----------------------------------------------------
 
