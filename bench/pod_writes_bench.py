@@ -42,8 +42,8 @@ from bench.scheduler_perf import (
     create_resource_class,
     pod_body,
 )
-from kubedra.allocation.podclaims import POD_CLAIM_NAME_ANNOTATION
 from kubedra.api.resource import FINALIZER
+from kubedra.api.resourceclaim import POD_CLAIM_NAME_ANNOTATION
 from kubedra.client import kubeconfig as kubeconfig_file
 from kubedra.client.rest import Client
 

@@ -13,9 +13,9 @@ Pure and synchronous (no I/O). Modules, one job each:
   ``reserve``, ``commit``/``release``; all the pod's claims are matched together, and only it
   moves claims through in flight and assumed. :mod:`.verdicts` shares its per-node verdicts
   between pods that ask for the same thing.
-* :mod:`.podclaims` — a pod's claims: names, ownership, reservations, claims from templates,
-  the per-pod checks (``prepare``) and per-node reason shared by the scheduler, the simulator,
-  the ResourceClaim controller and the node agent.
+* :mod:`.podclaims` — a pod's claims as the scheduler checks them: the per-pod checks
+  (``prepare``) and per-node reason shared by the scheduler and the simulator (names,
+  ownership, reservations and claims from templates are :mod:`kubedra.api.resourceclaim`).
 * :mod:`.matching` (first-fit, then complete matching), :mod:`.pool`, :mod:`.selectors`
   (compiled selectors; the compiler is given), :mod:`.instance` (the bottom: one instance and
   its verdict cache), :mod:`.celadapter` (CEL as the compiler), :mod:`.result` (the

@@ -24,12 +24,9 @@ from kubedra.allocation.parameters import ParameterStore
 from kubedra.allocation.podclaims import (
     PodPlan,
     Unschedulable,
-    claim_from_template,
-    consumer_ref,
     node_reason,
     pod_claims,
     prepare,
-    template_not_found,
 )
 from kubedra.allocation.selectors import Selectors
 from kubedra.api.core import (
@@ -50,6 +47,7 @@ from kubedra.api.resource import (
     ResourceClassParameters,
     ResourceSlice,
 )
+from kubedra.api.resourceclaim import claim_from_template, consumer_ref, template_not_found
 
 NOT_MODELLED = ("CPU, memory and pod-count requests", "taints and tolerations",
                 "preferred node affinity", "inter-pod affinity and topology spread",

@@ -17,7 +17,14 @@ from typing import Any
 
 import msgspec
 
-from kubedra.allocation.podclaims import (
+from kubedra.api import resource
+from kubedra.api.core import Pod, PodResourceClaim
+from kubedra.api.resource import (
+    ResourceClaim,
+    ResourceClaimConsumerReference,
+    ResourceClaimTemplate,
+)
+from kubedra.api.resourceclaim import (
     POD_CLAIM_NAME_ANNOTATION,
     can_be_reserved,
     claim_from_template,
@@ -27,13 +34,6 @@ from kubedra.allocation.podclaims import (
     is_reserved_for_pod,
     owning_pod,
     template_not_found,
-)
-from kubedra.api import resource
-from kubedra.api.core import Pod, PodResourceClaim
-from kubedra.api.resource import (
-    ResourceClaim,
-    ResourceClaimConsumerReference,
-    ResourceClaimTemplate,
 )
 from kubedra.client.errors import ApiError, is_not_found
 from kubedra.client.events import EventRecorder

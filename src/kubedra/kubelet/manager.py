@@ -17,8 +17,7 @@ from typing import Any, Protocol
 
 import msgspec
 
-from kubedra.allocation import podclaims
-from kubedra.api import codec
+from kubedra.api import codec, resourceclaim
 from kubedra.api.core import Pod
 from kubedra.api.meta import ObjectMeta
 from kubedra.api.resource import ResourceClaim, ResourceHandle
@@ -153,13 +152,13 @@ class ClaimManager:
         ns = pod.metadata.namespace or ""
         out: list[ResourceClaim] = []
         for pc in pod.spec.resource_claims or ():
-            name, must_own = podclaims.claim_name(pod, pc)
+            name, must_own = resourceclaim.claim_name(pod, pc)
             if name is None:
                 continue
             claim = await self.client.get(ResourceClaim, name, ns)
-            if must_own and not podclaims.is_for_pod(pod, claim):
-                raise PrepareError(podclaims.not_for_pod(pod, claim))
-            if not podclaims.is_reserved_for_pod(pod, claim):
+            if must_own and not resourceclaim.is_for_pod(pod, claim):
+                raise PrepareError(resourceclaim.not_for_pod(pod, claim))
+            if not resourceclaim.is_reserved_for_pod(pod, claim):
                 raise PrepareError(f"pod {pod.metadata.name}({pod.metadata.uid}) is not allowed "
                                    f"to use resource claim {name}({claim.metadata.uid})")
             if _used_by_containers(pod, pc.name):
@@ -170,7 +169,7 @@ class ClaimManager:
         """``PrepareResources``: errors leave the pod waiting; the caller retries."""
         try:
             claims = await self._claims_of(pod)
-        except podclaims.Unschedulable as e:
+        except resourceclaim.ClaimNameError as e:
             raise PrepareError(str(e)) from e
         if not claims:
             return  # nothing to remember: no checkpoint write (an fsync) per plain pod

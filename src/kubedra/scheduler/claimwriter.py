@@ -11,9 +11,10 @@ from typing import TypeVar
 import msgspec
 
 from kubedra.allocation.engine import ClaimAllocation
-from kubedra.allocation.podclaims import IN_USE, can_be_reserved, consumer_ref, is_reserved_for_pod
+from kubedra.allocation.podclaims import IN_USE
 from kubedra.api.core import Pod
 from kubedra.api.resource import FINALIZER, ResourceClaim
+from kubedra.api.resourceclaim import can_be_reserved, consumer_ref, is_reserved_for_pod
 from kubedra.client.errors import ApiError, is_conflict
 from kubedra.client.informer import object_key
 from kubedra.client.rest import Client

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubedra.allocation.podclaims import claim_names
 from kubedra.api.core import Pod
 from kubedra.api.resource import (
     ResourceClaim,
@@ -13,6 +12,7 @@ from kubedra.api.resource import (
     ResourceClassParameters,
     ResourceSlice,
 )
+from kubedra.api.resourceclaim import claim_names
 from kubedra.client.events import EventRecorder
 from kubedra.client.informer import Informers
 from kubedra.client.rest import Client

@@ -1,5 +1,6 @@
-"""A pod's claims: naming, ownership, reservations, the per-pod checks and the node reason,
-and that the scheduler plugin and the simulator answer alike because both use them."""
+"""A pod's claims as the scheduler checks them: resolving the entries, the per-pod checks and
+the node reason, and that the scheduler plugin and the simulator answer alike because both
+use them."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from kubedra.allocation.parameters import ParameterStore
 from kubedra.allocation.simulate import Simulator, Snapshot
 from kubedra.api.codec import decode, decode_object
 from kubedra.api.core import Node, Pod
-from kubedra.api.resource import ResourceClaim, ResourceClaimTemplate, ResourceClass
+from kubedra.api.resource import ResourceClaim, ResourceClass
 from kubedra.scheduler.framework import CycleState, NodeInfo, Resources
 from kubedra.scheduler.plugins.dynamicresources import DRAState, DynamicResources, feed
 from tests.unit.allocation.helpers import selectors
@@ -43,22 +44,15 @@ def owned_claim(name: str, owner_uid: str) -> ResourceClaim:
     return decode(raw, ResourceClaim)
 
 
-def test_claim_name_direct_template_and_errors() -> None:
-    pod = make_pod(direct("a"), templated("b"), templated("c"),
-                   statuses=[{"name": "b", "resourceClaimName": "p-b-x1"}, {"name": "c"}])
-    entries = pod.spec.resource_claims or []
-    assert podclaims.claim_name(pod, entries[0]) == ("a", False)
-    assert podclaims.claim_name(pod, entries[1]) == ("p-b-x1", True)
-    assert podclaims.claim_name(pod, entries[2]) == (None, True)  # recorded as not needed
-    with pytest.raises(podclaims.Unschedulable, match='pod "default/p": ResourceClaim not '
-                                                      "created yet"):
-        podclaims.claim_name(make_pod(templated("b")), entries[1])
-    empty = make_pod({"name": "e", "source": {}})
+def test_pod_claims_unnamed_entries_are_unschedulable() -> None:
+    pod = make_pod(templated("b"))  # the controller has not made its claim yet
     with pytest.raises(podclaims.Unschedulable) as err:
-        podclaims.claim_name(empty, (empty.spec.resource_claims or [])[0])
-    assert err.value.message == ('pod "default/p", spec.resourceClaim "e": none of the '
-                                 "supported fields are set")
+        podclaims.pod_claims(pod, lambda ns, n: None)
+    assert err.value.message == 'pod "default/p": ResourceClaim not created yet'
     assert err.value.unresolvable
+    empty = make_pod({"name": "e", "source": {}})
+    with pytest.raises(podclaims.Unschedulable, match="none of the supported fields are set"):
+        podclaims.pod_claims(empty, lambda ns, n: None)
 
 
 def test_pod_claims_checks_owner_deletion_and_existence() -> None:
@@ -67,7 +61,6 @@ def test_pod_claims_checks_owner_deletion_and_existence() -> None:
         {"name": "b"}, {"name": "c", "resourceClaimName": ""}])
     assert podclaims.pod_claims(not_needed, lambda ns, n: None) == []
     mine, theirs = owned_claim("gen", "uid-p"), owned_claim("gen", "uid-other")
-    assert podclaims.is_for_pod(pod, mine) and not podclaims.is_for_pod(pod, theirs)
     assert podclaims.pod_claims(pod, lambda ns, n: mine) == [mine]
     with pytest.raises(podclaims.Unschedulable, match=r"ResourceClaim default/gen was not "
                        r"created for pod default/p \(pod is not owner\)"):
@@ -78,36 +71,6 @@ def test_pod_claims_checks_owner_deletion_and_existence() -> None:
     mine.metadata.deletion_timestamp = "2024-01-01T00:00:00Z"
     with pytest.raises(podclaims.Unschedulable, match='resourceclaim "gen" is being deleted'):
         podclaims.pod_claims(pod, lambda ns, n: mine)
-
-
-def test_reservations_and_consumer() -> None:
-    pod = make_pod(direct("a"))
-    free = decode(claim("a", allocated("n1", "i0")), ResourceClaim)
-    used = decode(claim("a", allocated("n1", "i0", reserved=["q"])), ResourceClaim)
-    shared = decode(claim("a", allocated("n1", "i0", shareable=True, reserved=["q"])),
-                    ResourceClaim)
-    assert podclaims.can_be_reserved(free) and podclaims.can_be_reserved(shared)
-    assert not podclaims.can_be_reserved(used)
-    assert not podclaims.can_be_reserved(decode(claim("a"), ResourceClaim))  # unallocated
-    assert not podclaims.is_reserved_for_pod(pod, used)
-    ref = podclaims.consumer_ref(pod)
-    assert (ref.resource, ref.name, ref.uid, ref.api_group) == ("pods", "p", "uid-p", "")
-
-
-def test_claim_from_template_owned_annotated_and_named() -> None:
-    pod = make_pod(templated("gpu"))
-    template = decode({"metadata": {"name": "t", "namespace": "default"},
-                       "spec": {"metadata": {"labels": {"a": "b"},
-                                             "annotations": {"x": "y"}},
-                                "spec": {"resourceClassName": "c"}}}, ResourceClaimTemplate)
-    made = podclaims.claim_from_template(pod, "gpu", template)
-    assert made.metadata.generate_name == "p-gpu-" and made.metadata.name is None
-    assert made.metadata.annotations == {"x": "y", podclaims.POD_CLAIM_NAME_ANNOTATION: "gpu"}
-    assert made.metadata.labels == {"a": "b"}
-    assert podclaims.is_for_pod(pod, made)
-    assert made.spec.resource_class_name == "c"
-    named = podclaims.claim_from_template(pod, "gpu", template, name="fixed")
-    assert (named.metadata.name, named.metadata.generate_name) == ("fixed", None)
 
 
 def _prepare(pod: Pod, claims: list[ResourceClaim],

@@ -2,9 +2,10 @@
 the fixes listed in docs/deviations.md).
 
 All allocation decisions come from :mod:`kubedra.allocation`: the claim checks of PreEnqueue,
-PreFilter and Filter are :mod:`~kubedra.allocation.podclaims` (shared with the simulator and
-the controllers), and the pod's unallocated structured claims are allocated jointly on one node
-against the incremental free-instance index.
+PreFilter and Filter are :mod:`~kubedra.allocation.podclaims` (shared with the simulator; how
+a pod names and uses its claims is :mod:`kubedra.api.resourceclaim`), and the pod's
+unallocated structured claims are allocated jointly on one node against the incremental
+free-instance index.
 Cluster state (:class:`DRAState`) is fed from informers by the scheduler and is plain data, so
 tests drive the plugin phase by phase without a server. Writes go through a
 :class:`ClaimWriter`.
@@ -32,11 +33,9 @@ from kubedra.allocation.podclaims import (
     NOT_AVAILABLE,
     PodPlan,
     Unschedulable,
-    is_reserved_for_pod,
     node_reason,
     pod_claims,
     prepare,
-    structured_allocation,
 )
 from kubedra.allocation.selectors import Selectors
 from kubedra.allocation.verdicts import NodeVerdicts
@@ -49,6 +48,7 @@ from kubedra.api.resource import (
     ResourceClassParameters,
     ResourceSlice,
 )
+from kubedra.api.resourceclaim import is_reserved_for_pod, structured_allocation
 from kubedra.scheduler.framework import (
     SKIP,
     SUCCESS,
