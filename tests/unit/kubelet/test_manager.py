@@ -148,3 +148,16 @@ async def test_pod_without_claims_writes_no_checkpoint(tmp_path: Path) -> None:
     assert len(stores) == before and driver.calls == []
     await m.prepare(pod("p2", "c"))  # a pod with a claim still does
     assert len(stores) > before
+
+
+async def test_a_claim_not_created_yet_leaves_the_pod_waiting(tmp_path: Path) -> None:
+    driver = FakeDriver()
+    m = manager(tmp_path, driver, claim("c", ["p1"]))
+    templated = codec.decode(json.dumps({
+        "metadata": {"name": "p1", "namespace": "ns", "uid": "p1"},
+        "spec": {"containers": [{"name": "c"}], "resourceClaims": [
+            {"name": "gpu", "source": {"resourceClaimTemplateName": "t"}}]},
+    }).encode(), Pod)
+    with pytest.raises(PrepareError, match=r'^pod "ns/p1": ResourceClaim not created yet$'):
+        await m.prepare(templated)
+    assert driver.calls == []
