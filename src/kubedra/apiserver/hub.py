@@ -9,7 +9,6 @@ falls back to the store's own history (which answers 410 once compacted).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections import deque
 from collections.abc import AsyncIterator, Callable
@@ -17,6 +16,7 @@ from collections.abc import AsyncIterator, Callable
 from kubedra.api.base import Obj
 from kubedra.apiserver import malloc, objects
 from kubedra.storage.contract import CompactedError, EventType, KeyValue, Store, WatchEvent
+from kubedra.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -295,9 +295,7 @@ class WatchHub:
     async def stop(self) -> None:
         self.stopped = True
         if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError, Exception):
-                await self._task
+            await cancel_and_wait(self._task, ignore=(Exception,))
         for sub in list(self.subs):
             sub.end()
             self.unsubscribe(sub)

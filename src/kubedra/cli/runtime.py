@@ -19,6 +19,8 @@ from collections.abc import Awaitable, Callable, Mapping
 
 import uvloop
 
+from kubedra.tasks import cancel_and_wait
+
 STOP_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
 _PR_SET_PDEATHSIG = 1
 log = logging.getLogger(__name__)
@@ -197,8 +199,4 @@ async def until_stopped(stop: asyncio.Event, *work: Awaitable[None]) -> None:
             if t is not stopper:
                 t.result()
     finally:
-        for t in [*tasks, stopper]:
-            t.cancel()
-        for t in [*tasks, stopper]:
-            with contextlib.suppress(asyncio.CancelledError):
-                await t
+        await cancel_and_wait(*tasks, stopper)

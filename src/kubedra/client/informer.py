@@ -15,7 +15,6 @@ its supervisor restarts it instead of it staying up with a dead cache.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 import random
 from collections.abc import Awaitable, Callable, Collection, Sequence
@@ -24,6 +23,7 @@ from typing import Any, Generic, TypeVar
 from kubedra.api.meta import TypedObject
 from kubedra.client.errors import ApiError, is_gone
 from kubedra.client.rest import Client
+from kubedra.tasks import cancel_and_wait
 
 T = TypeVar("T", bound=TypedObject)
 log = logging.getLogger(__name__)
@@ -105,10 +105,8 @@ class Informer(Generic[T]):
 
     async def stop(self) -> None:
         if self._task is not None:
-            self._task.cancel()
             # a failure was reported where the task was awaited (see run_informed)
-            with contextlib.suppress(asyncio.CancelledError, InformerFailed):
-                await self._task
+            await cancel_and_wait(self._task, ignore=(InformerFailed,))
             self._task = None
 
     async def run(self) -> None:
@@ -224,9 +222,7 @@ async def run_informed(informers: Sequence[Informer[Any]],
             task.result()
     finally:
         if not main.done():
-            main.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await main
+            await cancel_and_wait(main)
 
 
 def _safely(handler: Callable[..., None], *args: object) -> None:

@@ -32,6 +32,7 @@ from kubedra.proto.generated import dra_v1alpha3_pb2 as dra_pb2
 from kubedra.proto.generated import dra_v1alpha3_pb2_grpc as dra_grpc
 from kubedra.proto.generated import pluginregistration_v1_pb2 as reg_pb2
 from kubedra.proto.generated import pluginregistration_v1_pb2_grpc as reg_grpc
+from kubedra.tasks import cancel_and_wait
 
 # Timeouts of the v1.30 kubelet (operation_generator.go, plugin/client.go).
 GET_INFO_TIMEOUT = 1.0
@@ -124,8 +125,7 @@ class FakeKubelet:
 
     async def close(self) -> None:
         if self._reader is not None:
-            self._reader.cancel()
-            await asyncio.gather(self._reader, return_exceptions=True)
+            await cancel_and_wait(self._reader, ignore=(Exception,))
         for channel in (self._dra_channel, self._reg_channel):
             if channel is not None:
                 await channel.close()

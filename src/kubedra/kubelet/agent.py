@@ -9,7 +9,6 @@ the pod list is known, so a claim released while the agent was down is not forgo
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Coroutine
 from pathlib import Path
@@ -28,6 +27,7 @@ from kubedra.kubelet.pluginmanager import PluginManager
 from kubedra.kubelet.plugins import Plugin, PluginStore
 from kubedra.kubelet.podworker import PodWorker
 from kubedra.kubelet.registration import DraClient, register_socket
+from kubedra.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -192,11 +192,8 @@ class NodeAgent:
         finally:
             if not self._owns_pods:
                 tasks.pop()  # the owner of a shared informer stops it
-            for t in [*tasks, *(task for _, task in self._workers.values()), *self._cleanups]:
-                t.cancel()
-            for t in [*tasks, *(task for _, task in self._workers.values()), *self._cleanups]:
-                with contextlib.suppress(asyncio.CancelledError, Exception):
-                    await t
+            await cancel_and_wait(*tasks, *(task for _, task in self._workers.values()),
+                                  *self._cleanups, ignore=(Exception,))
             for name in self.store.names():
                 client = self.store.get(name).connection
                 if isinstance(client, DraClient):

@@ -7,13 +7,13 @@ driver; a socket re-created in place (a new driver process) deregisters, then re
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import logging
 from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 from kubedra.kubelet.plugins import Plugin, PluginStore
 from kubedra.kubelet.watcher import PluginWatcher
+from kubedra.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -39,11 +39,7 @@ class PluginManager:
                     self._tasks[path] = asyncio.create_task(self._register(path),
                                                             name=f"register {path}")
         finally:
-            for task in self._tasks.values():
-                task.cancel()
-            for task in self._tasks.values():
-                with contextlib.suppress(asyncio.CancelledError):
-                    await task
+            await cancel_and_wait(*self._tasks.values())
 
     def _forget(self, path: str) -> None:
         """Stop a pending registration of ``path`` and deregister what it registered."""

@@ -47,6 +47,7 @@ from kubedra.storage.contract import (
 )
 from kubedra.storage.etcd.client import RETRYABLE, Connection, EtcdConfig
 from kubedra.storage.keys import prefix_end
+from kubedra.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
 
@@ -393,9 +394,7 @@ class EtcdStore(Store):
             return
         self._closed = True
         if self._compactor is not None:
-            self._compactor.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._compactor
+            await cancel_and_wait(self._compactor)
         for call in list(self._calls):
             call.cancel()
         await asyncio.sleep(0)  # let cancelled watches finish before the channels go
