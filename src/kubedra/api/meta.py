@@ -66,6 +66,8 @@ class ObjectMeta(Model):
     annotations: dict[str, str] | None = None
     owner_references: list[OwnerReference] | None = None
     finalizers: list[str] | None = None
+    # Last, as upstream's: the API server appends its JSON record of ownership to an encoded
+    # object in this place (apiserver/objects.py put_managed_fields).
     managed_fields: list[ManagedFieldsEntry] | None = None
 
 

@@ -15,7 +15,7 @@ from typing import Any, Final, TypeVar
 from kubedra.api import codec
 from kubedra.api.base import Obj
 from kubedra.api.meta import TypedObject
-from kubedra.apiserver import errors
+from kubedra.apiserver import errors, objects
 from kubedra.apiserver.registry import Resource
 from kubedra.registry import pipeline
 from kubedra.registry.pipeline import Decoded
@@ -128,8 +128,8 @@ async def before_update(res: Resource, new: Obj, old: Obj, *, status: bool = Fal
     step = pipeline.before_status_update if status else pipeline.before_update
     await _admit(res, lambda: step(res.strategy, res.kind, typed_new, typed_old))
     out: Obj = codec.to_builtins(typed_new)
-    if managed is not None:  # the last field of ObjectMeta: the encoded order is unchanged
-        out["metadata"]["managedFields"] = managed
+    if managed is not None:
+        objects.put_managed_fields(out, managed)
     return out
 
 

@@ -40,6 +40,15 @@ def meta(obj: Obj) -> Obj:
     return m
 
 
+def put_managed_fields(obj: Obj, entries: Any) -> None:
+    """Put the server's managedFields record (kept as JSON, off the typed path) into ``obj``,
+    the encoding of a typed object without them. Appended last, where the typed encoding
+    puts them: ``managed_fields`` is the last field of ObjectMeta (``api/meta.py``), as
+    upstream's ``ManagedFields``, so the stored bytes keep upstream's key order either way
+    (``tests/unit/apiserver/test_objects.py`` fails if ObjectMeta's order changes)."""
+    obj["metadata"]["managedFields"] = entries
+
+
 def to_storage(obj: Obj) -> bytes:
     """Encode for the store: resourceVersion is never persisted."""
     m = obj.get("metadata")

@@ -217,8 +217,8 @@ class Rest:
             name = attempt.metadata.name or ""
             key = res.key(namespace, name)
             created = codec.to_builtins(attempt)
-            if entries is not None:  # the last field of ObjectMeta, as the typed encoding
-                created["metadata"]["managedFields"] = entries
+            if entries is not None:
+                objects.put_managed_fields(created, entries)
             if dry_run:
                 if await self.store.get(key) is not None:
                     raise errors.already_exists(res.kind.plural, res.kind.group, name)

@@ -9,6 +9,9 @@ import msgspec
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kubedra.api import codec
+from kubedra.api.meta import ObjectMeta
+from kubedra.api.resource import ResourceClaim
 from kubedra.apiserver import objects
 from kubedra.storage.contract import KeyValue
 
@@ -60,3 +63,29 @@ def test_bytes_it_cannot_read_safely_are_left_to_the_encoder() -> None:
     with_version = b'{"kind":"Event","metadata":{},"involvedObject":{"resourceVersion":"4"}}'
     assert objects.with_revision(with_version, 1) is None
     assert objects.with_revision(b'{"kind":"X"}', 1) is None
+
+
+def test_managed_fields_are_put_where_the_typed_encoding_puts_them() -> None:
+    """The server encodes an object without its managedFields and appends them after
+    (rest.create, admission.before_update): that is the typed encoding's place only while
+    ``managed_fields`` stays ObjectMeta's last field."""
+    assert ObjectMeta.__struct_fields__[-1] == "managed_fields"
+    every_field = {"name": "c", "generateName": "c-", "namespace": "ns", "selfLink": "/x",
+                   "uid": "u", "resourceVersion": "1", "generation": 1,
+                   "creationTimestamp": "2024-01-01T00:00:00Z",
+                   "deletionTimestamp": "2024-01-01T00:00:00Z",
+                   "deletionGracePeriodSeconds": 0, "labels": {"a": "b"},
+                   "annotations": {"a": "b"}, "ownerReferences": [
+                       {"apiVersion": "v1", "kind": "Pod", "name": "p", "uid": "u"}],
+                   "finalizers": ["f"], "managedFields": [
+                       {"manager": "m", "operation": "Update", "apiVersion": "v1",
+                        "fieldsType": "FieldsV1", "fieldsV1": {"f:spec": {}}}]}
+    assert len(every_field) == len(ObjectMeta.__struct_fields__)
+    typed = codec.decode({"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaim",
+                          "metadata": every_field, "spec": {"resourceClassName": "gpu"}},
+                         ResourceClaim)
+    whole = codec.to_builtins(typed)
+    typed.metadata.managed_fields = None
+    split = codec.to_builtins(typed)
+    objects.put_managed_fields(split, whole["metadata"]["managedFields"])
+    assert objects.encode(split) == objects.encode(whole)
