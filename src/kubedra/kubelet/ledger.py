@@ -113,8 +113,8 @@ class Ledger(Generic[E]):
 
     @contextlib.asynccontextmanager
     async def _locked(self, uids: Iterable[str]) -> AsyncIterator[None]:
-        """Hold these claims' locks, taken in uid order so that two operations never wait
-        for each other's."""
+        """Hold these claims' locks, taken in uid order so that two operations never
+        deadlock."""
         async with contextlib.AsyncExitStack() as held:
             for uid in sorted(set(uids)):
                 lock = self._locks.get(uid)
@@ -179,8 +179,8 @@ class Ledger(Generic[E]):
         return list(out.values())
 
     async def _call(self, batches: list[_Batch], entries: list[E], *, prepare: bool) -> None:
-        """Call every driver at once; the first failure (in driver order) is raised once all
-        have answered."""
+        """Call every driver at once; the first batch's failure is raised once all have
+        answered."""
         fmt = self.format
         by_uid = {fmt.uid(e): e for e in entries}
         waiting = {uid: set(fmt.requests(e)) for uid, e in by_uid.items()}

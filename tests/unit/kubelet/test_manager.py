@@ -1,7 +1,8 @@
 """The claim manager with a scripted driver and claims served as the API server would: one
-prepare per claim uid however many pods share it, upstream's checks and error texts, the
-checkpoint written after each batch, restore without preparing again, unprepare when the last
-pod goes."""
+prepare per claim uid however many pods share it, upstream's checks and error texts, the claim
+checkpointed before the call and after each batch, restore without preparing again (unless a
+crash cut the prepare short), unprepare when the last pod goes, and one lock per claim: a
+driver that hangs holds no other claim."""
 
 from __future__ import annotations
 
