@@ -281,3 +281,14 @@ async def test_multi_driver_claim_forgotten_only_when_every_driver_unprepared(
     await m.unprepare("p1")
     assert m.pod_uids() == set()
     assert one.calls[-2:] == [("unprepare", ["uid-c"])] * 2
+
+
+async def test_vendor_parameters_checkpointed_in_go_compact_form(tmp_path: Path) -> None:
+    """As the Go kubelet writes them (spec 3.4): its reader hashes the bytes it finds."""
+    c = json.loads(codec.encode(claim("c", ["p1"])))
+    c["status"]["allocation"]["resourceHandles"][0]["structuredData"][
+        "vendorClassParameters"] = {"kind": "A<B", "n": [1, 2]}
+    spaced = codec.decode(json.dumps(c, indent=1).encode(), ResourceClaim)
+    await manager(tmp_path, FakeDriver(), spaced).prepare(pod("p1", "c"))
+    text = (tmp_path / "dra_manager_state").read_bytes()
+    assert b'"vendorClassParameters":{"kind":"A\\u003cB","n":[1,2]}' in text
