@@ -9,7 +9,7 @@ from typing import Any
 
 from kubedra.api import codec
 from kubedra.api.resource import ResourceClaim
-from kubedra.kubelet.manager import batches, claim_info
+from kubedra.kubelet.manager import claim_info, requests
 from tests.vectors import load, vector_cases
 
 FILE = "kubelet-manager-prepare.json"
@@ -46,5 +46,5 @@ def _claim(pb: Any) -> dict[str, Any]:
 def test_prepare_batches(case: dict[str, Any]) -> None:
     claim = codec.decode(json.dumps(case["claim"]).encode(), ResourceClaim)
     got = {driver: [_claim(c) for c in claims]
-           for driver, claims in batches([claim_info(claim)]).items()}
+           for driver, claims in requests(claim_info(claim)).items()}
     assert got == case["expectBatches"]

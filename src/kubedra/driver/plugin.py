@@ -48,6 +48,7 @@ class Driver:
     of ``NodeListAndWatchResources`` (the kubelet then publishes no ResourceSlice).
     ``kubelet_dra_socket`` is the DRA socket path as the kubelet sees it (another mount
     namespace), sent as the registration endpoint; it defaults to ``dra_socket``.
+    ``interceptors`` wrap the DRA server's calls (upstream's ``GRPCInterceptor`` option).
     """
 
     def __init__(
@@ -63,6 +64,7 @@ class Driver:
         instances: Sequence[api.NamedResourcesInstance] = (),
         publish_resources: bool = True,
         shutdown_grace: float = 5.0,
+        interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
     ) -> None:
         if not name:
             raise ValueError("driver name must be set")
@@ -77,6 +79,7 @@ class Driver:
         self._node = NodeService(prepare, unprepare, self._publisher)
         self._registrar = Registrar(name, endpoint)
         self._grace = shutdown_grace
+        self._interceptors = list(interceptors)
         self._dra_server: grpc.aio.Server | None = None
         self._reg_server: grpc.aio.Server | None = None
 
@@ -114,7 +117,9 @@ class Driver:
 
     async def start(self) -> None:
         self._dra_server = await self._serve(
-            self.dra_socket, lambda s: dra_grpc.add_NodeServicer_to_server(self._node, s)
+            self.dra_socket,
+            lambda s: dra_grpc.add_NodeServicer_to_server(self._node, s),
+            self._interceptors,
         )
         try:
             self._reg_server = await self._serve(
@@ -132,9 +137,13 @@ class Driver:
         )
 
     @staticmethod
-    async def _serve(path: Path, add: Callable[[grpc.aio.Server], None]) -> grpc.aio.Server:
+    async def _serve(
+        path: Path,
+        add: Callable[[grpc.aio.Server], None],
+        interceptors: Sequence[grpc.aio.ServerInterceptor] = (),
+    ) -> grpc.aio.Server:
         sockets.claim_socket_path(path)
-        server = grpc.aio.server()
+        server = grpc.aio.server(interceptors=interceptors)
         add(server)
         try:
             server.add_insecure_port(f"unix:{path}")

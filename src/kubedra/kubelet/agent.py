@@ -20,7 +20,8 @@ from kubedra.client.events import EventRecorder
 from kubedra.client.informer import Informer, object_key
 from kubedra.client.rest import Client
 from kubedra.kubelet.checkpoint import CheckpointState
-from kubedra.kubelet.manager import ClaimManager, DriverClient
+from kubedra.kubelet.ledger import DriverClient
+from kubedra.kubelet.manager import ClaimManager
 from kubedra.kubelet.node import NodeAgentNode, NodeConfig
 from kubedra.kubelet.noderesources import NodeResourcesController
 from kubedra.kubelet.pluginmanager import PluginManager

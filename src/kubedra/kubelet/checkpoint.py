@@ -106,7 +106,7 @@ _GO_ESCAPES = ((b"<", b"\\u003c"), (b">", b"\\u003e"), (b"&", b"\\u0026"),
 
 def go_json(data: bytes) -> bytes:
     """Go's ``json.Marshal`` form of JSON text: compact and HTML-escaped."""
-    out = msgspec.json.format(data, indent=0) if data.strip() else NULL
+    out = msgspec.json.format(data, indent=-1) if data.strip() else NULL
     for plain, escaped in _GO_ESCAPES:
         out = out.replace(plain, escaped)
     return out

@@ -1,7 +1,8 @@
 """The DRA claim manager: prepares a pod's claims through their drivers before it runs and
 unprepares them once no pod on the node uses them (upstream pkg/kubelet/cm/dra/manager.go,
-claiminfo.go), remembering every claim in the checkpoint so a restart neither prepares again
-nor forgets to unprepare.
+claiminfo.go). This module holds what is v1.30's: reading the pod's claims from the API, the
+claim info kept in ``dra_manager_state`` and the calls made from it; when each is written and
+called is the ledger's rule (``ledger.py``), shared with any other checkpoint format.
 
 Calls are batched per driver (one ``NodePrepareResources`` with all of a pod's claims for that
 driver); a claim uid is prepared at most once however many pods share it.
@@ -9,11 +10,8 @@ driver); a claim uid is prepared at most once however many pods share it.
 
 from __future__ import annotations
 
-import asyncio
-import logging
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
-from typing import Any, Protocol
+from collections.abc import Callable
+from typing import Any
 
 import msgspec
 
@@ -32,30 +30,10 @@ from kubedra.kubelet.checkpoint import (
     StructuredHandleState,
     go_json,
 )
+from kubedra.kubelet.ledger import ClaimResult, DriverClient, Ledger, PrepareError
 from kubedra.proto.convert import claim_to_proto
 
-log = logging.getLogger(__name__)
-
-
-class PrepareError(Exception):
-    pass
-
-
-@dataclass(frozen=True)
-class ClaimResult:
-    cdi_devices: list[str] = field(default_factory=list)
-    error: str = ""
-
-
-class DriverClient(Protocol):
-    """The batched DRA calls of one registered driver (``registration.DraClient``)."""
-
-    async def prepare(self, claims: list[Any]) -> dict[str, ClaimResult]: ...
-
-    async def unprepare(self, claims: list[Any]) -> dict[str, ClaimResult]: ...
-
-
-# -- claim info from the API object, and the per-driver batches --------------------------------
+# -- claim info from the API object, and what the drivers are sent ----------------------------
 
 def _raw(value: Any) -> msgspec.Raw:
     return msgspec.Raw(NULL if value is None else go_json(msgspec.json.encode(value)))
@@ -91,23 +69,57 @@ def _plugin(info: ClaimInfoState, h: ResourceHandleState) -> str:
     return h.driverName or info.DriverName
 
 
-def batches(infos: Iterable[ClaimInfoState]) -> dict[str, list[Any]]:
-    """One ``Claim`` per cached handle, grouped by the driver that handles it."""
+def requests(info: ClaimInfoState) -> dict[str, list[Any]]:
+    """One ``Claim`` per cached handle, by the driver that handles it."""
+    claim = ResourceClaim(metadata=ObjectMeta(namespace=info.Namespace, name=info.ClaimName,
+                                              uid=info.ClaimUID))
     out: dict[str, list[Any]] = {}
-    for info in infos:
-        claim = ResourceClaim(metadata=ObjectMeta(namespace=info.Namespace, name=info.ClaimName,
-                                                  uid=info.ClaimUID))
-        for h in info.ResourceHandles or ():
-            handle = codec.decode(msgspec.json.encode(h), ResourceHandle)
-            out.setdefault(_plugin(info, h), []).append(claim_to_proto(claim, handle))
+    for h in info.ResourceHandles or ():
+        handle = codec.decode(msgspec.json.encode(h), ResourceHandle)
+        out.setdefault(_plugin(info, h), []).append(claim_to_proto(claim, handle))
     return out
 
 
 def is_prepared(info: ClaimInfoState) -> bool:
-    """Every driver of the claim answered with its devices (restored from the checkpoint:
-    see docs/deviations.md; upstream v1.30 prepares every claim again after a restart)."""
+    """Every driver of the claim answered with its devices. A claim is recorded before its
+    drivers are called, without their ``CDIDevices`` entries: until they answered it is
+    unconfirmed, which the v1.30 format needs no new field to say (see docs/deviations.md)."""
     done = info.CDIDevices or {}
     return all(_plugin(info, h) in done for h in info.ResourceHandles or ())
+
+
+class ClaimInfos:
+    """The v1.30 checkpoint as a ledger :class:`~kubedra.kubelet.ledger.Format`."""
+
+    def __init__(self, state: CheckpointState) -> None:
+        self.state = state
+
+    def load(self) -> list[ClaimInfoState]:
+        return self.state.get_or_create()
+
+    def store(self, entries: list[ClaimInfoState]) -> None:
+        self.state.store(entries)
+
+    def uid(self, entry: ClaimInfoState) -> str:
+        return entry.ClaimUID
+
+    def name(self, entry: ClaimInfoState) -> str:
+        return f"{entry.Namespace}/{entry.ClaimName}"
+
+    def pods(self, entry: ClaimInfoState) -> set[str]:
+        return set(entry.PodUIDs or ())
+
+    def set_pods(self, entry: ClaimInfoState, pods: set[str]) -> None:
+        entry.PodUIDs = {uid: {} for uid in sorted(pods)}
+
+    def requests(self, entry: ClaimInfoState) -> dict[str, list[Any]]:
+        return requests(entry)
+
+    def answered(self, entry: ClaimInfoState, driver: str, result: ClaimResult) -> None:
+        entry.CDIDevices = {**(entry.CDIDevices or {}), driver: result.cdi_devices}
+
+    def confirmed(self, entry: ClaimInfoState) -> bool:
+        return is_prepared(entry)
 
 
 def _used_by_containers(pod: Pod, name: str) -> bool:
@@ -122,31 +134,16 @@ class ClaimManager:
     def __init__(self, client: Client, checkpoint: CheckpointState,
                  get_driver: Callable[[str], DriverClient]) -> None:
         self.client = client
-        self.checkpoint = checkpoint
-        self.get_driver = get_driver
-        self._lock = asyncio.Lock()
-        self.cache: dict[tuple[str, str], ClaimInfoState] = {}
-        self.prepared: set[str] = set()
-        for info in checkpoint.get_or_create():
-            self.cache[(info.Namespace, info.ClaimName)] = info
-            if is_prepared(info):
-                self.prepared.add(info.ClaimUID)
-
-    def _store(self) -> None:
-        try:
-            self.checkpoint.store(list(self.cache.values()))
-        except OSError as e:
-            raise PrepareError(f"failed to checkpoint claimInfo state, err: {e}") from e
+        self.ledger = Ledger(ClaimInfos(checkpoint), get_driver)
 
     def pod_uids(self) -> set[str]:
-        """Pods some cached claim still references (``PodMightNeedToUnprepareResources``)."""
-        return {uid for info in self.cache.values() for uid in info.PodUIDs or {}}
+        """Pods some recorded claim still references (``PodMightNeedToUnprepareResources``)."""
+        return self.ledger.pod_uids()
 
     def devices(self, pod: Pod) -> dict[str, list[str]]:
         """The CDI devices of each of the pod's prepared claims, by claim name."""
         return {info.ClaimName: [d for ds in (info.CDIDevices or {}).values() for d in ds]
-                for info in self.cache.values()
-                if pod.metadata.uid in (info.PodUIDs or {})}
+                for info in self.ledger.of_pod(pod.metadata.uid or "")}
 
     async def _claims_of(self, pod: Pod) -> list[ResourceClaim]:
         ns = pod.metadata.namespace or ""
@@ -171,77 +168,10 @@ class ClaimManager:
             claims = await self._claims_of(pod)
         except resourceclaim.ClaimNameError as e:
             raise PrepareError(str(e)) from e
-        if not claims:
-            return  # nothing to remember: no checkpoint write (an fsync) per plain pod
-        async with self._lock:
-            pending: list[ClaimInfoState] = []
-            for claim in claims:
-                key = (claim.metadata.namespace or "", claim.metadata.name or "")
-                info = self.cache.get(key)
-                if info is None or info.ClaimUID != claim.metadata.uid:
-                    info = claim_info(claim)
-                    self.cache[key] = info
-                info.PodUIDs = {**(info.PodUIDs or {}), pod.metadata.uid or "": {}}
-                if info.ClaimUID not in self.prepared:
-                    pending.append(info)
-            await self._checkpointed(pending, prepare=True)
+        if claims:  # nothing to remember: no checkpoint write (an fsync) per plain pod
+            await self.ledger.prepare(pod.metadata.uid or "", [claim_info(c) for c in claims])
 
     async def unprepare(self, pod_uid: str) -> None:
         """``UnprepareResources``: drop the pod from its claims; claims no other pod uses are
         unprepared through their drivers and forgotten."""
-        async with self._lock:
-            pending: list[ClaimInfoState] = []
-            referenced = False
-            for info in self.cache.values():
-                pods = info.PodUIDs or {}
-                if pod_uid not in pods:
-                    continue
-                referenced = True
-                if len(pods) > 1:
-                    info.PodUIDs = {u: v for u, v in pods.items() if u != pod_uid}
-                else:
-                    pending.append(info)
-            if referenced:
-                await self._checkpointed(pending, prepare=False)
-
-    async def _checkpointed(self, infos: list[ClaimInfoState], *, prepare: bool) -> None:
-        """Call the drivers (each batch is checkpointed), and checkpoint the pod references
-        when there was nothing to call or a call failed."""
-        try:
-            await self._call(infos, prepare=prepare)
-        except BaseException:
-            self._store()
-            raise
-        if not infos:
-            self._store()
-
-    async def _call(self, infos: list[ClaimInfoState], *, prepare: bool) -> None:
-        by_uid = {info.ClaimUID: info for info in infos}
-        rpc = "NodePrepareResources" if prepare else "NodeUnprepareResources"
-        for plugin, claims in batches(infos).items():
-            try:
-                driver = self.get_driver(plugin)
-            except Exception as e:
-                raise PrepareError(f"failed to get DRA Plugin client for plugin name "
-                                   f"{plugin}: {e}") from e
-            try:
-                results = await (driver.prepare(claims) if prepare else driver.unprepare(claims))
-            except Exception as e:
-                raise PrepareError(f"{rpc} failed: {e}") from e
-            for uid, result in results.items():
-                info = by_uid.get(uid)
-                if info is None:
-                    raise PrepareError(f"{rpc} returned result for unknown claim UID {uid}")
-                if result.error:
-                    raise PrepareError(f"{rpc} failed for claim {info.Namespace}/"
-                                       f"{info.ClaimName}: {result.error}")
-                if prepare:
-                    info.CDIDevices = {**(info.CDIDevices or {}), plugin: result.cdi_devices}
-                    if is_prepared(info):
-                        self.prepared.add(uid)
-                else:
-                    self.cache.pop((info.Namespace, info.ClaimName), None)
-                    self.prepared.discard(uid)
-            self._store()
-            if len(results) < len(claims):
-                raise PrepareError(f"{rpc} left out {len(claims) - len(results)} claims")
+        await self.ledger.unprepare(pod_uid)

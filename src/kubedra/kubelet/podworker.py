@@ -118,7 +118,8 @@ class PodWorker:
                                  lambda: self.claims.prepare(pod),
                                  "FailedPrepareDynamicResources", stop_when_deleting=True):
             return
-        devices = self.claims.devices(pod)
+        # once per pod: an agent restarted under a running pod prepared nothing again
+        devices = {} if pod.status.container_statuses else self.claims.devices(pod)
         event = None if not devices else asyncio.create_task(self.events.record(  # never delays
             pod, "Normal", "PreparedDynamicResources", "CDI devices: " + "; ".join(
                 f"claim {c}: {', '.join(d) or '<none>'}" for c, d in sorted(devices.items()))))

@@ -13,7 +13,7 @@ from typing import Any
 
 import grpc
 
-from kubedra.kubelet.manager import ClaimResult
+from kubedra.kubelet.ledger import ClaimResult
 from kubedra.kubelet.noderesources import ResourceModel, ResourcesUnsupported
 from kubedra.kubelet.plugins import PLUGIN_TYPE, Plugin, PluginError, PluginStore
 from kubedra.proto.convert import instances_from_model
