@@ -36,10 +36,13 @@ log = logging.getLogger("kubedra.scheduler")
               help="seconds between acquire/renew attempts")
 @click.option("--metrics-port", type=int, default=None,
               help="serve Prometheus metrics on 127.0.0.1:PORT/metrics (0 picks a free port)")
+@click.option("--seed", type=int, default=None,
+              help="seed the choice among equally scored nodes, for a reproducible placement")
 @click.option("-v", "--verbose", count=True)
 def scheduler(kubeconfig_path: str | None, scheduler_name: str, leader_elect: bool,
               lease_name: str, identity: str, lease_duration: float, renew_deadline: float,
-              retry_period: float, metrics_port: int | None, verbose: int) -> None:
+              retry_period: float, metrics_port: int | None, seed: int | None,
+              verbose: int) -> None:
     """Run the scheduler until SIGINT/SIGTERM."""
     setup_logging(verbose)
     config = kubeconfig.load(kubeconfig_path)
@@ -48,7 +51,7 @@ def scheduler(kubeconfig_path: str | None, scheduler_name: str, leader_elect: bo
     async def main(stop: asyncio.Event) -> None:
         log.info("Starting Kubernetes Scheduler", {"schedulerName": scheduler_name})
         async with Client(config, user_agent="kubedra-scheduler") as client:
-            sched = build_scheduler(client, scheduler_name=scheduler_name)
+            sched = build_scheduler(client, scheduler_name=scheduler_name, seed=seed)
             metrics = None
             if metrics_port is not None:
                 metrics = await serve_metrics(metrics_port, sched.metrics.registry)

@@ -58,6 +58,11 @@ RESTART_LIMIT = 5
                    "first, the controller manager the second")
 @click.option("--scheduler-metrics-port", type=int, default=None,
               help="the scheduler serves Prometheus metrics on 127.0.0.1:PORT/metrics")
+@click.option("--seed", type=int, default=None,
+              help="passed to the scheduler: equally scored nodes are drawn reproducibly")
+@click.option("--scheduler-config", type=click.Path(exists=True, dir_okay=False),
+              default=None, help="passed to the scheduler as --config "
+                                 "(a KubeSchedulerConfiguration file)")
 @click.option("--controller-manager-metrics-port", type=int, default=None,
               help="the controller manager serves Prometheus metrics on "
                    "127.0.0.1:PORT/metrics (0: a free port, in its log)")
@@ -65,12 +70,17 @@ RESTART_LIMIT = 5
 def up(data_dir: str, port: int, fake_nodes: int, nodes: int, nodes_per_process: int,
        instances: int, driver: str, feature_gates: str, etcd_servers: str | None,
        local_etcd: bool, apiservers: int, scheduler_metrics_port: int | None,
+       seed: int | None, scheduler_config: str | None,
        controller_manager_metrics_port: int | None, verbose: int) -> None:
     """Run a local cluster until Ctrl-C."""
     setup_logging(verbose)
     if local_etcd and etcd_servers:
         raise click.UsageError("--etcd and --etcd-servers exclude each other")
     scheduler_args = _metrics_args(scheduler_metrics_port)
+    if seed is not None:
+        scheduler_args += ["--seed", str(seed)]
+    if scheduler_config is not None:
+        scheduler_args += ["--config", str(Path(scheduler_config).resolve())]
     try:
         cluster = LocalCluster(Path(data_dir).resolve(), port=port, verbose=verbose,
                                feature_gates=feature_gates, scheduler_args=scheduler_args,

@@ -8,6 +8,7 @@ from kubedra.scheduler.framework import (
     NodeInfo,
     NodeTally,
     Resources,
+    has_pod_affinity,
     node_allocatable,
     pod_requests,
 )
@@ -18,7 +19,8 @@ class SchedulerCache:
     def __init__(self) -> None:
         self.nodes: dict[str, NodeInfo] = {}
         self._pod_node: dict[str, str] = {}
-        self._pod_requests: dict[str, Resources] = {}
+        self._pod_requests: dict[str, tuple[Resources, Resources]] = {}
+        """Per pod: its requests, and them with the non-zero defaults."""
         self._pods: dict[str, Pod] = {}
         self.assumed: set[str] = set()
         self._order: list[str] = []
@@ -38,13 +40,13 @@ class SchedulerCache:
             self._order_dirty = True
             for key, placed_on in self._pod_node.items():
                 if placed_on == name:
-                    info.pods[key] = self._pods[key]
-                    info.requested.add(self._pod_requests[key])
+                    _add(info, key, self._pods[key], self._pod_requests[key])
         else:
             self.tally.count(info, -1)
             info.node = node
             info.labels = dict(node.metadata.labels or {})
             info.allocatable = node_allocatable(node)
+            info.scores.clear()
         self.tally.count(info, 1)
 
     def remove_node(self, name: str) -> None:
@@ -71,15 +73,14 @@ class SchedulerCache:
     def _place(self, pod: Pod, node_name: str) -> None:
         key = pod_key(pod)
         self._unplace(key)
-        requests = pod_requests(pod)
+        requests = (pod_requests(pod), pod_requests(pod, non_zero=True))
         self._pod_node[key] = node_name
         self._pod_requests[key] = requests
         self._pods[key] = pod
         info = self.nodes.get(node_name)
         if info is not None:
             self.tally.count(info, -1)
-            info.pods[key] = pod
-            info.requested.add(requests)
+            _add(info, key, pod, requests)
             self.tally.count(info, 1)
 
     def _unplace(self, key: str) -> None:
@@ -90,8 +91,11 @@ class SchedulerCache:
         if info is not None and key in info.pods:
             self.tally.count(info, -1)
             del info.pods[key]
+            info.affinity_pods.pop(key, None)
             if requests:
-                info.requested.add(requests, -1)
+                info.requested.add(requests[0], -1)
+                info.non_zero_requested.add(requests[1], -1)
+                info.scores.clear()
             self.tally.count(info, 1)
 
     def assume(self, pod: Pod, node_name: str) -> None:
@@ -122,3 +126,12 @@ class SchedulerCache:
 
     def node_of(self, pod: Pod) -> str | None:
         return self._pod_node.get(pod_key(pod))
+
+
+def _add(info: NodeInfo, key: str, pod: Pod, requests: tuple[Resources, Resources]) -> None:
+    info.pods[key] = pod
+    if has_pod_affinity(pod):
+        info.affinity_pods[key] = pod
+    info.requested.add(requests[0])
+    info.non_zero_requested.add(requests[1])
+    info.scores.clear()

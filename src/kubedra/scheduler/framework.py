@@ -2,8 +2,9 @@
 
 It mirrors kube-scheduler's framework closely enough that upstream plugin tests (the
 ``alloc-plugin-structured.json`` vectors) can drive our plugins phase by phase: PreEnqueue,
-PreFilter, Filter, PostFilter, Score, Reserve, Unreserve, PreBind, PostBind, plus the queue's
-event registration. Each stage is a Protocol; a :class:`Profile` lists the plugins per stage.
+PreFilter, Filter, PostFilter, PreScore, Score, NormalizeScore, Reserve, Unreserve, PreBind,
+PostBind, plus the queue's event registration. Each stage is a Protocol; a :class:`Profile`
+lists the plugins per stage.
 """
 
 from __future__ import annotations
@@ -67,6 +68,9 @@ class CycleState(dict[str, Any]):
     profile: Profile
     nodes: NodeTally | None = None
     """None: unknown, so no node plugin may skip its Filter for want of nodes to reject."""
+    all_nodes: Sequence[NodeInfo] = ()
+    """Every node with its pods (upstream's snapshot), for plugins that count pods across
+    the cluster (topology spread, inter-pod affinity)."""
 
 
 SCHEDULING_TAINT_EFFECTS = ("NoSchedule", "NoExecute")
@@ -84,6 +88,12 @@ class NodeTally:
     """Nodes with a taint of a :data:`SCHEDULING_TAINT_EFFECTS` effect."""
     pods_full: int = 0
     """Nodes that hold as many pods as they allow."""
+    prefer_tainted: int = 0
+    """Nodes with a ``PreferNoSchedule`` taint (TaintToleration scores only where some are)."""
+    affinity_pods: int = 0
+    """Placed pods with pod affinity or anti-affinity terms (InterPodAffinity)."""
+    anti_affinity_pods: int = 0
+    """Placed pods with required anti-affinity terms (InterPodAffinity's Filter)."""
 
     def count(self, info: NodeInfo, sign: int) -> None:
         """Add (``sign`` 1) or take back (-1) what ``info`` contributes, as it is now."""
@@ -94,6 +104,25 @@ class NodeTally:
             self.tainted += sign
         if info.requested.pods >= info.allocatable.pods:
             self.pods_full += sign
+        if any(t.effect == "PreferNoSchedule" for t in spec.taints or ()):
+            self.prefer_tainted += sign
+        if info.affinity_pods:
+            self.affinity_pods += sign * len(info.affinity_pods)
+            self.anti_affinity_pods += sign * sum(
+                1 for p in info.affinity_pods.values() if required_anti_affinity(p))
+
+
+def has_pod_affinity(pod: Pod) -> bool:
+    """The pod has pod affinity or anti-affinity terms (upstream ``PodsWithAffinity``)."""
+    affinity = pod.spec.affinity
+    return affinity is not None and bool(affinity.pod_affinity or affinity.pod_anti_affinity)
+
+
+def required_anti_affinity(pod: Pod) -> list[dict[str, Any]]:
+    """The pod's required anti-affinity terms, raw (the API keeps them as JSON)."""
+    affinity = pod.spec.affinity
+    anti = affinity.pod_anti_affinity if affinity is not None else None
+    return (anti or {}).get("requiredDuringSchedulingIgnoredDuringExecution") or []
 
 
 @dataclass
@@ -117,7 +146,15 @@ class NodeInfo:
     labels: dict[str, str]
     allocatable: Resources
     requested: Resources = field(default_factory=Resources)
+    non_zero_requested: Resources = field(default_factory=Resources)
+    """As ``requested``, counting 100m CPU and 200Mi memory where a container asks for none
+    (upstream ``NodeInfo.NonZeroRequested``, used by LeastAllocated)."""
     pods: dict[str, Pod] = field(default_factory=dict)
+    affinity_pods: dict[str, Pod] = field(default_factory=dict)
+    """The placed pods with pod (anti-)affinity terms (upstream ``PodsWithAffinity``)."""
+    scores: dict[object, int] = field(default_factory=dict)
+    """Scores that depend only on this node's requests and the pod's (keyed by the scoring
+    plugin and the pod's requests); emptied whenever the node's requests change."""
 
 
 @dataclass
@@ -191,12 +228,25 @@ class PostFilterPlugin(Plugin, Protocol):
         """Runs when no node fits; a SUCCESS ends the PostFilter stage."""
 
 
+class PreScorePlugin(Plugin, Protocol):
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
+        """Once per pod with the feasible nodes; SKIP leaves the plugin out of Score (it
+        would give every node the same score)."""
+
+
 class ScorePlugin(Plugin, Protocol):
     @property
     def weight(self) -> int: ...
 
     def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> int:
-        """0..100, higher is better."""
+        """0..100 (before NormalizeScore), higher is better."""
+
+
+class NormalizeScorePlugin(Plugin, Protocol):
+    def normalize_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo],
+                        scores: list[int]) -> None:
+        """Rescale the plugin's raw scores of the feasible ``nodes`` (same order) to
+        0..100, in place."""
 
 
 class ReservePlugin(Plugin, Protocol):
@@ -230,7 +280,9 @@ class Profile:
     filter: Sequence[FilterPlugin] = ()
     shortlist: Sequence[ShortlistPlugin] = ()
     post_filter: Sequence[PostFilterPlugin] = ()
+    pre_score: Sequence[PreScorePlugin] = ()
     score: Sequence[ScorePlugin] = ()
+    normalize_score: Sequence[NormalizeScorePlugin] = ()
     reserve: Sequence[ReservePlugin] = ()
     after_unreserve: Sequence[AfterUnreservePlugin] = ()
     pre_bind: Sequence[PreBindPlugin] = ()
@@ -248,26 +300,34 @@ def feasible_nodes_to_find(num_nodes: int, percentage: int = 0) -> int:
     return max(num_nodes * percentage // 100, min_nodes)
 
 
-def pod_requests(pod: Pod) -> Resources:
+DEFAULT_MILLI_CPU_REQUEST = 100
+DEFAULT_MEMORY_REQUEST = 200 * 1024 * 1024
+"""What scoring counts for a container that requests no cpu / memory (upstream
+``schedutil.DefaultMilliCPURequest`` / ``DefaultMemoryRequest``)."""
+
+
+def pod_requests(pod: Pod, non_zero: bool = False) -> Resources:
     """Effective requests: sum over containers, at least the largest init container, plus
-    overhead (upstream's resourcehelper.PodRequests for cpu and memory)."""
+    overhead (upstream's resourcehelper.PodRequests for cpu and memory). ``non_zero``:
+    a container without a cpu or memory request counts the defaults above (upstream's
+    ``NonMissingContainerRequests``)."""
     total = Resources(pods=1)
     for c in pod.spec.containers or ():
-        total.add(_container_requests(c.resources.requests))
+        total.add(_container_requests(c.resources.requests, non_zero))
     for c in pod.spec.init_containers or ():
-        r = _container_requests(c.resources.requests)
+        r = _container_requests(c.resources.requests, non_zero)
         total.milli_cpu = max(total.milli_cpu, r.milli_cpu)
         total.memory = max(total.memory, r.memory)
-    total.add(_container_requests(pod.spec.overhead))
+    total.add(_container_requests(pod.spec.overhead, False))
     return total
 
 
-def _container_requests(requests: ResourceList | None) -> Resources:
-    if not requests:
-        return Resources()
-    cpu, mem = requests.get("cpu"), requests.get("memory")
-    return Resources(milli_cpu=cpu.milli_value() if cpu is not None else 0,
-                     memory=mem.scaled_value(0) if mem is not None else 0)
+def _container_requests(requests: ResourceList | None, non_zero: bool) -> Resources:
+    cpu, mem = (requests.get("cpu"), requests.get("memory")) if requests else (None, None)
+    default_cpu, default_mem = ((DEFAULT_MILLI_CPU_REQUEST, DEFAULT_MEMORY_REQUEST) if non_zero
+                                else (0, 0))
+    return Resources(milli_cpu=cpu.milli_value() if cpu is not None else default_cpu,
+                     memory=mem.scaled_value(0) if mem is not None else default_mem)
 
 
 def node_allocatable(node: Node) -> Resources:

@@ -2,8 +2,10 @@
 reserves, and binds in the background so the next pod's cycle can start at once.
 
 Plugins take part in the extension points their :class:`~.framework.Profile` lists them for
-(one Protocol per stage in :mod:`.framework`). Scoring (see :meth:`Scheduler._select`) adds
-each plugin's ``score`` times its ``weight``; ties go to the first node in name order.
+(one Protocol per stage in :mod:`.framework`). Scoring (see :meth:`Scheduler._select`) is
+upstream's: PreScore, Score, NormalizeScore, times the weight, summed; the node is drawn
+uniformly among the best (reservoir sampling, as upstream's ``selectHost``) from the
+scheduler's random generator, which a seed makes reproducible.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import datetime
 import functools
 import itertools
 import logging
+import random
 import time
 from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
 
@@ -53,7 +56,8 @@ class Scheduler:
                  queue: SchedulingQueue | None = None,
                  record_event: Callable[[Pod, str, str, str], Awaitable[None]] | None = None,
                  metrics: SchedulerMetrics | None = None,
-                 sampled_profile: Profile | None = None) -> None:
+                 sampled_profile: Profile | None = None, seed: int | None = None,
+                 percentage_of_nodes_to_score: int = 0) -> None:
         self.client = client
         self.informers = informers
         self.profile = profile
@@ -68,6 +72,9 @@ class Scheduler:
         self._bind_tasks: set[asyncio.Task[None]] = set()
         self._next_start = 0
         self._record_event = record_event
+        self.rng = random.Random(seed)
+        """Breaks ties between the best nodes; seeded, placement is reproducible."""
+        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
         for plugin in profile.enqueue:
             for event, hint in plugin.events_to_register():
                 self.queue.register(plugin.name, event, hint)
@@ -154,6 +161,7 @@ class Scheduler:
         state.started = time.monotonic()
         state.profile = self.sampled_profile if self.metrics.sampled() else self.profile
         state.nodes = self.cache.tally
+        state.all_nodes = self.cache.node_infos()
         diagnosis = Diagnosis()
         rejectors: set[str] = set()
         skipped: set[str] = set()
@@ -172,7 +180,7 @@ class Scheduler:
         if not feasible:
             await self._fail(qp, pod, state, diagnosis, rejectors, None)
             return
-        node = self._select(state, pod, feasible, skipped)
+        node = select_host(self.rng, feasible, score_nodes(state, pod, feasible))
         await self._assume_and_bind(qp, pod, state, node)
 
     @staticmethod
@@ -192,7 +200,7 @@ class Scheduler:
         n = len(infos)
         if not n:
             return []
-        want = feasible_nodes_to_find(n)
+        want = feasible_nodes_to_find(n, self.percentage_of_nodes_to_score)
         start = self._next_start % n
         passed_over: list[NodeInfo] = []
         feasible, checked = self._filter_nodes(
@@ -234,20 +242,6 @@ class Scheduler:
                 if len(feasible) >= want:
                     break
         return feasible, checked
-
-    def _select(self, state: CycleState, pod: Pod, feasible: list[NodeInfo],
-                skipped: set[str]) -> NodeInfo:
-        scorers = [(p.score, p.weight) for p in state.profile.score if p.name not in skipped]
-        if len(feasible) == 1 or not scorers:
-            return feasible[0]
-        best, best_score = feasible[0], -1
-        for info in feasible:
-            total = 0
-            for score, weight in scorers:
-                total += score(state, pod, info) * weight
-            if total > best_score:
-                best, best_score = info, total
-        return best
 
     async def _fail(self, qp: QueuedPod, pod: Pod, state: CycleState, diagnosis: Diagnosis,
                     rejectors: set[str], status: Status | None) -> None:
@@ -342,6 +336,51 @@ class Scheduler:
             await self._record_event(
                 pod, "Normal", "Scheduled",
                 f"Successfully assigned {pod.metadata.namespace}/{pod.metadata.name} to {node}")
+
+
+def score_nodes(state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
+                ) -> dict[str, list[int]]:
+    """Each scoring plugin's weighted, normalised score per node (same order as ``nodes``),
+    by plugin name: PreScore (SKIP leaves a plugin out), Score, NormalizeScore, weight.
+    One feasible node is not scored (upstream)."""
+    profile = state.profile
+    if len(nodes) < 2 or not profile.score:
+        return {}
+    skipped = {p.name for p in profile.pre_score
+               if p.pre_score(state, pod, nodes).code is Code.SKIP}
+    normalizers = {p.name: p for p in profile.normalize_score}
+    table: dict[str, list[int]] = {}
+    for plugin in profile.score:
+        if plugin.name in skipped:
+            continue
+        score = plugin.score
+        scores = [score(state, pod, info) for info in nodes]
+        normalizer = normalizers.get(plugin.name)
+        if normalizer is not None:
+            normalizer.normalize_score(state, pod, nodes, scores)
+        weight = plugin.weight
+        table[plugin.name] = [s * weight for s in scores] if weight != 1 else scores
+    return table
+
+
+def select_host(rng: random.Random, nodes: Sequence[NodeInfo],
+                table: dict[str, list[int]]) -> NodeInfo:
+    """Upstream ``selectHost``: the node with the highest total, a tie going to each of the
+    tied nodes with equal chance (reservoir sampling: the k-th tie replaces the pick with
+    probability 1/k)."""
+    if not table:
+        return nodes[0] if len(nodes) == 1 else nodes[rng.randrange(len(nodes))]
+    totals = [sum(column) for column in zip(*table.values(), strict=True)]
+    best, best_total, ties = 0, totals[0], 1
+    for i in range(1, len(totals)):
+        total = totals[i]
+        if total > best_total:
+            best, best_total, ties = i, total, 1
+        elif total == best_total:
+            ties += 1
+            if rng.randrange(ties) == 0:
+                best = i
+    return nodes[best]
 
 
 @functools.lru_cache(maxsize=1024)

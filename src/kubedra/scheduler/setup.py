@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubedra.api.core import Pod
+from kubedra.api.core import Namespace, Pod
 from kubedra.api.resource import (
     ResourceClaim,
     ResourceClaimParameters,
@@ -19,7 +19,19 @@ from kubedra.client.rest import Client
 from kubedra.scheduler.claimwriter import ClientClaimWriter
 from kubedra.scheduler.framework import Profile
 from kubedra.scheduler.metrics import SchedulerMetrics, timed_profile
-from kubedra.scheduler.plugins.dynamicresources import DRAState, DynamicResources, frees_instances
+from kubedra.scheduler.plugins.dynamicresources import (
+    DRAState,
+    DynamicResources,
+    DynamicResourcesPacking,
+    frees_instances,
+)
+from kubedra.scheduler.plugins.interpodaffinity import InterPodAffinity, NamespaceLabels
+from kubedra.scheduler.plugins.nodeaffinity import NodeAffinityScore
+from kubedra.scheduler.plugins.noderesources import (
+    BalancedAllocation,
+    ImageLocality,
+    LeastAllocatedScore,
+)
 from kubedra.scheduler.plugins.nodes import (
     NodeAffinity,
     NodeName,
@@ -27,22 +39,33 @@ from kubedra.scheduler.plugins.nodes import (
     NodeUnschedulable,
     TaintToleration,
 )
+from kubedra.scheduler.plugins.podtopologyspread import PodTopologySpread
+from kubedra.scheduler.plugins.tainttoleration import TaintTolerationScore
 from kubedra.scheduler.queue import ClusterEvent, SchedulingQueue, pod_key
 from kubedra.scheduler.scheduler import DEFAULT_SCHEDULER_NAME, Scheduler
 
 
-def default_profile(dra: DynamicResources) -> Profile:
-    """The default profile, in upstream's filter order (cheap checks first)."""
+def default_profile(dra: DynamicResources,
+                    namespace_labels: NamespaceLabels | None = None) -> Profile:
+    """The default profile, in upstream's order (cheap filters first) and with its score
+    weights, plus kubedra's DynamicResourcesPacking score."""
     unschedulable, node_name, taints = NodeUnschedulable(), NodeName(), TaintToleration()
     affinity, fit = NodeAffinity(), NodeResourcesFit()
+    spread, pod_affinity = PodTopologySpread(), InterPodAffinity(namespace_labels)
+    taint_score, affinity_score = TaintTolerationScore(), NodeAffinityScore()
+    scores: list[Any] = [taint_score, affinity_score, LeastAllocatedScore(), spread,
+                         pod_affinity, BalancedAllocation(), ImageLocality(),
+                         DynamicResourcesPacking()]
     return Profile(
         pre_enqueue=[dra],
         enqueue=[dra],
-        pre_filter=[unschedulable, node_name, taints, affinity, fit, dra],
-        filter=[unschedulable, node_name, taints, affinity, fit, dra],
+        pre_filter=[unschedulable, node_name, taints, affinity, fit, spread, pod_affinity, dra],
+        filter=[unschedulable, node_name, taints, affinity, fit, spread, pod_affinity, dra],
         shortlist=[dra],
         post_filter=[dra],
-        score=[dra],
+        pre_score=scores,
+        score=scores,
+        normalize_score=[taint_score, affinity_score, spread, pod_affinity],
         reserve=[dra],
         after_unreserve=[dra],
         pre_bind=[dra],
@@ -124,8 +147,14 @@ class ClaimUsers:
 
 
 def build_scheduler(client: Client, *, scheduler_name: str = DEFAULT_SCHEDULER_NAME,
-                    record_events: bool = True) -> Scheduler:
+                    record_events: bool = True, seed: int | None = None) -> Scheduler:
     informers = Informers(client, trim_managed_fields={Pod})  # as kube-scheduler's pods
+    namespaces = informers.get(Namespace)
+
+    def namespace_labels(name: str) -> dict[str, str]:
+        found = namespaces.get(name)
+        return (found.metadata.labels or {}) if found is not None else {}
+
     queue = SchedulingQueue()
     metrics = SchedulerMetrics(queue)
     state = DRAState()
@@ -136,8 +165,9 @@ def build_scheduler(client: Client, *, scheduler_name: str = DEFAULT_SCHEDULER_N
     async def record(pod: Pod, event_type: str, reason: str, message: str) -> None:
         await recorder.record(pod, event_type, reason, message)
 
-    profile = default_profile(dra)
+    profile = default_profile(dra, namespace_labels)
     # the DRA plugin's calls are timed for scheduler_plugin_execution_duration_seconds
     return Scheduler(client, informers, profile, scheduler_name=scheduler_name,
                      queue=queue, record_event=record if record_events else None,
-                     metrics=metrics, sampled_profile=timed_profile(profile, metrics, [dra]))
+                     metrics=metrics, sampled_profile=timed_profile(profile, metrics, [dra]),
+                     seed=seed)

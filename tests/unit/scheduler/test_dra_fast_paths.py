@@ -19,8 +19,13 @@ from kubedra.api.resource import (
 )
 from kubedra.client.informer import Informers
 from kubedra.scheduler.cache import SchedulerCache
-from kubedra.scheduler.framework import Code, CycleState, Diagnosis, NodeInfo
-from kubedra.scheduler.plugins.dynamicresources import DRAState, DynamicResources, feed
+from kubedra.scheduler.framework import SKIP, Code, CycleState, Diagnosis, NodeInfo
+from kubedra.scheduler.plugins.dynamicresources import (
+    DRAState,
+    DynamicResources,
+    DynamicResourcesPacking,
+    feed,
+)
 from kubedra.scheduler.scheduler import Scheduler
 from kubedra.scheduler.setup import ClaimUsers, default_profile
 from kubedra.testing import fake_node
@@ -225,9 +230,10 @@ def test_passing_over_nodes_without_room_changes_no_outcome(
 def test_score_prefers_the_node_with_fewer_free_instances_of_the_requested_driver() -> None:
     state = cluster(2, 3)
     state.set_claim(_allocated("taken", "n1", "i0"))
-    plugin = DynamicResources(state)
+    plugin, packing = DynamicResources(state), DynamicResourcesPacking()
     cycle = CycleState()
     pod = pod_with_claim(0, state)
     assert plugin.pre_filter(cycle, pod).ok
-    assert [plugin.score(cycle, pod, node(n)) for n in ("n0", "n1", "absent")] == [97, 98, 100]
-    assert plugin.score(CycleState(), pod, node("n0")) == 0  # no DRA cycle: nothing to score
+    assert packing.pre_score(cycle, pod, []).ok
+    assert [packing.score(cycle, pod, node(n)) for n in ("n0", "n1", "absent")] == [97, 98, 100]
+    assert packing.pre_score(CycleState(), pod, []) == SKIP  # no DRA cycle: nothing to score

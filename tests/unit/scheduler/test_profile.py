@@ -51,7 +51,20 @@ def test_default_profile_lists_dynamic_resources_at_each_of_its_stages() -> None
     stages = {stage: [p.name for p in getattr(profile, stage)]
               for stage in Profile.__dataclass_fields__}
     assert [s for s, names in stages.items() if "DynamicResources" in names] == [
-        "pre_enqueue", "enqueue", "pre_filter", "filter", "shortlist", "post_filter", "score",
+        "pre_enqueue", "enqueue", "pre_filter", "filter", "shortlist", "post_filter",
         "reserve", "after_unreserve", "pre_bind"]
     assert stages["filter"] == ["NodeUnschedulable", "NodeName", "TaintToleration",
-                                "NodeAffinity", "NodeResourcesFit", "DynamicResources"]
+                                "NodeAffinity", "NodeResourcesFit", "PodTopologySpread",
+                                "InterPodAffinity", "DynamicResources"]
+
+
+def test_default_profile_scores_with_upstreams_weights() -> None:
+    """default_plugins.go (v1.30): TaintToleration 3, NodeAffinity 2, PodTopologySpread 2,
+    InterPodAffinity 2, the others 1; plus kubedra's packing score."""
+    profile = default_profile(DynamicResources(DRAState()))
+    assert {p.name: p.weight for p in profile.score} == {
+        "TaintToleration": 3, "NodeAffinity": 2, "NodeResourcesFit": 1,
+        "PodTopologySpread": 2, "InterPodAffinity": 2, "NodeResourcesBalancedAllocation": 1,
+        "ImageLocality": 1, "DynamicResourcesPacking": 1}
+    assert [p.name for p in profile.normalize_score] == [
+        "TaintToleration", "NodeAffinity", "PodTopologySpread", "InterPodAffinity"]

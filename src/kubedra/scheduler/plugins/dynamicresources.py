@@ -10,9 +10,9 @@ Cluster state (:class:`DRAState`) is fed from informers by the scheduler and is 
 tests drive the plugin phase by phase without a server. Writes go through a
 :class:`ClaimWriter`.
 
-Score (fragmentation): a node scores higher the fewer instances of the pod's drivers it has
-free, so claims are packed onto nodes that are already in use and whole nodes stay free for
-pods that need many instances at once.
+Score is kubedra's own plugin :class:`DynamicResourcesPacking` (fragmentation): a node scores
+higher the fewer instances of the pod's drivers it has free, so claims are packed onto nodes
+that are already in use and whole nodes stay free for pods that need many instances at once.
 """
 
 from __future__ import annotations
@@ -62,6 +62,7 @@ from kubedra.scheduler.framework import (
     PreBindPlugin,
     PreEnqueuePlugin,
     PreFilterPlugin,
+    PreScorePlugin,
     ReservePlugin,
     ScorePlugin,
     ShortlistPlugin,
@@ -142,7 +143,6 @@ class _Cycle:
 
 class DynamicResources:
     name = NAME
-    weight = 1
 
     def __init__(self, state: DRAState, writer: ClaimWriter | None = None) -> None:
         self.state = state
@@ -306,14 +306,6 @@ class DynamicResources:
             return unschedulable("deallocation of ResourceClaim completed")
         return unschedulable("still not schedulable")
 
-    # --- Score ----------------------------------------------------------------------------------
-
-    def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> int:
-        cycle: _Cycle | None = state.get(NAME)
-        if cycle is None or cycle.free is None:
-            return 0
-        return max(0, 100 - cycle.free(node.name))
-
     # --- Reserve / Unreserve ------------------------------------------------------------------
 
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
@@ -408,6 +400,28 @@ def feed(state: DRAState, objects: Sequence[Any]) -> None:
             state.parameters.upsert_class_parameters(obj)
 
 
+PACKING = "DynamicResourcesPacking"
+
+
+class DynamicResourcesPacking:
+    """kubedra's Score for pods that allocate structured claims: ``100 - free instances of
+    the pod's drivers on the node`` (at least 0), from the DynamicResources cycle. Upstream
+    has no DRA score; its default weight 1 leaves spreading to the default plugins, a larger
+    one (scheduler configuration) packs claims onto nodes already in use."""
+
+    name = PACKING
+    weight = 1
+
+    def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
+        cycle: _Cycle | None = state.get(NAME)
+        return SKIP if cycle is None or cycle.free is None else SUCCESS
+
+    def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> int:
+        cycle: _Cycle = state[NAME]
+        assert cycle.free is not None
+        return max(0, 100 - cycle.free(node.name))
+
+
 if TYPE_CHECKING:  # the stages DynamicResources implements (upstream: var _ framework.X = ...)
     _plugin = DynamicResources(DRAState())
     _pre_enqueue: PreEnqueuePlugin = _plugin
@@ -416,7 +430,8 @@ if TYPE_CHECKING:  # the stages DynamicResources implements (upstream: var _ fra
     _filter: FilterPlugin = _plugin
     _shortlist: ShortlistPlugin = _plugin
     _post_filter: PostFilterPlugin = _plugin
-    _score: ScorePlugin = _plugin
+    _pre_score: PreScorePlugin = DynamicResourcesPacking()
+    _score: ScorePlugin = DynamicResourcesPacking()
     _reserve: ReservePlugin = _plugin
     _after_unreserve: AfterUnreservePlugin = _plugin
     _pre_bind: PreBindPlugin = _plugin
