@@ -15,8 +15,9 @@ from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stoppe
 from kubedra.client import kubeconfig
 from kubedra.client.leaderelection import LeaderElectionConfig, LeaderElector
 from kubedra.client.rest import Client
+from kubedra.scheduler.config import ConfigError, load, resolve
 from kubedra.scheduler.scheduler import Scheduler
-from kubedra.scheduler.setup import build_scheduler
+from kubedra.scheduler.setup import IMPLEMENTS, build_scheduler
 
 log = logging.getLogger("kubedra.scheduler")
 
@@ -36,22 +37,33 @@ log = logging.getLogger("kubedra.scheduler")
               help="seconds between acquire/renew attempts")
 @click.option("--metrics-port", type=int, default=None,
               help="serve Prometheus metrics on 127.0.0.1:PORT/metrics (0 picks a free port)")
+@click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
+              help="a KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1): "
+                   "profiles, plugins per extension point, score weights, "
+                   "percentageOfNodesToScore; its profiles replace --scheduler-name")
 @click.option("--seed", type=int, default=None,
               help="seed the choice among equally scored nodes, for a reproducible placement")
 @click.option("-v", "--verbose", count=True)
 def scheduler(kubeconfig_path: str | None, scheduler_name: str, leader_elect: bool,
               lease_name: str, identity: str, lease_duration: float, renew_deadline: float,
-              retry_period: float, metrics_port: int | None, seed: int | None,
-              verbose: int) -> None:
+              retry_period: float, metrics_port: int | None, config_path: str | None,
+              seed: int | None, verbose: int) -> None:
     """Run the scheduler until SIGINT/SIGTERM."""
     setup_logging(verbose)
+    profiles = None
+    if config_path is not None:
+        try:
+            profiles = resolve(load(config_path), IMPLEMENTS)
+        except ConfigError as e:
+            raise click.ClickException(str(e)) from None
     config = kubeconfig.load(kubeconfig_path)
     identity = identity or f"{socket.gethostname()}_{os.getpid()}"
 
     async def main(stop: asyncio.Event) -> None:
         log.info("Starting Kubernetes Scheduler", {"schedulerName": scheduler_name})
         async with Client(config, user_agent="kubedra-scheduler") as client:
-            sched = build_scheduler(client, scheduler_name=scheduler_name, seed=seed)
+            sched = build_scheduler(client, scheduler_name=scheduler_name, seed=seed,
+                                    config=profiles)
             metrics = None
             if metrics_port is not None:
                 metrics = await serve_metrics(metrics_port, sched.metrics.registry)

@@ -66,6 +66,8 @@ class CycleState(dict[str, Any]):
 
     started: float = 0.0
     profile: Profile
+    profile_name: str = ""
+    """The scheduler name of the profile (the ``profile`` label of the metrics)."""
     nodes: NodeTally | None = None
     """None: unknown, so no node plugin may skip its Filter for want of nodes to reject."""
     all_nodes: Sequence[NodeInfo] = ()
@@ -287,6 +289,8 @@ class Profile:
     after_unreserve: Sequence[AfterUnreservePlugin] = ()
     pre_bind: Sequence[PreBindPlugin] = ()
     post_bind: Sequence[PostBindPlugin] = ()
+    percentage_of_nodes_to_score: int | None = None
+    """The profile's own setting (None: the scheduler's)."""
 
 
 def feasible_nodes_to_find(num_nodes: int, percentage: int = 0) -> int:

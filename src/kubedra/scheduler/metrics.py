@@ -146,8 +146,10 @@ def timed_profile(profile: Profile, metrics: SchedulerMetrics, plugins: Collecti
     """``profile`` with ``plugins`` timed, for the sampled cycles: the other cycles run the
     plain profile, so timing costs nothing on their filter hot path."""
     timed = {id(p): TimedPlugin(p, metrics) for p in plugins}
-    return Profile(**{f.name: [timed.get(id(p), p) for p in getattr(profile, f.name)]
-                      for f in dataclasses.fields(profile)})
+    stages: dict[str, Any] = {
+        f.name: [timed.get(id(p), p) for p in getattr(profile, f.name)]
+        for f in dataclasses.fields(profile) if isinstance(getattr(profile, f.name), Sequence)}
+    return dataclasses.replace(profile, **stages)
 
 
 class TimedPlugin:

@@ -18,7 +18,7 @@ import itertools
 import logging
 import random
 import time
-from collections.abc import Awaitable, Callable, Collection, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
 
 from kubedra.api.core import Node, Pod
 from kubedra.client.informer import Informers
@@ -57,12 +57,17 @@ class Scheduler:
                  record_event: Callable[[Pod, str, str, str], Awaitable[None]] | None = None,
                  metrics: SchedulerMetrics | None = None,
                  sampled_profile: Profile | None = None, seed: int | None = None,
-                 percentage_of_nodes_to_score: int = 0) -> None:
+                 percentage_of_nodes_to_score: int = 0,
+                 more_profiles: Mapping[str, tuple[Profile, Profile]] | None = None) -> None:
+        """``sampled_profile``: ``profile`` as run in the cycles whose plugin calls are timed
+        (see metrics.sampled); ``more_profiles``: other scheduler names' (plain, sampled)
+        profiles."""
         self.client = client
         self.informers = informers
         self.profile = profile
-        self.sampled_profile = sampled_profile or profile
-        """The profile of the cycles whose plugin calls are timed (see metrics.sampled)."""
+        self.profiles = {scheduler_name: (profile, sampled_profile or profile),
+                         **(more_profiles or {})}
+        """By scheduler name: the profile, and as run in sampled cycles."""
         self.scheduler_name = scheduler_name
         self.queue = queue if queue is not None else SchedulingQueue()
         self.queue.pre_enqueue = self._pre_enqueue
@@ -75,9 +80,13 @@ class Scheduler:
         self.rng = random.Random(seed)
         """Breaks ties between the best nodes; seeded, placement is reproducible."""
         self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
-        for plugin in profile.enqueue:
-            for event, hint in plugin.events_to_register():
-                self.queue.register(plugin.name, event, hint)
+        registered: set[str] = set()
+        for plain, _ in self.profiles.values():
+            for plugin in plain.enqueue:
+                if plugin.name not in registered:
+                    registered.add(plugin.name)
+                    for event, hint in plugin.events_to_register():
+                        self.queue.register(plugin.name, event, hint)
         self.pods = informers.get(Pod)
         self.nodes = informers.get(Node)
         self._wire()
@@ -85,12 +94,17 @@ class Scheduler:
     # --- informers ----------------------------------------------------------------------------
 
     def _responsible(self, pod: Pod) -> bool:
-        return (pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME) == self.scheduler_name
+        return (pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME) in self.profiles
+
+    def _profiles_of(self, pod: Pod) -> tuple[Profile, Profile]:
+        return self.profiles.get(pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME,
+                                 (self.profile, self.profile))
 
     def _pre_enqueue(self, pod: Pod) -> set[str]:
         """PreEnqueue plugins that reject the pod. Such a pod waits, without a condition or
         an event, until an event its rejectors registered for (or a pod update) moves it."""
-        return {p.name for p in self.profile.pre_enqueue if not p.pre_enqueue(pod).ok}
+        return {p.name for p in self._profiles_of(pod)[0].pre_enqueue
+                if not p.pre_enqueue(pod).ok}
 
     def _wire(self) -> None:
         self.pods.add_handler(on_add=self._pod_added, on_update=self._pod_updated,
@@ -159,7 +173,9 @@ class Scheduler:
             return
         state = CycleState()
         state.started = time.monotonic()
-        state.profile = self.sampled_profile if self.metrics.sampled() else self.profile
+        plain, sampled = self._profiles_of(pod)
+        state.profile = sampled if self.metrics.sampled() else plain
+        state.profile_name = pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME
         state.nodes = self.cache.tally
         state.all_nodes = self.cache.node_infos()
         diagnosis = Diagnosis()
@@ -176,7 +192,8 @@ class Scheduler:
                 return
         filters = [p for p in state.profile.filter if p.name not in skipped]
         feasible = self._find_feasible(state, pod, filters, diagnosis, rejectors,
-                                       self._shortlist(state, pod, skipped))
+                                       self._shortlist(state, pod, skipped),
+                                       state.profile.percentage_of_nodes_to_score)
         if not feasible:
             await self._fail(qp, pod, state, diagnosis, rejectors, None)
             return
@@ -191,16 +208,19 @@ class Scheduler:
 
     def _find_feasible(self, state: CycleState, pod: Pod, filters: Sequence[FilterPlugin],
                        diagnosis: Diagnosis, rejectors: set[str],
-                       shortlist: Collection[str] | None = None) -> list[NodeInfo]:
+                       shortlist: Collection[str] | None = None,
+                       percentage: int | None = None) -> list[NodeInfo]:
         """Filter nodes round-robin from where the last pod stopped until enough are
         feasible (upstream's percentageOfNodesToScore). Nodes off the ``shortlist`` are
         passed over (counted as checked), and filtered only if no node is feasible: the
-        only case in which the reasons in ``diagnosis`` and ``rejectors`` are read."""
+        only case in which the reasons in ``diagnosis`` and ``rejectors`` are read.
+        ``percentage``: the profile's percentageOfNodesToScore (None: the scheduler's)."""
         infos = self.cache.node_infos()
         n = len(infos)
         if not n:
             return []
-        want = feasible_nodes_to_find(n, self.percentage_of_nodes_to_score)
+        want = feasible_nodes_to_find(
+            n, self.percentage_of_nodes_to_score if percentage is None else percentage)
         start = self._next_start % n
         passed_over: list[NodeInfo] = []
         feasible, checked = self._filter_nodes(
@@ -301,7 +321,8 @@ class Scheduler:
         task.add_done_callback(self._bind_tasks.discard)
 
     def _attempted(self, state: CycleState, result: str) -> None:
-        self.metrics.attempt(result, self.scheduler_name, time.monotonic() - state.started)
+        self.metrics.attempt(result, state.profile_name or self.scheduler_name,
+                             time.monotonic() - state.started)
 
     def _unreserve(self, plugins: Sequence[ReservePlugin], state: CycleState, pod: Pod,
                    node: str) -> None:

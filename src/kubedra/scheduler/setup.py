@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 from typing import Any
 
 from kubedra.api.core import Namespace, Pod
@@ -17,6 +18,7 @@ from kubedra.client.events import EventRecorder
 from kubedra.client.informer import Informers
 from kubedra.client.rest import Client
 from kubedra.scheduler.claimwriter import ClientClaimWriter
+from kubedra.scheduler.config import ProfileConfig, SchedulerConfig, default_config
 from kubedra.scheduler.framework import Profile
 from kubedra.scheduler.metrics import SchedulerMetrics, timed_profile
 from kubedra.scheduler.plugins.dynamicresources import (
@@ -44,32 +46,97 @@ from kubedra.scheduler.plugins.tainttoleration import TaintTolerationScore
 from kubedra.scheduler.queue import ClusterEvent, SchedulingQueue, pod_key
 from kubedra.scheduler.scheduler import DEFAULT_SCHEDULER_NAME, Scheduler
 
+IMPLEMENTS: dict[str, frozenset[str]] = {name: frozenset(points) for name, points in {
+    "SchedulingGates": ("preEnqueue",),
+    "PrioritySort": ("queueSort",),
+    "NodeUnschedulable": ("filter",),
+    "NodeName": ("filter",),
+    "TaintToleration": ("filter", "preScore", "score"),
+    "NodeAffinity": ("preFilter", "filter", "preScore", "score"),
+    "NodePorts": ("preFilter", "filter"),
+    "NodeResourcesFit": ("preFilter", "filter", "preScore", "score"),
+    "VolumeRestrictions": ("preFilter", "filter"),
+    "NodeVolumeLimits": ("filter",),
+    "VolumeBinding": ("preFilter", "filter", "reserve", "preBind", "preScore", "score"),
+    "VolumeZone": ("preFilter", "filter"),
+    "PodTopologySpread": ("preFilter", "filter", "preScore", "score"),
+    "InterPodAffinity": ("preFilter", "filter", "preScore", "score"),
+    "DefaultPreemption": ("postFilter",),
+    "NodeResourcesBalancedAllocation": ("preScore", "score"),
+    "ImageLocality": ("score",),
+    "DefaultBinder": ("bind",),
+    "DynamicResources": ("preEnqueue", "preFilter", "filter", "postFilter", "preScore",
+                         "reserve", "preBind", "postBind"),
+    "DynamicResourcesPacking": ("preScore", "score"),
+}.items()}
+"""Every plugin a configuration may name, with upstream's extension points. Those kubedra
+has no code for (SchedulingGates, PrioritySort, NodePorts, the volume plugins,
+DefaultPreemption, DefaultBinder) check what kubedra does not model (or, for the queue sort
+and binder, what kubedra always does) and are accepted as no-ops."""
+
+
+def _plugins(dra: DynamicResources, namespace_labels: NamespaceLabels | None
+             ) -> dict[str, tuple[Any, Any]]:
+    """Fresh instances per plugin name: (Filter half, Score half)."""
+    spread, pod_affinity = PodTopologySpread(), InterPodAffinity(namespace_labels)
+    return {
+        "NodeUnschedulable": (NodeUnschedulable(), None),
+        "NodeName": (NodeName(), None),
+        "TaintToleration": (TaintToleration(), TaintTolerationScore()),
+        "NodeAffinity": (NodeAffinity(), NodeAffinityScore()),
+        "NodeResourcesFit": (NodeResourcesFit(), LeastAllocatedScore()),
+        "PodTopologySpread": (spread, spread),
+        "InterPodAffinity": (pod_affinity, pod_affinity),
+        "NodeResourcesBalancedAllocation": (None, BalancedAllocation()),
+        "ImageLocality": (None, ImageLocality()),
+        "DynamicResources": (dra, None),
+        "DynamicResourcesPacking": (None, DynamicResourcesPacking()),
+    }
+
+
+def build_profile(config: ProfileConfig, dra: DynamicResources,
+                  namespace_labels: NamespaceLabels | None = None) -> Profile:
+    """The plugins of one configured profile, per stage. kubedra's own PreFilters of
+    filter-only plugins (they only SKIP) run when their Filter does; a Score plugin's
+    PreScore and NormalizeScore run with its Score."""
+    plugins = _plugins(dra, namespace_labels)
+    points = config.points
+
+    def halves(point: str, half: int, method: str) -> list[Any]:
+        found = [plugins[n][half] for n in points[point] if n in plugins]
+        return [p for p in found if p is not None and hasattr(p, method)]
+
+    scores = halves("score", 1, "score")
+    for plugin in scores:
+        plugin.weight = config.weights[plugin.name]
+    own_pre_filters = [p for p in halves("filter", 0, "pre_filter")
+                       if "preFilter" not in IMPLEMENTS[p.name]]
+    with_dra = {stage: [dra] if "DynamicResources" in points[point] else []
+                for stage, point in (("shortlist", "filter"), ("enqueue", "preEnqueue"),
+                                     ("after_unreserve", "reserve"))}
+    return Profile(
+        pre_enqueue=halves("preEnqueue", 0, "pre_enqueue"),
+        enqueue=with_dra["enqueue"],
+        pre_filter=own_pre_filters + halves("preFilter", 0, "pre_filter"),
+        filter=halves("filter", 0, "filter"),
+        shortlist=with_dra["shortlist"],
+        post_filter=halves("postFilter", 0, "post_filter"),
+        pre_score=scores,
+        score=scores,
+        normalize_score=[p for p in scores if hasattr(p, "normalize_score")],
+        reserve=halves("reserve", 0, "reserve"),
+        after_unreserve=with_dra["after_unreserve"],
+        pre_bind=halves("preBind", 0, "pre_bind"),
+        post_bind=halves("postBind", 0, "post_bind"),
+        percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
+    )
+
 
 def default_profile(dra: DynamicResources,
                     namespace_labels: NamespaceLabels | None = None) -> Profile:
-    """The default profile, in upstream's order (cheap filters first) and with its score
-    weights, plus kubedra's DynamicResourcesPacking score."""
-    unschedulable, node_name, taints = NodeUnschedulable(), NodeName(), TaintToleration()
-    affinity, fit = NodeAffinity(), NodeResourcesFit()
-    spread, pod_affinity = PodTopologySpread(), InterPodAffinity(namespace_labels)
-    taint_score, affinity_score = TaintTolerationScore(), NodeAffinityScore()
-    scores: list[Any] = [taint_score, affinity_score, LeastAllocatedScore(), spread,
-                         pod_affinity, BalancedAllocation(), ImageLocality(),
-                         DynamicResourcesPacking()]
-    return Profile(
-        pre_enqueue=[dra],
-        enqueue=[dra],
-        pre_filter=[unschedulable, node_name, taints, affinity, fit, spread, pod_affinity, dra],
-        filter=[unschedulable, node_name, taints, affinity, fit, spread, pod_affinity, dra],
-        shortlist=[dra],
-        post_filter=[dra],
-        pre_score=scores,
-        score=scores,
-        normalize_score=[taint_score, affinity_score, spread, pod_affinity],
-        reserve=[dra],
-        after_unreserve=[dra],
-        pre_bind=[dra],
-    )
+    """The default profile: upstream's plugins, order and score weights, plus kubedra's
+    DynamicResourcesPacking score."""
+    return build_profile(default_config(IMPLEMENTS).profiles[0], dra, namespace_labels)
 
 
 def wire_dra(informers: Informers, state: DRAState, queue: SchedulingQueue) -> None:
@@ -147,7 +214,13 @@ class ClaimUsers:
 
 
 def build_scheduler(client: Client, *, scheduler_name: str = DEFAULT_SCHEDULER_NAME,
-                    record_events: bool = True, seed: int | None = None) -> Scheduler:
+                    record_events: bool = True, seed: int | None = None,
+                    config: SchedulerConfig | None = None) -> Scheduler:
+    """A scheduler with ``config``'s profiles, or the default profile named
+    ``scheduler_name``."""
+    if config is None:
+        only = default_config(IMPLEMENTS).profiles[0]
+        config = SchedulerConfig([dataclasses.replace(only, scheduler_name=scheduler_name)])
     informers = Informers(client, trim_managed_fields={Pod})  # as kube-scheduler's pods
     namespaces = informers.get(Namespace)
 
@@ -160,14 +233,20 @@ def build_scheduler(client: Client, *, scheduler_name: str = DEFAULT_SCHEDULER_N
     state = DRAState()
     wire_dra(informers, state, queue)
     dra = DynamicResources(state, ClientClaimWriter(client))
-    recorder = EventRecorder(client, scheduler_name)
+    first = config.profiles[0].scheduler_name
+    recorder = EventRecorder(client, first)
 
     async def record(pod: Pod, event_type: str, reason: str, message: str) -> None:
         await recorder.record(pod, event_type, reason, message)
 
-    profile = default_profile(dra, namespace_labels)
-    # the DRA plugin's calls are timed for scheduler_plugin_execution_duration_seconds
-    return Scheduler(client, informers, profile, scheduler_name=scheduler_name,
+    profiles = {}
+    for one in config.profiles:
+        profile = build_profile(one, dra, namespace_labels)
+        # the DRA plugin's calls are timed for scheduler_plugin_execution_duration_seconds
+        profiles[one.scheduler_name] = (profile, timed_profile(profile, metrics, [dra]))
+    profile, sampled = profiles.pop(first)
+    return Scheduler(client, informers, profile, scheduler_name=first,
                      queue=queue, record_event=record if record_events else None,
-                     metrics=metrics, sampled_profile=timed_profile(profile, metrics, [dra]),
-                     seed=seed)
+                     metrics=metrics, sampled_profile=sampled, seed=seed,
+                     percentage_of_nodes_to_score=config.percentage_of_nodes_to_score,
+                     more_profiles=profiles)
