@@ -75,11 +75,10 @@ class Scheduler:
         self.cache = SchedulerCache()
         self._binds = asyncio.Semaphore(parallel_binds)
         self._bind_tasks: set[asyncio.Task[None]] = set()
-        self._next_start = 0
         self._record_event = record_event
         self.rng = random.Random(seed)
         """Breaks ties between the best nodes; seeded, placement is reproducible."""
-        self.percentage_of_nodes_to_score = percentage_of_nodes_to_score
+        self.search = NodeSearch(percentage_of_nodes_to_score)
         registered: set[str] = set()
         for plain, _ in self.profiles.values():
             for plugin in plain.enqueue:
@@ -210,58 +209,8 @@ class Scheduler:
                        diagnosis: Diagnosis, rejectors: set[str],
                        shortlist: Collection[str] | None = None,
                        percentage: int | None = None) -> list[NodeInfo]:
-        """Filter nodes round-robin from where the last pod stopped until enough are
-        feasible (upstream's percentageOfNodesToScore). Nodes off the ``shortlist`` are
-        passed over (counted as checked), and filtered only if no node is feasible: the
-        only case in which the reasons in ``diagnosis`` and ``rejectors`` are read.
-        ``percentage``: the profile's percentageOfNodesToScore (None: the scheduler's)."""
-        infos = self.cache.node_infos()
-        n = len(infos)
-        if not n:
-            return []
-        want = feasible_nodes_to_find(
-            n, self.percentage_of_nodes_to_score if percentage is None else percentage)
-        start = self._next_start % n
-        passed_over: list[NodeInfo] = []
-        feasible, checked = self._filter_nodes(
-            state, pod, filters, itertools.chain(itertools.islice(infos, start, None),
-                                                 itertools.islice(infos, start)),
-            want, diagnosis, rejectors, shortlist, passed_over)
-        self._next_start = (start + checked) % n
-        if not feasible and passed_over:  # the FitError gives every node's reason
-            feasible, _ = self._filter_nodes(state, pod, filters, passed_over, want, diagnosis,
-                                             rejectors, None, [])
-        return feasible
-
-    @staticmethod
-    def _filter_nodes(state: CycleState, pod: Pod, filters: Sequence[FilterPlugin],
-                      nodes: Iterable[NodeInfo], want: int, diagnosis: Diagnosis,
-                      rejectors: set[str], shortlist: Collection[str] | None,
-                      passed_over: list[NodeInfo]) -> tuple[list[NodeInfo], int]:
-        """The feasible nodes (at most ``want``) and how many nodes were checked. This loop
-        is the hot path."""
-        checks = [(p.filter, p) for p in filters]
-        feasible: list[NodeInfo] = []
-        checked = 0
-        last: tuple[Status | None, object, Status] = (None, None, SUCCESS)
-        for info in nodes:
-            checked += 1
-            if shortlist is not None and info.name not in shortlist:
-                passed_over.append(info)
-                continue
-            for check, plugin in checks:
-                status = check(state, pod, info)
-                if status is not SUCCESS and status.code is not Code.SUCCESS:
-                    if status is not last[0] or plugin is not last[1]:  # the same one, mostly
-                        last = (status, plugin, _by(status, plugin))
-                    diagnosis.node_statuses[info.name] = last[2]
-                    rejectors.add(plugin.name)
-                    break
-            else:
-                feasible.append(info)
-                if len(feasible) >= want:
-                    break
-        return feasible, checked
+        return self.search.find(self.cache.node_infos(), state, pod, filters, diagnosis,
+                                rejectors, shortlist, percentage)
 
     async def _fail(self, qp: QueuedPod, pod: Pod, state: CycleState, diagnosis: Diagnosis,
                     rejectors: set[str], status: Status | None) -> None:
@@ -357,6 +306,70 @@ class Scheduler:
             await self._record_event(
                 pod, "Normal", "Scheduled",
                 f"Successfully assigned {pod.metadata.namespace}/{pod.metadata.name} to {node}")
+
+
+class NodeSearch:
+    """The search for feasible nodes: round-robin from where the last pod's search stopped
+    (upstream ``nextStartNodeIndex``) until enough are found (percentageOfNodesToScore).
+    The scheduler and the simulation (:mod:`.offline`) search alike."""
+
+    def __init__(self, percentage_of_nodes_to_score: int = 0) -> None:
+        self.next_start = 0
+        self.percentage = percentage_of_nodes_to_score
+
+    def find(self, infos: Sequence[NodeInfo], state: CycleState, pod: Pod,
+             filters: Sequence[FilterPlugin], diagnosis: Diagnosis, rejectors: set[str],
+             shortlist: Collection[str] | None = None,
+             percentage: int | None = None) -> list[NodeInfo]:
+        """Nodes off the ``shortlist`` are passed over (counted as checked), and filtered only
+        if no node is feasible: the only case in which the reasons in ``diagnosis`` and
+        ``rejectors`` are read. ``percentage``: the profile's percentageOfNodesToScore
+        (None: the scheduler's)."""
+        n = len(infos)
+        if not n:
+            return []
+        want = feasible_nodes_to_find(n, self.percentage if percentage is None else percentage)
+        start = self.next_start % n
+        passed_over: list[NodeInfo] = []
+        feasible, checked = self._filter_nodes(
+            state, pod, filters, itertools.chain(itertools.islice(infos, start, None),
+                                                 itertools.islice(infos, start)),
+            want, diagnosis, rejectors, shortlist, passed_over)
+        self.next_start = (start + checked) % n
+        if not feasible and passed_over:  # the FitError gives every node's reason
+            feasible, _ = self._filter_nodes(state, pod, filters, passed_over, want, diagnosis,
+                                             rejectors, None, [])
+        return feasible
+
+    @staticmethod
+    def _filter_nodes(state: CycleState, pod: Pod, filters: Sequence[FilterPlugin],
+                      nodes: Iterable[NodeInfo], want: int, diagnosis: Diagnosis,
+                      rejectors: set[str], shortlist: Collection[str] | None,
+                      passed_over: list[NodeInfo]) -> tuple[list[NodeInfo], int]:
+        """The feasible nodes (at most ``want``) and how many nodes were checked. This loop
+        is the hot path."""
+        checks = [(p.filter, p) for p in filters]
+        feasible: list[NodeInfo] = []
+        checked = 0
+        last: tuple[Status | None, object, Status] = (None, None, SUCCESS)
+        for info in nodes:
+            checked += 1
+            if shortlist is not None and info.name not in shortlist:
+                passed_over.append(info)
+                continue
+            for check, plugin in checks:
+                status = check(state, pod, info)
+                if status is not SUCCESS and status.code is not Code.SUCCESS:
+                    if status is not last[0] or plugin is not last[1]:  # the same one, mostly
+                        last = (status, plugin, _by(status, plugin))
+                    diagnosis.node_statuses[info.name] = last[2]
+                    rejectors.add(plugin.name)
+                    break
+            else:
+                feasible.append(info)
+                if len(feasible) >= want:
+                    break
+        return feasible, checked
 
 
 def score_nodes(state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]

@@ -178,9 +178,9 @@ def _cycle(scheduler: Scheduler, pod: Pod) -> tuple[object, ...]:
         state, pod, [f for f in scheduler.profile.filter if f.name not in skipped], diagnosis,
         rejectors, scheduler._shortlist(state, pod, skipped))
     if feasible:  # the reasons are read only when no node fits
-        return [n.name for n in feasible], scheduler._next_start
+        return [n.name for n in feasible], scheduler.search.next_start
     return {n: (s.code.value, s.plugin, s.message)
-            for n, s in diagnosis.node_statuses.items()}, rejectors, scheduler._next_start
+            for n, s in diagnosis.node_statuses.items()}, rejectors, scheduler.search.next_start
 
 
 @settings(max_examples=150, deadline=None)

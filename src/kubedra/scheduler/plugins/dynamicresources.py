@@ -76,6 +76,10 @@ from kubedra.scheduler.queue import ClusterEvent, Hint
 log = logging.getLogger(__name__)
 
 NAME = "DynamicResources"
+PACKING = "DynamicResourcesPacking"
+FREE_INSTANCES = f"{PACKING}/free"
+"""Cycle state: free instances of the pod's drivers per node (:func:`free_counter`), set by
+DynamicResources' PreFilter (or a simulation) when the pod allocates claims."""
 
 
 class ClaimWriter(Protocol):
@@ -135,8 +139,6 @@ def frees_instances(old: ResourceClaim, new: ResourceClaim) -> bool:
 class _Cycle:
     plan: PodPlan
     verdict: Callable[[str], NodeVerdict]
-    free: Callable[[str], int] | None
-    """Free instances of the requested drivers on a node, for Score (None: nothing to score)."""
     unavailable: set[int] = field(default_factory=set)
     allocations: list[ClaimAllocation] = field(default_factory=list)
 
@@ -260,7 +262,9 @@ class DynamicResources:
         verdict: Callable[[str], NodeVerdict] = allocator.filter
         if allocator.plans:  # pods asking for the same thing share verdicts
             verdict = self.verdicts.for_pod(allocator)
-        state[NAME] = _Cycle(plan, verdict, _free_counter(allocator) if allocator.plans else None)
+        state[NAME] = _Cycle(plan, verdict)
+        if allocator.plans:
+            state[FREE_INSTANCES] = free_counter(allocator)
         return SUCCESS
 
     def shortlist(self, state: CycleState, pod: Pod) -> Collection[str] | None:
@@ -374,7 +378,7 @@ def _unresolvable(message: str) -> Status:
     return unresolvable(message)
 
 
-def _free_counter(allocator: PodAllocator) -> Callable[[str], int]:
+def free_counter(allocator: PodAllocator) -> Callable[[str], int]:
     """Free instances of the allocator's drivers on a node: Score asks it once per feasible
     node, so the common single-driver case is the index's own count, bound to its driver."""
     index, drivers = allocator.index, tuple(allocator.requests)
@@ -400,9 +404,6 @@ def feed(state: DRAState, objects: Sequence[Any]) -> None:
             state.parameters.upsert_class_parameters(obj)
 
 
-PACKING = "DynamicResourcesPacking"
-
-
 class DynamicResourcesPacking:
     """kubedra's Score for pods that allocate structured claims: ``100 - free instances of
     the pod's drivers on the node`` (at least 0), from the DynamicResources cycle. Upstream
@@ -413,13 +414,11 @@ class DynamicResourcesPacking:
     weight = 1
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
-        cycle: _Cycle | None = state.get(NAME)
-        return SKIP if cycle is None or cycle.free is None else SUCCESS
+        return SKIP if FREE_INSTANCES not in state else SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> int:
-        cycle: _Cycle = state[NAME]
-        assert cycle.free is not None
-        return max(0, 100 - cycle.free(node.name))
+        free: Callable[[str], int] = state[FREE_INSTANCES]
+        return max(0, 100 - free(node.name))
 
 
 if TYPE_CHECKING:  # the stages DynamicResources implements (upstream: var _ framework.X = ...)
