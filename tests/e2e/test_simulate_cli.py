@@ -88,7 +88,7 @@ def test_explain_pod_table_and_json() -> None:
     assert "held by default/running-gpu" in table
     data = json.loads(run("explain", "-f", str(SNAP / "gpu-cluster.yaml"), "pod/train",
                           "-o", "json").stdout)
-    assert data["result"] == "fits on worker-2"
+    assert data["result"] == "fits on worker-2; the scheduler picks worker-2"
     nodes = {n["node"]: n for n in data["nodes"]}
     w1 = nodes["worker-1"]
     assert not w1["suitable"]
@@ -104,17 +104,31 @@ def test_explain_pod_table_and_json() -> None:
 def test_explain_claim_and_errors() -> None:
     out = run("explain", "-f", str(SNAP / "gpu-cluster.yaml"), "-f", str(SNAP / "pending.yaml"),
               "claim/shared-gpu").stdout
-    assert out.splitlines()[0] == "claim default/shared-gpu: fits on worker-1, worker-2"
+    assert out.splitlines()[0].startswith(
+        "claim default/shared-gpu: fits on worker-1, worker-2; the scheduler picks worker-")
     missing = run("explain", "-f", str(SNAP / "gpu-cluster.yaml"), "pod/nope", ok=False)
     assert missing.returncode != 0 and 'pod "default/nope" not found' in missing.stderr
     bad = run("simulate", "-f", str(SNAP / "does-not-exist.yaml"), ok=False)
     assert bad.returncode != 0 and "cannot read" in bad.stderr
 
 
-def test_simulate_says_what_it_does_not_model() -> None:
-    out = run("simulate", "-f", str(SNAP / "gpu-cluster.yaml")).stdout
+def test_only_the_sizing_says_what_it_does_not_model() -> None:
+    """Placement runs the scheduler's profile; the node-template sizing packs claims only."""
+    out = run("simulate", "-f", str(SNAP / "gpu-cluster.yaml"),
+              "--node-template", str(SNAP / "node-template.yaml")).stdout
     assert out.splitlines()[-1].startswith(
-        "not modelled (checked by the scheduler, ignored here): CPU, memory and pod-count "
-        "requests, taints and tolerations")
+        "not modelled in the sizing (checked by the scheduler, ignored here): CPU, memory and "
+        "pod-count requests, taints and tolerations")
     data = json.loads(run("simulate", "-f", str(SNAP / "gpu-cluster.yaml"), "-o", "json").stdout)
-    assert "taints and tolerations" in data["not_modelled"]
+    assert "not_modelled" not in data
+
+
+def test_explain_scores_table() -> None:
+    out = run("explain", "-f", str(SNAP / "gpu-cluster.yaml"), "-f", str(SNAP / "pending.yaml"),
+              "claim/shared-gpu", "--scores", "--seed", "1").stdout
+    header, *rows = out.strip().split("\n\n")[-1].splitlines()
+    assert header.split()[0] == "NODE" and header.split()[-1] == "TOTAL"
+    assert "DynamicResourcesPacking" in header.split()
+    assert {r.split()[0] for r in rows} == {"worker-1", "worker-2"}
+    totals = [int(r.split()[-1]) for r in rows]
+    assert totals == sorted(totals, reverse=True)

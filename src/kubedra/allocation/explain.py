@@ -57,6 +57,8 @@ class PodExplanation:
     result: str
     subject: str = "pod"
     """What ``pod`` names: a pod, or a claim explained on its own."""
+    scores: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per node, each score plugin's weighted score (when the scheduler's profile is used)."""
 
 
 def _word(v: Verdict) -> str:

@@ -4,20 +4,24 @@ The pipeline is the scheduler's DynamicResources checks, shared through
 :mod:`~kubedra.allocation.podclaims` (claim lookup, reservation rules, ``availableOnNodes``,
 class ``suitableNodes``, joint structured allocation), plus the pod's ``nodeSelector`` and
 required node affinity; the ResourceClaim controller's part (claims from templates) is played
-here too. What other scheduler plugins check is not modelled (:data:`NOT_MODELLED`).
-Among suitable nodes the one left with the fewest free instances wins (bin packing), ties by
-name, so results are deterministic. Placed pods' allocations count for the next pods.
+here too. Given a :class:`NodeChooser` (the scheduler's profile, see
+``kubedra.scheduler.offline``), the other plugins filter and score the nodes the claims fit
+on and the node is drawn as the scheduler draws it; without one, what other plugins check is
+not modelled (:data:`NOT_MODELLED`) and the node left with the fewest free instances wins
+(bin packing), ties by name. Placed pods' allocations count for the next pods.
 """
 
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import msgspec
 
 from kubedra.allocation.celadapter import cel_selectors
+from kubedra.allocation.engine import PodAllocator
 from kubedra.allocation.explain import NodeExplanation, PodExplanation, explain_node
 from kubedra.allocation.index import AllocationIndex, claim_key
 from kubedra.allocation.parameters import ParameterStore
@@ -53,6 +57,25 @@ NOT_MODELLED = ("CPU, memory and pod-count requests", "taints and tolerations",
                 "preferred node affinity", "inter-pod affinity and topology spread",
                 "unschedulable nodes")
 """What the scheduler checks that placement here ignores (a pod placed may still not fit)."""
+
+
+@dataclass
+class Choice:
+    node: str | None
+    reasons: dict[str, str] = field(default_factory=dict)
+    """Why nodes the claims fit on were rejected (when no node is chosen)."""
+    scores: dict[str, dict[str, int]] = field(default_factory=dict)
+    """Per scored node, each score plugin's weighted, normalised score."""
+
+
+class NodeChooser(Protocol):
+    """The scheduler's other plugins, for a simulation."""
+
+    def choose(self, pod: Pod, fits: Collection[str], allocator: PodAllocator) -> Choice:
+        """Among the nodes the pod's claims ``fits`` on, the node the scheduler picks."""
+
+    def placed(self, pod: Pod, node: str) -> None:
+        """The pod was placed on ``node``: it counts for the next pods."""
 
 
 @dataclass
@@ -123,8 +146,9 @@ class Simulator:
     """A snapshot loaded into an :class:`AllocationIndex`, placing pods one after another."""
 
     def __init__(self, snapshot: Snapshot, selectors: Selectors | None = None,
-                 added_nodes: Iterable[str] = ()) -> None:
+                 added_nodes: Iterable[str] = (), chooser: NodeChooser | None = None) -> None:
         self.selectors = selectors or cel_selectors()
+        self.chooser = chooser
         self.added = set(added_nodes)  # used only when no existing node fits (autoscaler)
         self.index = AllocationIndex()
         self.params = ParameterStore()
@@ -216,7 +240,16 @@ class Simulator:
                 f"0/{len(self.nodes)} nodes are available" if self.nodes else "no nodes"
             )
             return placement
-        node = min(feasible, key=lambda n: self._score(plan, n))
+        if self.chooser is not None:
+            choice = self.chooser.choose(plan.pod, feasible, plan.allocator)
+            if choice.node is None:
+                placement.reasons.update(choice.reasons)
+                placement.message = f"0/{len(self.nodes)} nodes are available"
+                return placement
+            node = choice.node
+            self.chooser.placed(plan.pod, node)
+        else:
+            node = min(feasible, key=lambda n: self._score(plan, n))
         placement.node = node
         placement.reasons.clear()
         placement.claims = self._commit(plan, node)
@@ -263,12 +296,22 @@ class Simulator:
             ex = explain_node(plan.allocator, verdict)
             ex.suitable, ex.reason = reason is None, reason or ""
             nodes.append(ex)
+        chosen, scores = None, {}
+        if self.chooser is not None:
+            choice = self.chooser.choose(plan.pod, [n.node for n in nodes if n.suitable],
+                                         plan.allocator)
+            chosen, scores = choice.node, choice.scores
+            for ex in nodes:
+                if ex.suitable and ex.node in choice.reasons:
+                    ex.suitable, ex.reason = False, choice.reasons[ex.node]
         ok = [n.node for n in nodes if n.suitable]
         result = f"fits on {', '.join(ok)}" if ok else "fits on no node"
+        if chosen is not None:
+            result += f"; the scheduler picks {chosen}"
         claims = [kobj(c.metadata.namespace, c.metadata.name) +
                   (" (allocated)" if c.status.allocation is not None else "")
                   for c in plan.claims]
-        return PodExplanation(name, claims, nodes, result)
+        return PodExplanation(name, claims, nodes, result, scores=scores)
 
 
 def _outcome(claim: ResourceClaim, new: bool) -> ClaimOutcome:

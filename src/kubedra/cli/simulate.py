@@ -4,7 +4,14 @@ A snapshot is multi-document YAML (or JSON) with Nodes, ResourceSlices, Resource
 parameter objects, claims (some allocated), claim templates and pods. ``simulate`` places the
 pending pods (no ``spec.nodeName``) one after another and, with ``--node-template`` (a Node and
 its ResourceSlices), answers how many such nodes must be added for every pending pod to fit.
-``explain`` shows, per node, which instances each request of a pod (or claim) could use.
+``explain`` shows, per node, which instances each request of a pod (or claim) could use, and
+with ``--scores`` each score plugin's score per node.
+
+Nodes are chosen as the scheduler chooses them: the same profile (the default one, or
+``--config``'s as ``kubedra scheduler --config`` reads it) filters and scores the nodes the
+claims fit on, and ``--seed`` draws among equally scored nodes as the scheduler's ``--seed``
+does (no seed: at random, as the scheduler). Only the ``--node-template`` sizing packs claims
+without the other plugins (:data:`NOT_MODELLED`).
 """
 
 from __future__ import annotations
@@ -28,9 +35,12 @@ from kubedra.allocation.simulate import (
     pending_pods,
 )
 from kubedra.api import codec
-from kubedra.api.core import Node
+from kubedra.api.core import Namespace, Node
 from kubedra.api.meta import TypedObject
 from kubedra.api.resource import ResourceSlice
+from kubedra.scheduler.config import ConfigError, default_config, load, resolve
+from kubedra.scheduler.offline import ProfileChooser
+from kubedra.scheduler.setup import IMPLEMENTS
 
 OUTPUTS = click.Choice(["table", "json", "yaml"])
 
@@ -53,6 +63,30 @@ def load_objects(paths: tuple[str, ...]) -> list[TypedObject]:
         except codec.DecodeError as err:
             raise click.ClickException(f"{p}: {err}") from None
     return out
+
+
+def profile_options(f: Any) -> Any:
+    f = click.option("--seed", type=int, default=None,
+                     help="draw among equally scored nodes as `kubedra scheduler --seed N`")(f)
+    return click.option("--config", "config_path", type=click.Path(dir_okay=False),
+                        default=None, help="the scheduler's KubeSchedulerConfiguration file "
+                                           "(default: the default profile)")(f)
+
+
+def chooser(objects: list[TypedObject], snapshot: Snapshot, config_path: str | None,
+            seed: int | None) -> ProfileChooser:
+    """The scheduler's choice of node for the snapshot, with its profiles."""
+    try:
+        config = (resolve(load(config_path), IMPLEMENTS) if config_path is not None
+                  else default_config(IMPLEMENTS))
+    except ConfigError as e:
+        raise click.ClickException(str(e)) from None
+    labels = {o.metadata.name or "": o.metadata.labels or {}
+              for o in objects if isinstance(o, Namespace)}
+    bound = [p for p in snapshot.pods if p.spec.node_name
+             and p.status.phase not in ("Succeeded", "Failed")]
+    return ProfileChooser(config, snapshot.nodes, bound, seed=seed,
+                          namespace_labels=lambda ns: labels.get(ns, {}))
 
 
 def _emit(data: Any, output: str) -> None:
@@ -115,11 +149,16 @@ def _template(path: str) -> tuple[Node, list[ResourceSlice]]:
               help="snapshot file(s): multi-document YAML or JSON")
 @click.option("--node-template", help="a Node plus its ResourceSlices: how many to add?")
 @click.option("-o", "--output", type=OUTPUTS, default="table", show_default=True)
-def simulate(files: tuple[str, ...], node_template: str | None, output: str) -> None:
-    """Place pending pods on the snapshot's nodes; optionally size a node template."""
-    snapshot = Snapshot.from_objects(load_objects(files))
+@profile_options
+def simulate(files: tuple[str, ...], node_template: str | None, output: str,
+             config_path: str | None, seed: int | None) -> None:
+    """Place pending pods on the snapshot's nodes as the scheduler would; optionally size a
+    node template."""
+    objects = load_objects(files)
+    snapshot = Snapshot.from_objects(objects)
     pending = pending_pods(snapshot)
-    placements = Simulator(snapshot).run(copy.deepcopy(pending))
+    placements = Simulator(snapshot, chooser=chooser(objects, snapshot, config_path, seed)
+                           ).run(copy.deepcopy(pending))
     autoscale: Autoscale | None = None
     if node_template is not None:
         node, slices = _template(node_template)
@@ -132,11 +171,10 @@ def simulate(files: tuple[str, ...], node_template: str | None, output: str) -> 
             if autoscale.extra_nodes:
                 click.echo(_table(_placement_rows(autoscale.placements),
                                   ["POD", "NODE", "CLAIMS / REASONS"]))
-        click.echo(f"\nnot modelled (checked by the scheduler, ignored here): "
-                   f"{', '.join(NOT_MODELLED)}")
+            click.echo(f"\nnot modelled in the sizing (checked by the scheduler, ignored "
+                       f"here): {', '.join(NOT_MODELLED)}")
         return
-    data: dict[str, Any] = {"placements": [asdict(p) for p in placements],
-                            "not_modelled": list(NOT_MODELLED)}
+    data: dict[str, Any] = {"placements": [asdict(p) for p in placements]}
     if autoscale is not None:
         data["autoscale"] = {
             "template": node.metadata.name,
@@ -144,6 +182,7 @@ def simulate(files: tuple[str, ...], node_template: str | None, output: str) -> 
             "tried": autoscale.tried,
             "never_fit": autoscale.never_fit,
             "placements": [asdict(p) for p in autoscale.placements],
+            "not_modelled": list(NOT_MODELLED),
         }
     _emit(data, output)
 
@@ -153,25 +192,44 @@ def simulate(files: tuple[str, ...], node_template: str | None, output: str) -> 
               help="snapshot file(s): multi-document YAML or JSON")
 @click.option("-n", "--namespace", default="default", show_default=True)
 @click.option("-o", "--output", type=OUTPUTS, default="table", show_default=True)
+@click.option("--scores", "show_scores", is_flag=True,
+              help="also show each score plugin's score per node")
+@profile_options
 @click.argument("target")
-def explain(files: tuple[str, ...], namespace: str, output: str, target: str) -> None:
-    """Explain per node why pod/NAME (or claim/NAME) fits or not."""
+def explain(files: tuple[str, ...], namespace: str, output: str, show_scores: bool,
+            config_path: str | None, seed: int | None, target: str) -> None:
+    """Explain per node why pod/NAME (or claim/NAME) fits or not, and where the scheduler
+    would put it."""
     kind, _, name = target.partition("/")
     if not name or kind not in ("pod", "pods", "claim", "resourceclaim", "resourceclaims"):
         raise click.UsageError("TARGET must be pod/NAME or claim/NAME")
-    snapshot = Snapshot.from_objects(load_objects(files))
+    objects = load_objects(files)
+    snapshot = Snapshot.from_objects(objects)
+    sim = Simulator(snapshot, chooser=chooser(objects, snapshot, config_path, seed))
     if kind.startswith("pod"):
         pod = next((p for p in snapshot.pods
                     if p.metadata.name == name and p.metadata.namespace == namespace), None)
         if pod is None:
             raise click.ClickException(f'pod "{namespace}/{name}" not found in the snapshot')
-        result = Simulator(snapshot).explain(pod)
+        result = sim.explain(pod)
     else:
-        result = Simulator(snapshot).explain_claim(namespace, name)
+        result = sim.explain_claim(namespace, name)
     if output == "table":
         click.echo(render(result), nl=False)
+        if show_scores:
+            click.echo("\n" + render_scores(result.scores))
     else:
         _emit(to_data(result), output)
+
+
+def render_scores(scores: dict[str, dict[str, int]]) -> str:
+    """One row per scored node: each plugin's weighted score and the total, best first."""
+    if not scores:
+        return "scores: none (fewer than two nodes to choose from)\n"
+    plugins = list(next(iter(scores.values())))
+    rows = sorted(([node, *(str(s[p]) for p in plugins), str(sum(s.values()))]
+                   for node, s in scores.items()), key=lambda r: (-int(r[-1]), r[0]))
+    return _table(rows, ["NODE", *plugins, "TOTAL"]) + "\n"
 
 
 def render(explanation: PodExplanation) -> str:

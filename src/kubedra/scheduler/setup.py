@@ -75,11 +75,11 @@ DefaultPreemption, DefaultBinder) check what kubedra does not model (or, for the
 and binder, what kubedra always does) and are accepted as no-ops."""
 
 
-def _plugins(dra: DynamicResources, namespace_labels: NamespaceLabels | None
+def _plugins(dra: DynamicResources | None, namespace_labels: NamespaceLabels | None
              ) -> dict[str, tuple[Any, Any]]:
     """Fresh instances per plugin name: (Filter half, Score half)."""
     spread, pod_affinity = PodTopologySpread(), InterPodAffinity(namespace_labels)
-    return {
+    plugins: dict[str, tuple[Any, Any]] = {
         "NodeUnschedulable": (NodeUnschedulable(), None),
         "NodeName": (NodeName(), None),
         "TaintToleration": (TaintToleration(), TaintTolerationScore()),
@@ -89,16 +89,19 @@ def _plugins(dra: DynamicResources, namespace_labels: NamespaceLabels | None
         "InterPodAffinity": (pod_affinity, pod_affinity),
         "NodeResourcesBalancedAllocation": (None, BalancedAllocation()),
         "ImageLocality": (None, ImageLocality()),
-        "DynamicResources": (dra, None),
         "DynamicResourcesPacking": (None, DynamicResourcesPacking()),
     }
+    if dra is not None:
+        plugins["DynamicResources"] = (dra, None)
+    return plugins
 
 
-def build_profile(config: ProfileConfig, dra: DynamicResources,
+def build_profile(config: ProfileConfig, dra: DynamicResources | None,
                   namespace_labels: NamespaceLabels | None = None) -> Profile:
     """The plugins of one configured profile, per stage. kubedra's own PreFilters of
     filter-only plugins (they only SKIP) run when their Filter does; a Score plugin's
-    PreScore and NormalizeScore run with its Score."""
+    PreScore and NormalizeScore run with its Score. Without ``dra`` the profile leaves
+    DynamicResources out (a simulation decides on claims itself)."""
     plugins = _plugins(dra, namespace_labels)
     points = config.points
 
@@ -111,7 +114,7 @@ def build_profile(config: ProfileConfig, dra: DynamicResources,
         plugin.weight = config.weights[plugin.name]
     own_pre_filters = [p for p in halves("filter", 0, "pre_filter")
                        if "preFilter" not in IMPLEMENTS[p.name]]
-    with_dra = {stage: [dra] if "DynamicResources" in points[point] else []
+    with_dra = {stage: [dra] if dra is not None and "DynamicResources" in points[point] else []
                 for stage, point in (("shortlist", "filter"), ("enqueue", "preEnqueue"),
                                      ("after_unreserve", "reserve"))}
     return Profile(
