@@ -8,16 +8,22 @@ from __future__ import annotations
 import asyncio
 import collections
 import contextlib
+import json
+import random
 import signal
+import subprocess
+import sys
 import time
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
+from kubedra.api import codec
 from kubedra.api.core import Node, Pod
-from kubedra.api.resource import ResourceSlice
+from kubedra.api.resource import ResourceClaimTemplate, ResourceClass, ResourceSlice
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
 from tests.e2e.dra_workload import kind
@@ -26,6 +32,8 @@ from tests.e2e.node_support import socket_root
 from tests.e2e.test_up import UP, create_workload, read_until
 
 NODES = {"node-0", "node-1", "node-2"}
+KUBEDRA = Path(sys.executable).parent / "kubedra"
+HEAD = "apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
 
 
 @contextlib.asynccontextmanager
@@ -131,9 +139,7 @@ async def test_default_scores_place_pods_as_kube_scheduler() -> None:
             "node-0": 2, "node-1": 2, "node-2": 2}
 
 
-PACKING = """\
-apiVersion: kubescheduler.config.k8s.io/v1
-kind: KubeSchedulerConfiguration
+PACKING = HEAD + """\
 profiles:
 - schedulerName: default-scheduler
   plugins:
@@ -161,3 +167,90 @@ async def test_raised_packing_weight_fills_one_node_before_the_next(tmp_path: Pa
         assert counts == [4, 2, 0], where
         full = next(n for n, c in per_node(where).items() if c == 4)
         assert {where[n] for n in ["app", *names[:3]]} == {full}, where
+
+
+def random_pod(rng: random.Random, i: int) -> dict[str, Any]:
+    """One of the kinds of pod whose placement the default plugins decide."""
+    kind = rng.choice(["plain", "cpu", "affinity", "soft-spread", "hard-spread", "gpu",
+                       "anti"])
+    name = f"r{i:02d}-{kind}"
+    if kind == "gpu":
+        return {**gpu_pod_body(name), "metadata": {"name": name, "namespace": "default"}}
+    labels = {"app": rng.choice(["web", "db"])}
+    spec: dict[str, Any] = {}
+    if kind == "cpu":
+        return plain(name, labels, containers=[{
+            "name": "c", "image": "registry.k8s.io/pause:3.9",
+            "resources": {"requests": {"cpu": f"{rng.randrange(1, 12) * 100}m",
+                                       "memory": f"{rng.randrange(1, 9)}Gi"}}}])
+    if kind == "affinity":
+        spec["affinity"] = {"nodeAffinity": {"preferredDuringSchedulingIgnoredDuringExecution": [
+            {"weight": rng.randrange(1, 101), "preference": {"matchExpressions": [
+                {"key": "zone", "operator": "In", "values": [rng.choice("ab")]}]}}]}}
+    if kind in ("soft-spread", "hard-spread"):
+        spec["topologySpreadConstraints"] = [{
+            "maxSkew": rng.randrange(1, 3),
+            "topologyKey": rng.choice(["zone", "kubernetes.io/hostname"]),
+            "whenUnsatisfiable": "ScheduleAnyway" if kind == "soft-spread" else "DoNotSchedule",
+            "labelSelector": {"matchLabels": labels}}]
+    if kind == "anti":
+        spec["affinity"] = {"podAntiAffinity": {
+            "preferredDuringSchedulingIgnoredDuringExecution": [{
+                "weight": rng.randrange(1, 101), "podAffinityTerm": {
+                    "labelSelector": {"matchLabels": {"app": "web"}},
+                    "topologyKey": "kubernetes.io/hostname"}}]}}
+    return plain(name, labels, **spec)
+
+
+def snapshot_documents(objects: list[Any], pods: list[dict[str, Any]]) -> list[Any]:
+    """The cluster's objects, and the pods as they were created (pending)."""
+    docs = [codec.to_builtins(codec.set_type_meta(o)) for o in objects]
+    return docs + [{"apiVersion": "v1", "kind": "Pod", **body} for body in pods]
+
+
+@pytest.mark.timeout(420)
+async def test_simulate_agrees_with_the_scheduler(tmp_path: Path) -> None:
+    """A randomized cluster (zones, a PreferNoSchedule taint, a profile with random
+    weights) and randomized pods created one by one: ``simulate`` with the same seed and
+    profile puts every pod where the scheduler did."""
+    rng = random.Random(int(time.time()))
+    seed = rng.randrange(1000)
+    config = tmp_path / "scheduler.yaml"
+    config.write_text(HEAD + f"""profiles:
+- schedulerName: default-scheduler
+  plugins:
+    multiPoint:
+      enabled:
+      - name: DynamicResourcesPacking
+        weight: {rng.randrange(1, 30)}
+      - name: TaintToleration
+        weight: {rng.randrange(1, 5)}
+""")
+    bodies = [random_pod(rng, i) for i in range(16)]
+    async with up("--scheduler-config", str(config), "--seed", str(seed)) as client:
+        for node in sorted(NODES):
+            await patch_node(client, node, {"metadata": {"labels": {"zone": rng.choice("ab")}}})
+        await patch_node(client, rng.choice(sorted(NODES)), {"spec": {"taints": [
+            {"key": "dedicated", "value": "x", "effect": "PreferNoSchedule"}]}})
+        await create_workload(client)  # the GPU class and template, and pod "app"
+        scheduled: dict[str, str | None] = dict(await placed(client, ["app"]))
+        for body in bodies:
+            name = body["metadata"]["name"]
+            await create(client, [body])
+            try:
+                scheduled.update(await placed(client, [name], timeout=20))
+            except AssertionError:  # no node fits (a DoNotSchedule constraint)
+                scheduled[name] = None
+        objects = [*(await client.list(Node)).items, *(await client.list(ResourceSlice)).items,
+                   *(await client.list(ResourceClass)).items,
+                   *(await client.list(ResourceClaimTemplate, "default")).items]
+    app = {**gpu_pod_body("app"), "metadata": {"name": "app", "namespace": "default"}}
+    snapshot = tmp_path / "snapshot.yaml"
+    snapshot.write_text(yaml.safe_dump_all(snapshot_documents(objects, [app, *bodies])))
+    proc = subprocess.run([str(KUBEDRA), "simulate", "-f", str(snapshot), "--config",
+                           str(config), "--seed", str(seed), "-o", "json"],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    simulated = {p["pod"].removeprefix("default/"): p["node"]
+                 for p in json.loads(proc.stdout)["placements"]}
+    assert simulated == scheduled, (seed, config.read_text())
