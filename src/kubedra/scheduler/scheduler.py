@@ -16,6 +16,7 @@ import datetime
 import functools
 import itertools
 import logging
+import operator
 import random
 import time
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
@@ -387,8 +388,7 @@ def score_nodes(state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     for plugin in profile.score:
         if plugin.name in skipped:
             continue
-        score = plugin.score
-        scores = [score(state, pod, info) for info in nodes]
+        scores = list(map(functools.partial(plugin.score, state, pod), nodes))
         normalizer = normalizers.get(plugin.name)
         if normalizer is not None:
             normalizer.normalize_score(state, pod, nodes, scores)
@@ -400,21 +400,22 @@ def score_nodes(state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
 def select_host(rng: random.Random, nodes: Sequence[NodeInfo],
                 table: dict[str, list[int]]) -> NodeInfo:
     """Upstream ``selectHost``: the node with the highest total, a tie going to each of the
-    tied nodes with equal chance (reservoir sampling: the k-th tie replaces the pick with
-    probability 1/k)."""
+    tied nodes with equal chance (reservoir sampling over the tied nodes: the k-th replaces
+    the pick with probability 1/k, drawn as ``random() * k < 1``)."""
     if not table:
         return nodes[0] if len(nodes) == 1 else nodes[rng.randrange(len(nodes))]
-    totals = [sum(column) for column in zip(*table.values(), strict=True)]
-    best, best_total, ties = 0, totals[0], 1
-    for i in range(1, len(totals)):
-        total = totals[i]
-        if total > best_total:
-            best, best_total, ties = i, total, 1
-        elif total == best_total:
-            ties += 1
-            if rng.randrange(ties) == 0:
-                best = i
-    return nodes[best]
+    columns = iter(table.values())
+    totals = next(columns)
+    for column in columns:
+        totals = list(map(operator.add, totals, column))
+    best_total = max(totals)
+    tied = [i for i, total in enumerate(totals) if total == best_total]
+    draw = rng.random
+    pick = tied[0]
+    for k in range(2, len(tied) + 1):
+        if draw() * k < 1:
+            pick = tied[k - 1]
+    return nodes[pick]
 
 
 @functools.lru_cache(maxsize=1024)

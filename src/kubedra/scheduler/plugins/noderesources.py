@@ -65,20 +65,19 @@ class ResourceScore:
     """The shared Score half: the pod's requests from PreScore, the node's from its info."""
 
     name = ""
+    state_key = ""
+    """Where PreScore leaves the pod's requests (not ``name``: NodeResourcesFit's Filter
+    half keeps its own there)."""
     weight = 1
     non_zero = False
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
         want = pod_requests(pod, non_zero=self.non_zero)
-        state[self._key] = (self.name, want.milli_cpu, want.memory), want
+        state[self.state_key] = (self.name, want.milli_cpu, want.memory), want
         return SUCCESS
 
-    @property
-    def _key(self) -> str:
-        return f"PreScore{self.name}"
-
     def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> int:
-        key, want = state[self._key]
+        key, want = state[self.state_key]
         found = node.scores.get(key)
         if found is None:
             have = node.non_zero_requested if self.non_zero else node.requested
@@ -94,6 +93,7 @@ class LeastAllocatedScore(ResourceScore):
     counted with the non-zero defaults."""
 
     name = "NodeResourcesFit"
+    state_key = "PreScoreNodeResourcesFit"
     non_zero = True
 
     def formula(self, requested: Resources, allocatable: Resources) -> int:
@@ -104,6 +104,7 @@ class BalancedAllocation(ResourceScore):
     """NodeResourcesBalancedAllocation: requests as they are (no defaults)."""
 
     name = "NodeResourcesBalancedAllocation"
+    state_key = "PreScoreNodeResourcesBalancedAllocation"
 
     def formula(self, requested: Resources, allocatable: Resources) -> int:
         return balanced_allocation(requested, allocatable)
