@@ -1,17 +1,20 @@
 """TaintToleration and NodeAffinity scores against rows of upstream's
 ``taint_toleration_test.go`` (TestTaintTolerationScore) and ``node_affinity_test.go``
-(TestNodeAffinityPriority), test names quoted; plus the default normalisation's
-properties."""
+(TestNodeAffinityPriority), test names quoted; plus properties of the normalisations
+(default, InterPodAffinity's min..max, PodTopologySpread's)."""
 
 from __future__ import annotations
 
 from hypothesis import given
 from hypothesis import strategies as st
 
-from kubedra.scheduler.framework import Code
+from kubedra.scheduler.framework import Code, CycleState, NodeInfo, Resources
 from kubedra.scheduler.plugins.helper import default_normalize_score
+from kubedra.scheduler.plugins.interpodaffinity import InterPodAffinity
 from kubedra.scheduler.plugins.nodeaffinity import NodeAffinityScore
+from kubedra.scheduler.plugins.podtopologyspread import NAME, PodTopologySpread, _ScoreState
 from kubedra.scheduler.plugins.tainttoleration import TaintTolerationScore
+from kubedra.testing import fake_node
 from tests.unit.scheduler.score_support import cluster, node, pod, scores
 
 
@@ -138,3 +141,37 @@ def test_default_normalisation_stays_in_range_and_keeps_the_order(raw: list[int]
         assert scores_[best] == (0 if reverse else 100)
     elif raw:
         assert set(scores_) == {100 if reverse else 0}
+
+
+@given(st.lists(st.integers(min_value=-500, max_value=500), min_size=1, max_size=20))
+def test_inter_pod_affinity_normalisation_maps_min_to_0_and_max_to_100(raw: list[int]) -> None:
+    scores_ = list(raw)
+    InterPodAffinity().normalize_score(CycleState(), pod(), [], scores_)
+    assert all(0 <= s <= 100 for s in scores_)
+    if max(raw) > min(raw):
+        assert scores_[raw.index(min(raw))] == 0 and scores_[raw.index(max(raw))] == 100
+    else:
+        assert set(scores_) == {0}
+    for a, sa in zip(raw, scores_, strict=True):
+        for b, sb in zip(raw, scores_, strict=True):
+            assert a >= b or sa <= sb
+
+
+@given(st.lists(st.tuples(st.integers(min_value=0, max_value=1000), st.booleans()),
+                min_size=1, max_size=12))
+def test_topology_spread_normalisation_prefers_fewer_pods(raw: list[tuple[int, bool]]) -> None:
+    """Fewer matching pods score higher, the fewest 100; ignored nodes score 0."""
+    nodes = [NodeInfo(fake_node(f"n{i}"), f"n{i}", {}, Resources()) for i in range(len(raw))]
+    state = CycleState()
+    state[f"PreScore{NAME}"] = _ScoreState([], {f"n{i}" for i, (_, ign) in enumerate(raw)
+                                                if ign}, {}, [])
+    scores_ = [s for s, _ in raw]
+    PodTopologySpread().normalize_score(state, pod(), nodes, scores_)
+    valid = [(r, s) for (r, ign), s in zip(raw, scores_, strict=True) if not ign]
+    assert all(s == 0 for (_, ign), s in zip(raw, scores_, strict=True) if ign)
+    assert all(0 <= s <= 100 for _, s in valid)
+    if valid:  # 100 * (max + min - score) / max: the fewest pods score 100
+        assert min(valid)[1] == 100
+        for ra, sa in valid:
+            for rb, sb in valid:
+                assert ra <= rb or sa <= sb
