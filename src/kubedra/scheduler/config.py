@@ -12,7 +12,7 @@ built.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path as FilePath
 
 import yaml
@@ -156,7 +156,8 @@ class ProfileConfig:
 class SchedulerConfig:
     profiles: Sequence[ProfileConfig]
     percentage_of_nodes_to_score: int = 0
-    source: KubeSchedulerConfiguration = field(default_factory=KubeSchedulerConfiguration)
+    pod_initial_backoff_seconds: int = 1
+    pod_max_backoff_seconds: int = 10
 
 
 def load(path: str) -> KubeSchedulerConfiguration:
@@ -224,8 +225,8 @@ def _validate(cfg: KubeSchedulerConfiguration) -> ErrorList:
         seen[name] = i
     errs += _percentage(ROOT.child("percentageOfNodesToScore"),
                         cfg.percentage_of_nodes_to_score)
-    initial = 1 if cfg.pod_initial_backoff_seconds is None else cfg.pod_initial_backoff_seconds
-    maximum = 10 if cfg.pod_max_backoff_seconds is None else cfg.pod_max_backoff_seconds
+    initial = _or(cfg.pod_initial_backoff_seconds, 1)
+    maximum = _or(cfg.pod_max_backoff_seconds, 10)
     if initial <= 0:
         errs.append(invalid(ROOT.child("podInitialBackoffSeconds"), initial,
                             "must be greater than 0"))
@@ -319,7 +320,13 @@ def resolve(cfg: KubeSchedulerConfiguration,
         raise ConfigError(aggregate_message(errs))
     defaults = [PluginRef(name=n, weight=w or None) for n, w in DEFAULT_PLUGINS]
     profiles = [_profile(p, defaults, implements) for p in _defaulted_profiles(cfg)]
-    return SchedulerConfig(profiles, cfg.percentage_of_nodes_to_score or 0, cfg)
+    return SchedulerConfig(profiles, cfg.percentage_of_nodes_to_score or 0,
+                           _or(cfg.pod_initial_backoff_seconds, 1),
+                           _or(cfg.pod_max_backoff_seconds, 10))
+
+
+def _or(value: int | None, default: int) -> int:
+    return default if value is None else value
 
 
 def _profile(profile: KubeSchedulerProfile, defaults: list[PluginRef],

@@ -231,7 +231,8 @@ def build_scheduler(client: Client, *, scheduler_name: str = DEFAULT_SCHEDULER_N
         found = namespaces.get(name)
         return (found.metadata.labels or {}) if found is not None else {}
 
-    queue = SchedulingQueue()
+    queue = SchedulingQueue(initial_backoff=config.pod_initial_backoff_seconds,
+                            max_backoff=config.pod_max_backoff_seconds)
     metrics = SchedulerMetrics(queue)
     state = DRAState()
     wire_dra(informers, state, queue)

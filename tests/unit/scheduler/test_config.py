@@ -106,6 +106,8 @@ profiles:
 """)
     packing, only_fit = cfg.profiles  # type: ignore[attr-defined]
     assert cfg.percentage_of_nodes_to_score == 30  # type: ignore[attr-defined]
+    assert (cfg.pod_initial_backoff_seconds, cfg.pod_max_backoff_seconds) == (  # type: ignore[attr-defined]
+        1, 10)
     assert packing.percentage_of_nodes_to_score == 70
     assert packing.weights["DynamicResourcesPacking"] == 20
     assert packing.weights["TaintToleration"] == 7
