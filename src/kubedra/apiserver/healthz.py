@@ -21,8 +21,8 @@ from kubedra.storage.contract import Store
 log = logging.getLogger(__name__)
 
 ENDPOINTS: Final = ("healthz", "livez", "readyz")
-#: ``--etcd-healthcheck-timeout``'s default.
-STORE_TIMEOUT: Final = 2.0
+#: How long a check may take (``--etcd-healthcheck-timeout``'s default).
+CHECK_TIMEOUT: Final = 2.0
 _PROBE_KEY: Final = "/registry/health"  # upstream's probe: a read, found or not
 _FLUSH_EVERY: Final = 60.0
 _HEADERS: Final = {"X-Content-Type-Options": "nosniff"}
@@ -39,7 +39,7 @@ class LogCheck:
         self._lock = threading.Lock()
         self._flushed: float | None = None
 
-    async def __call__(self) -> None:
+    async def check(self) -> None:
         with self._lock:
             if self._flushed is None:
                 self._flushed = time.monotonic()
@@ -70,10 +70,12 @@ class Health:
 
     def __init__(self, store: Store) -> None:
         self.store = store
-        self.checks: dict[str, Check] = {"ping": _ping, "log": _LOG_CHECK, "etcd": self._store}
+        self.timeout = CHECK_TIMEOUT
+        self.checks: dict[str, Check] = {"ping": _ping, "log": _LOG_CHECK.check,
+                                         "etcd": self._store}
 
     async def _store(self) -> None:
-        await asyncio.wait_for(self.store.get(_PROBE_KEY), STORE_TIMEOUT)
+        await self.store.get(_PROBE_KEY)
 
     async def answer(self, endpoint: str, check: str,
                      query: MultiMapping[str]) -> web.Response:
@@ -106,11 +108,10 @@ class Health:
             return _text("ok")
         return _text(f"{''.join(lines)}{endpoint} check passed\n")
 
-    @staticmethod
-    async def _run(endpoint: str, name: str, run: Check) -> str | None:
-        """None when the check passes, else why not (logged)."""
+    async def _run(self, endpoint: str, name: str, run: Check) -> str | None:
+        """None when the check passes in time, else why not (logged)."""
         try:
-            await run()
+            await asyncio.wait_for(run(), self.timeout)
         except Exception as err:  # any failure of a check is an unhealthy answer, not a 500
             reason = str(err) or type(err).__name__
             log.warning("%s check %s failed: %s", endpoint, name, reason)
