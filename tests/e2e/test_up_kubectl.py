@@ -1,5 +1,6 @@
 """kubectl 1.30's everyday read-only commands against ``kubedra up`` as a user starts it:
-``kubectl version`` (client and server), ``kubectl explain`` of the DRA kinds."""
+``kubectl version`` (client and server), ``kubectl explain`` of the DRA kinds, ``kubectl auth
+whoami`` and impersonation by the administrator ``up``'s kubeconfig names."""
 
 from __future__ import annotations
 
@@ -53,6 +54,17 @@ def test_kubectl_version_prints_client_and_server(up_env: dict[str, str]) -> Non
     out = _kubectl(up_env, "version")
     assert "Client Version: v1.30.0" in out
     assert "Server Version: v1.30.0" in out
+
+
+def test_the_administrator_may_impersonate(up_env: dict[str, str]) -> None:
+    assert _kubectl(up_env, "auth", "whoami").split() == [
+        "ATTRIBUTE", "VALUE", "Username", "kubernetes-admin",
+        "Groups", "[system:masters", "system:authenticated]"]
+    assert _kubectl(up_env, "auth", "whoami", "--as=jane").split()[2:] == [
+        "Username", "jane", "Groups", "[system:authenticated]"]
+    proc = subprocess.run(["kubectl", "auth", "can-i", "delete", "nodes", "--as=nobody"],
+                          capture_output=True, text=True, env=up_env, timeout=60, check=False)
+    assert (proc.returncode, proc.stdout) == (1, "no\n"), proc.stderr
 
 
 def test_kubectl_explain_resourceclaim_recursive(up_env: dict[str, str]) -> None:

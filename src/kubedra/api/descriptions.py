@@ -18,6 +18,7 @@ PACKAGES: Final = {
     "kubedra.api.coordination": "io.k8s.api.coordination.v1",
     "kubedra.api.rbac": "io.k8s.api.rbac.v1",
     "kubedra.api.authorization": "io.k8s.api.authorization.v1",
+    "kubedra.api.authentication": "io.k8s.api.authentication.v1",
     "kubedra.api.resource": "io.k8s.api.resource.v1alpha2",
 }
 
@@ -1394,6 +1395,30 @@ _AUTHORIZATION: Final[dict[str, dict[str, str]]] = {
 }
 
 
+_AUTHENTICATION: Final[dict[str, dict[str, str]]] = {
+    "SelfSubjectReview": _object(
+        "SelfSubjectReview contains the user information that the kube-apiserver has about "
+        "the user making this request. When using impersonation, users will receive the user "
+        "info of the user being impersonated.  If impersonation or request header "
+        "authentication is used, any extra keys will have their case ignored and returned as "
+        "lowercase.",
+        status="Status is filled in by the server with the user attributes."),
+    "SelfSubjectReviewStatus": {
+        "": "SelfSubjectReviewStatus is filled by the kube-apiserver and sent back to a user.",
+        "userInfo": "User attributes of the user making this request.",
+    },
+    "UserInfo": {
+        "": "UserInfo holds the information about the user needed to implement the user.Info "
+        "interface.",
+        "username": "The name that uniquely identifies this user among all active users.",
+        "uid": "A unique value that identifies this user across time. If this user is deleted "
+        "and another user by the same name is added, they will have different UIDs.",
+        "groups": "The names of groups this user is a part of.",
+        "extra": "Any additional information provided by the authenticator.",
+    },
+}
+
+
 def _qualified(package: str, types: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
     return {f"{PACKAGES[package]}.{name}": fields for name, fields in types.items()}
 
@@ -1406,4 +1431,5 @@ DESCRIPTIONS: Final[dict[str, dict[str, str]]] = {
     **_qualified("kubedra.api.coordination", _COORDINATION),
     **_qualified("kubedra.api.rbac", _RBAC),
     **_qualified("kubedra.api.authorization", _AUTHORIZATION),
+    **_qualified("kubedra.api.authentication", _AUTHENTICATION),
 }

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kubedra.api import authorization, batch, coordination, core, rbac, resource
+from kubedra.api import authentication, authorization, batch, coordination, core, rbac, resource
 from kubedra.api.meta import TypedObject
 
 
@@ -91,7 +91,7 @@ KINDS: tuple[Kind, ...] = (
          rbac.RoleBindingList),
     Kind(RBAC, "v1", "ClusterRoleBinding", "clusterrolebindings", "clusterrolebinding", False,
          rbac.ClusterRoleBinding, rbac.ClusterRoleBindingList),
-    # Access reviews are answered, never stored.
+    # Access reviews and SelfSubjectReview are answered, never stored.
     Kind(AUTHORIZATION, "v1", "SelfSubjectAccessReview", "selfsubjectaccessreviews",
          "selfsubjectaccessreview", False, authorization.SelfSubjectAccessReview,
          authorization.SelfSubjectAccessReviewList, verbs=_CREATE_ONLY),
@@ -101,6 +101,9 @@ KINDS: tuple[Kind, ...] = (
     Kind(AUTHORIZATION, "v1", "SubjectAccessReview", "subjectaccessreviews",
          "subjectaccessreview", False, authorization.SubjectAccessReview,
          authorization.SubjectAccessReviewList, verbs=_CREATE_ONLY),
+    Kind(authentication.GROUP, "v1", "SelfSubjectReview", "selfsubjectreviews",
+         "selfsubjectreview", False, authentication.SelfSubjectReview,
+         authentication.SelfSubjectReviewList, verbs=_CREATE_ONLY),
 )
 
 _BY_GVK = {(k.group, k.version, k.kind): k for k in KINDS}

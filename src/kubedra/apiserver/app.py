@@ -22,12 +22,14 @@ from kubedra.apiserver import (
     connections,
     discovery,
     errors,
+    healthz,
+    impersonation,
     objects,
     openapi,
     openapi_proto,
     pki,
 )
-from kubedra.apiserver.auth import USER
+from kubedra.apiserver.auth import REQUESTOR, USER
 from kubedra.apiserver.authn import Authenticator, AuthnOptions
 from kubedra.apiserver.authn.serviceaccount import TokenKeys
 from kubedra.apiserver.authn.tokenrequest import TokenRequests
@@ -100,6 +102,7 @@ class ApiServer:
                                        lambda: len(self.hub.window))
         self.door = Door(self.options.limits, self.metrics)
         self.audit = audit.Auditor(self.options.audit_log)
+        self.health = healthz.Health(store)
         self.address = ""
         self._runner: web.ServerRunner | None = None
         self._static: dict[str, bytes] = {}
@@ -196,9 +199,12 @@ class ApiServer:
                 )
 
     async def _authenticate(self, request: web.BaseRequest) -> None:
-        if request.path in ("/healthz", "/livez", "/readyz"):
-            return  # open to all, as upstream's RBAC grants them to system:unauthenticated
-        request[USER] = await self.authn.authenticate(request)
+        """Who the request is, then whom it impersonates (if it may)."""
+        request[USER] = user = await self.authn.authenticate(request)
+        acting = impersonation.acting_as(user, request.headers, self.authz.authorize)
+        if acting is not None:
+            request[REQUESTOR] = user
+            request[USER] = acting
 
     async def _current_uid(self, plural: str, namespace: str, name: str) -> str | None:
         """The uid of a stored core/v1 object (ServiceAccount tokens name theirs)."""
@@ -214,9 +220,9 @@ class ApiServer:
         if parts and parts[-1] == "" and len(parts) > 1:
             parts = parts[:-1]
         head = parts[0] if parts else ""
-        user = request.get(USER)
-        if user is not None and not _resource_path(head, parts):  # health needs no one
-            self.authz.authorize(Attributes(user, request.method.lower(), False, path=path))
+        if not _resource_path(head, parts):
+            self.authz.authorize(Attributes(request[USER], request.method.lower(), False,
+                                            path=path))
         if head in ("api", "apis") and len(parts) <= 3 - (head == "api") and (
             request.method not in ("GET", "HEAD")
         ):
@@ -254,10 +260,9 @@ class ApiServer:
     async def _fixed(self, request: web.BaseRequest, path: str) -> web.StreamResponse:
         if request.method not in ("GET", "HEAD"):
             raise errors.method_not_allowed(request.method)
-        if path in ("/healthz", "/livez", "/readyz") or path.startswith(
-            ("/healthz/", "/livez/", "/readyz/")
-        ):
-            return web.Response(text="ok", content_type="text/plain")
+        endpoint, _, check = path[1:].partition("/")
+        if endpoint in healthz.ENDPOINTS:
+            return await self.health.answer(endpoint, check, request.query)
         if path == "/metrics":
             return web.Response(body=self.metrics.render(),
                                 headers={"Content-Type": self.metrics.content_type})

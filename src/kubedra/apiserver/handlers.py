@@ -14,10 +14,12 @@ import msgspec
 from aiohttp import web
 
 from kubedra.api import codec
+from kubedra.api.authentication import SelfSubjectReview
 from kubedra.api.base import Obj
 from kubedra.api.core import Namespace
 from kubedra.apiserver import admission, errors, objects, params, tables
 from kubedra.apiserver.auth import ANONYMOUS_ADMIN, USER, User
+from kubedra.apiserver.authn import selfreview
 from kubedra.apiserver.authn.tokenrequest import TokenRequests
 from kubedra.apiserver.authz.access import Access
 from kubedra.apiserver.authz.attributes import Attributes
@@ -238,6 +240,8 @@ class ResourceHandlers:
         body, duplicates = await read_object(request, mode)
         dry = _dry_run(request)
         dec = admission.decode(t.res, body, mode, duplicates)
+        if isinstance(dec.obj, SelfSubjectReview):
+            return _json(selfreview.answer(_user(request)), 201)
         if self.authz is not None:
             if self.authz.answers(dec.obj):
                 return _json(self.authz.review(_user(request), dec.obj), 201)

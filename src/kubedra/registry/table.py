@@ -36,4 +36,5 @@ def strategies(gates: FeatureGates) -> dict[str, AnyStrategy]:
         "SelfSubjectAccessReview": rbac.SelfSubjectAccessReviewStrategy(),
         "SubjectAccessReview": rbac.SubjectAccessReviewStrategy(),
         "SelfSubjectRulesReview": rbac.SelfSubjectRulesReviewStrategy(),
+        "SelfSubjectReview": rbac.SelfSubjectReviewStrategy(),
     }

@@ -150,6 +150,7 @@ METADATA_ONLY = struct(metadata=OBJECT_META)
 _RESOURCE = "resource.k8s.io"
 _RBAC = "rbac.authorization.k8s.io"
 _AUTHORIZATION = "authorization.k8s.io"
+_AUTHENTICATION = "authentication.k8s.io"
 SCHEMAS: Mapping[tuple[str, str], Meta] = MappingProxyType({
     ("", "Namespace"): NAMESPACE,
     ("", "Node"): NODE,
@@ -173,6 +174,7 @@ SCHEMAS: Mapping[tuple[str, str], Meta] = MappingProxyType({
     (_AUTHORIZATION, "SelfSubjectAccessReview"): METADATA_ONLY,
     (_AUTHORIZATION, "SelfSubjectRulesReview"): METADATA_ONLY,
     (_AUTHORIZATION, "SubjectAccessReview"): METADATA_ONLY,
+    (_AUTHENTICATION, "SelfSubjectReview"): METADATA_ONLY,
 })
 
 
