@@ -87,16 +87,25 @@ def _table(rows: list[list[str]], headers: list[str]) -> str:
 
 
 def _autoscale_text(a: Autoscale, template: str) -> str:
+    """The answer, then each pending pod in exactly one group: fits on the existing nodes,
+    needs an added node, never fits on this template, or still finds no room."""
     if a.extra_nodes is None:
-        text = f"node template {template}: no number of extra nodes up to {a.tried} " \
-               "lets every pending pod fit"
+        head = f"no number of extra nodes up to {a.tried} lets every pending pod fit"
+    elif a.never_fit:
+        head = (f"{a.extra_nodes} extra node(s) needed by the pods that can fit; "
+                f"{len(a.never_fit)} never fit on this template")
     elif a.extra_nodes == 0:
-        text = f"node template {template}: 0 extra nodes needed (every pending pod fits)"
+        head = "0 extra nodes needed: every pending pod fits on the existing nodes"
     else:
-        text = f"node template {template}: {a.extra_nodes} extra node(s) let every pending pod fit"
-    if a.never_fit:
-        text += f"; never fit on this template: {', '.join(a.never_fit)}"
-    return text
+        head = f"{a.extra_nodes} extra node(s) let every pending pod fit"
+    lines = [f"node template {template}: {head}"]
+    for label, pods in (("fit on the existing nodes", a.on_existing),
+                        ("need an added node", a.on_new),
+                        ("never fit on this template", a.never_fit),
+                        (f"no room even with {a.tried} added", a.unplaced)):
+        if pods:
+            lines.append(f"  {label}: {', '.join(pods)}")
+    return "\n".join(lines)
 
 
 def _template(path: str) -> tuple[Node, list[ResourceSlice]]:
@@ -143,6 +152,9 @@ def simulate(files: tuple[str, ...], node_template: str | None, output: str) -> 
             "extra_nodes": autoscale.extra_nodes,
             "tried": autoscale.tried,
             "never_fit": autoscale.never_fit,
+            "on_existing": autoscale.on_existing,
+            "on_new": autoscale.on_new,
+            "unplaced": autoscale.unplaced,
             "placements": [asdict(p) for p in autoscale.placements],
         }
     _emit(data, output)
