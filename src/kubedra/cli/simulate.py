@@ -1,7 +1,8 @@
 """``kubedra simulate`` and ``kubedra explain``: offline structured allocation on a snapshot.
 
 A snapshot is multi-document YAML (or JSON) with Nodes, ResourceSlices, ResourceClasses,
-parameter objects, claims (some allocated), claim templates and pods. ``simulate`` places the
+parameter objects, claims (some allocated), claim templates and pods; without ``-f`` both
+commands read those objects from the cluster ``--kubeconfig`` names. ``simulate`` places the
 pending pods (no ``spec.nodeName``) one after another and, with ``--node-template`` (a Node and
 its ResourceSlices), answers how many such nodes must be added for every pending pod to fit.
 ``explain`` shows, per node, which instances each request of a pod (or claim) could use.
@@ -9,8 +10,10 @@ its ResourceSlices), answers how many such nodes must be added for every pending
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
+import os
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
@@ -22,6 +25,7 @@ from kubedra.allocation.autoscale import Autoscale, extra_nodes_needed
 from kubedra.allocation.explain import PodExplanation, to_data
 from kubedra.allocation.simulate import (
     NOT_MODELLED,
+    SNAPSHOT_KINDS,
     Placement,
     Simulator,
     Snapshot,
@@ -31,6 +35,9 @@ from kubedra.api import codec
 from kubedra.api.core import Node
 from kubedra.api.meta import TypedObject
 from kubedra.api.resource import ResourceSlice
+from kubedra.client import kubeconfig
+from kubedra.client.errors import ApiError
+from kubedra.client.rest import Client
 
 OUTPUTS = click.Choice(["table", "json", "yaml"])
 
@@ -53,6 +60,44 @@ def load_objects(paths: tuple[str, ...]) -> list[TypedObject]:
         except codec.DecodeError as err:
             raise click.ClickException(f"{p}: {err}") from None
     return out
+
+
+DEFAULT_KUBECONFIG = Path("kubedra-data") / "kubeconfig"
+"""Where ``kubedra up`` (and ``make up``) write the administrator's kubeconfig."""
+
+
+def kubeconfig_option(f: Any) -> Any:
+    return click.option(
+        "--kubeconfig", "kubeconfig_path", type=click.Path(dir_okay=False),
+        help="without -f, read the cluster this kubeconfig names "
+             f"(default: $KUBECONFIG, else {DEFAULT_KUBECONFIG})")(f)
+
+
+def read_cluster(path: str | None) -> list[TypedObject]:
+    """Every object of the snapshot kinds, read from the cluster's API server."""
+    if path is None:
+        path = str(kubeconfig.default_path() if os.environ.get("KUBECONFIG")
+                   else DEFAULT_KUBECONFIG)
+
+    async def read() -> list[TypedObject]:
+        out: list[TypedObject] = []
+        async with Client(kubeconfig.load(path), user_agent="kubedra-explain") as client:
+            for kind in SNAPSHOT_KINDS:
+                out += (await client.list_all(kind)).items
+        return out
+
+    try:
+        return asyncio.run(read())
+    except kubeconfig.KubeconfigError as err:
+        raise click.ClickException(f"{err} (give -f SNAPSHOT, or the --kubeconfig of a "
+                                   "running cluster)") from None
+    except (ApiError, OSError) as err:
+        raise click.ClickException(f"cannot read the cluster of {path}: {err}") from None
+
+
+def snapshot_of(files: tuple[str, ...], kubeconfig_path: str | None) -> Snapshot:
+    """The snapshot of the files, or of the cluster when no file is given."""
+    return Snapshot.from_objects(load_objects(files) if files else read_cluster(kubeconfig_path))
 
 
 def _emit(data: Any, output: str) -> None:
@@ -120,13 +165,15 @@ def _template(path: str) -> tuple[Node, list[ResourceSlice]]:
 
 
 @click.command()
-@click.option("-f", "--filename", "files", multiple=True, required=True,
-              help="snapshot file(s): multi-document YAML or JSON")
+@click.option("-f", "--filename", "files", multiple=True,
+              help="snapshot file(s): multi-document YAML or JSON (default: the cluster)")
+@kubeconfig_option
 @click.option("--node-template", help="a Node plus its ResourceSlices: how many to add?")
 @click.option("-o", "--output", type=OUTPUTS, default="table", show_default=True)
-def simulate(files: tuple[str, ...], node_template: str | None, output: str) -> None:
+def simulate(files: tuple[str, ...], kubeconfig_path: str | None, node_template: str | None,
+             output: str) -> None:
     """Place pending pods on the snapshot's nodes; optionally size a node template."""
-    snapshot = Snapshot.from_objects(load_objects(files))
+    snapshot = snapshot_of(files, kubeconfig_path)
     pending = pending_pods(snapshot)
     placements = Simulator(snapshot).run(copy.deepcopy(pending))
     autoscale: Autoscale | None = None
@@ -161,22 +208,25 @@ def simulate(files: tuple[str, ...], node_template: str | None, output: str) -> 
 
 
 @click.command()
-@click.option("-f", "--filename", "files", multiple=True, required=True,
-              help="snapshot file(s): multi-document YAML or JSON")
+@click.option("-f", "--filename", "files", multiple=True,
+              help="snapshot file(s): multi-document YAML or JSON (default: the cluster)")
+@kubeconfig_option
 @click.option("-n", "--namespace", default="default", show_default=True)
 @click.option("-o", "--output", type=OUTPUTS, default="table", show_default=True)
 @click.argument("target")
-def explain(files: tuple[str, ...], namespace: str, output: str, target: str) -> None:
+def explain(files: tuple[str, ...], kubeconfig_path: str | None, namespace: str, output: str,
+            target: str) -> None:
     """Explain per node why pod/NAME (or claim/NAME) fits or not."""
     kind, _, name = target.partition("/")
     if not name or kind not in ("pod", "pods", "claim", "resourceclaim", "resourceclaims"):
         raise click.UsageError("TARGET must be pod/NAME or claim/NAME")
-    snapshot = Snapshot.from_objects(load_objects(files))
+    snapshot = snapshot_of(files, kubeconfig_path)
     if kind.startswith("pod"):
         pod = next((p for p in snapshot.pods
                     if p.metadata.name == name and p.metadata.namespace == namespace), None)
         if pod is None:
-            raise click.ClickException(f'pod "{namespace}/{name}" not found in the snapshot')
+            where = "in the snapshot" if files else "in the cluster"
+            raise click.ClickException(f'pod "{namespace}/{name}" not found {where}')
         result = Simulator(snapshot).explain(pod)
     else:
         result = Simulator(snapshot).explain_claim(namespace, name)
@@ -195,6 +245,8 @@ def render(explanation: PodExplanation) -> str:
         lines.append("")
         verdict = "suitable" if n.suitable else f"unsuitable: {n.reason}"
         lines.append(f"node {n.node}: {verdict}")
+        if n.why:
+            lines.append(f"  why: {n.why}")
         lines += [f"  note: {note}" for note in n.notes]
         rows: list[list[str]] = []
         for r in n.requests:
