@@ -108,6 +108,8 @@ def test_explain_pod_table_and_json() -> None:
     table = run("explain", "-f", str(SNAP / "gpu-cluster.yaml"), "pod/pair").stdout
     assert table.startswith("pod default/pair: fits on no node")
     assert "held by default/running-gpu" in table
+    assert ('  why: default/pair-gpus: too few free instances of driver "gpu.example.com" '
+            "match its 2 requests") in table.splitlines()
     data = json.loads(run("explain", "-f", str(SNAP / "gpu-cluster.yaml"), "pod/train",
                           "-o", "json").stdout)
     assert data["result"] == "fits on worker-2"

@@ -6,6 +6,7 @@ live cluster through a kubeconfig."""
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import subprocess
 import sys
@@ -75,8 +76,15 @@ async def test_pending_pods_say_why(tmp_path: Path) -> None:
         assert lines[0] == f"pod {NS}/wants-gpu: fits on no node"
         assert f"  why: {NS}/{claim}#0: the selector `{CLAIM_SELECTOR}` matches none of " \
             f'the free instances of driver "{DRIVER}" the class admits' in lines
-        # $KUBECONFIG is the default, as for kubectl
+        # $KUBECONFIG is the default, as for kubectl; simulate reads the cluster too
         env = {**os.environ, "KUBECONFIG": str(cluster.kubeconfig_path)}
+        placed = subprocess.run([str(KUBEDRA), "simulate", "-o", "json"], capture_output=True,
+                                text=True, timeout=60, check=False, env=env)
+        assert placed.returncode == 0, placed.stderr
+        got = {p["pod"]: p for p in json.loads(placed.stdout)["placements"]}
+        assert got[f"{NS}/wants-gpu"]["node"] is None
+        assert got[f"{NS}/no-claim"]["message"] == \
+            'resourceclaim.resource.k8s.io "nope" not found'
         gone = explain("pod/nobody", env=env)
         assert gone.returncode == 1 and f'pod "{NS}/nobody" not found in the cluster' in \
             gone.stderr
