@@ -54,6 +54,11 @@ async def test_pending_pods_say_why(tmp_path: Path) -> None:
         missing["spec"]["resourceClaims"] = [{"name": "gpu",
                                               "source": {"resourceClaimName": "nope"}}]
         await client.create_raw(kind("pods"), missing, NS)
+        # its claim is the claim controller's to create (here never: no such template), so
+        # the scheduler does not report the wait
+        waiting = pod_body("no-template")
+        waiting["spec"]["resourceClaims"][0]["source"] = {"resourceClaimTemplateName": "nope"}
+        await client.create_raw(kind("pods"), waiting, NS)
 
         message = await failed_scheduling(client, "wants-gpu")
         pod = await client.get(Pod, "wants-gpu", NS)
@@ -90,3 +95,8 @@ async def test_pending_pods_say_why(tmp_path: Path) -> None:
             gone.stderr
         lost = explain("pod/wants-gpu", env={**env, "KUBECONFIG": str(tmp_path / "none")})
         assert lost.returncode == 1 and "cannot read kubeconfig" in lost.stderr
+        # seconds after no-claim was reported, no-template is not
+        reasons = [e.reason for e in (await client.list(Event, NS)).items
+                   if e.involved_object.name == "no-template"]
+        assert "FailedScheduling" not in reasons, reasons
+        assert not (await client.get(Pod, "no-template", NS)).status.conditions

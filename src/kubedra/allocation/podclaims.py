@@ -61,6 +61,11 @@ class Unschedulable(Exception):
         self.unresolvable = unresolvable
 
 
+class ClaimNotCreated(Unschedulable):
+    """A claim from a template is not recorded in the pod's status yet: the ResourceClaim
+    controller's next step, not a problem of the pod."""
+
+
 # --- naming -----------------------------------------------------------------------------------
 
 
@@ -78,7 +83,7 @@ def claim_name(pod: Pod, pod_claim: PodResourceClaim) -> tuple[str | None, bool]
         for status in pod.status.resource_claim_statuses or ():
             if status.name == pod_claim.name:
                 return status.resource_claim_name, True
-        raise Unschedulable(f'pod "{_pod_ref(pod)}": ResourceClaim not created yet')
+        raise ClaimNotCreated(f'pod "{_pod_ref(pod)}": ResourceClaim not created yet')
     raise Unschedulable(f'pod "{_pod_ref(pod)}", spec.resourceClaim "{pod_claim.name}": '
                         "none of the supported fields are set")
 

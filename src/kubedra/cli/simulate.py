@@ -19,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import click
+import uvloop
 import yaml
 
 from kubedra.allocation.autoscale import Autoscale, extra_nodes_needed
@@ -87,7 +88,8 @@ def read_cluster(path: str | None) -> list[TypedObject]:
         return out
 
     try:
-        return asyncio.run(read())
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            return runner.run(read())
     except kubeconfig.KubeconfigError as err:
         raise click.ClickException(f"{err} (give -f SNAPSHOT, or the --kubeconfig of a "
                                    "running cluster)") from None

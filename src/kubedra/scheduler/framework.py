@@ -32,6 +32,9 @@ class Status:
     code: Code = Code.SUCCESS
     message: str = ""
     plugin: str = ""
+    quiet: bool = False
+    """A PreEnqueue rejection another component resolves in its normal course: the pod
+    waits without being reported (see ``Scheduler._pre_enqueue``)."""
 
     @property
     def ok(self) -> bool:
@@ -176,7 +179,7 @@ class Plugin(Protocol):
 
 class PreEnqueuePlugin(Plugin, Protocol):
     def pre_enqueue(self, pod: Pod) -> Status:
-        """Not SUCCESS: the pod waits (no condition, no event) until an event moves it."""
+        """Not SUCCESS: the pod waits until an event moves it (reported unless quiet)."""
 
 
 class EnqueueExtensions(Plugin, Protocol):

@@ -44,9 +44,9 @@ log = logging.getLogger(__name__)
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
 
 GATED_REPORT_DELAY = 2.0
-"""Seconds a PreEnqueue plugin must keep rejecting a pod before the pod is reported: the
-claim controller creates a pod's claims from templates well within that time, so the usual
-short wait for them is not reported."""
+"""Seconds a PreEnqueue plugin must keep rejecting a pod before the pod is reported, so a
+rejection that the next informer event resolves (a claim seen before its pod, or after)
+is not."""
 
 
 def _now() -> str:
@@ -90,15 +90,17 @@ class Scheduler:
 
     def _pre_enqueue(self, pod: Pod) -> set[str]:
         """PreEnqueue plugins that reject the pod. Such a pod waits until an event its
-        rejectors registered for (or a pod update) moves it; one still rejected after
-        :data:`GATED_REPORT_DELAY` is reported (upstream v1.30 reports none)."""
-        rejected = {p.name for p in self.profile.pre_enqueue if not p.pre_enqueue(pod).ok}
+        rejectors registered for (or a pod update) moves it; one still rejected, not quietly,
+        after :data:`GATED_REPORT_DELAY` is reported (upstream v1.30 reports none)."""
+        rejections = [(p.name, s) for p in self.profile.pre_enqueue
+                      if not (s := p.pre_enqueue(pod)).ok]
         key = pod_key(pod)
-        if rejected and self._record_event is not None and key not in self._gated_checks:
+        if (any(not s.quiet for _, s in rejections) and self._record_event is not None
+                and key not in self._gated_checks):
             self._gated_checks[key] = asyncio.get_running_loop().call_later(
                 GATED_REPORT_DELAY, self._report_gated, pod.metadata.namespace or "",
                 pod.metadata.name or "")
-        return rejected
+        return {name for name, _ in rejections}
 
     def _report_gated(self, namespace: str, name: str) -> None:
         """FailedScheduling (and the condition) for a pod PreEnqueue still rejects, with the
@@ -108,8 +110,8 @@ class Scheduler:
         pod = self.pods.get(name, namespace)
         if pod is None or pod.spec.node_name or pod.metadata.deletion_timestamp is not None:
             return
-        status = next((s for p in self.profile.pre_enqueue if not (s := p.pre_enqueue(pod)).ok),
-                      None)
+        status = next((s for p in self.profile.pre_enqueue
+                       if not (s := p.pre_enqueue(pod)).ok and not s.quiet), None)
         if status is None:
             return
         diagnosis = Diagnosis(pre_filter_message=status.message)

@@ -31,6 +31,7 @@ from kubedra.allocation.index import AllocationIndex, claim_key
 from kubedra.allocation.parameters import ParameterStore
 from kubedra.allocation.podclaims import (
     NOT_AVAILABLE,
+    ClaimNotCreated,
     PodPlan,
     Unschedulable,
     is_reserved_for_pod,
@@ -54,6 +55,7 @@ from kubedra.scheduler.framework import (
     SKIP,
     SUCCESS,
     AfterUnreservePlugin,
+    Code,
     CycleState,
     Diagnosis,
     EnqueueExtensions,
@@ -242,6 +244,8 @@ class DynamicResources:
     def pre_enqueue(self, pod: Pod) -> Status:
         try:
             pod_claims(pod, self.state.lookup)
+        except ClaimNotCreated as e:  # the claim controller is about to create it
+            return Status(Code.UNRESOLVABLE, e.message, quiet=True)
         except Unschedulable as e:
             return unresolvable(e.message)
         return SUCCESS
