@@ -62,6 +62,11 @@ class PodExplanation:
     """What ``pod`` names: a pod, or a claim explained on its own."""
 
 
+def request_label(claim: str, request: int) -> str:
+    """How the table and the reasons name a claim's request: ``namespace/claim#index``."""
+    return f"{claim}#{request}"
+
+
 def _word(v: Verdict) -> str:
     if isinstance(v, str):
         return f"error: {v}"
@@ -76,7 +81,7 @@ def explain_node(allocator: PodAllocator, verdict: NodeVerdict) -> NodeExplanati
     for driver, reqs in allocator.requests.items():
         pool = index.pool(node, driver)
         chosen = verdict.assignment.get(driver, [])
-        labels = [f"{allocator.plans[o].name}#{r.index}"
+        labels = [request_label(allocator.plans[o].name, r.index)
                   for o, r in zip(allocator.owners[driver], reqs, strict=True)]
         taken = dict(zip(chosen, labels, strict=False))
         for k, req in enumerate(reqs):
@@ -138,7 +143,7 @@ def first_failure(allocator: PodAllocator, node: str) -> str:
         if not free:
             return f'{plan.name}: every instance of driver "{driver}" is allocated'
         for r in reqs:
-            label = f"{plan.name}#{r.index}"
+            label = request_label(plan.name, r.index)
             if r.filter is not None and not pool.matching(None, r.filter, free).ok & free:
                 return (f"{label}: the class filter `{r.filter.expression}` admits none of "
                         f'the free instances of driver "{driver}"')
