@@ -30,7 +30,7 @@ def fake_node(name: str) -> Node:
 
 
 def gpu_attributes(i: int) -> list[NamedResourcesAttribute]:
-    """Attributes of every kind, like the cards of ``examples/gpu-resourceslice.yaml``:
+    """Attributes of every kind, like the cards of ``examples/reference/gpu-resourceslice.yaml``:
     even instances have 80Gi of memory, odd ones 40Gi."""
     return [
         NamedResourcesAttribute(name="model", string="a100"),

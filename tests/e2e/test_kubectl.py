@@ -15,9 +15,9 @@ import pytest
 import yaml
 
 from tests.e2e.conftest import Kubectl
+from tests.vectors import EXAMPLES, example_files
 
-EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
-MANIFESTS = sorted(p.name for p in EXAMPLES.glob("*.yaml"))
+MANIFESTS = [str(p.relative_to(EXAMPLES)) for p in example_files()]
 NAMESPACE_FILE = "00-namespace.yaml"
 
 

@@ -18,7 +18,12 @@ from dataclasses import dataclass, field
 import msgspec
 
 from kubedra.allocation.celadapter import cel_selectors
-from kubedra.allocation.explain import NodeExplanation, PodExplanation, explain_node
+from kubedra.allocation.explain import (
+    NodeExplanation,
+    PodExplanation,
+    explain_node,
+    first_failure,
+)
 from kubedra.allocation.index import AllocationIndex, claim_key
 from kubedra.allocation.parameters import ParameterStore
 from kubedra.allocation.podclaims import (
@@ -92,6 +97,9 @@ _BUCKETS: dict[type, str] = {
     ResourceClaimTemplate: "templates",
     Pod: "pods",
 }
+
+SNAPSHOT_KINDS: tuple[type, ...] = tuple(_BUCKETS)
+"""The kinds a snapshot holds (read from files or from a cluster); others are ignored."""
 
 
 @dataclass
@@ -262,6 +270,8 @@ class Simulator:
             verdict = plan.allocator.filter(node)
             ex = explain_node(plan.allocator, verdict)
             ex.suitable, ex.reason = reason is None, reason or ""
+            if reason is not None and reason == verdict.reason:
+                ex.why = first_failure(plan.allocator, node)
             nodes.append(ex)
         ok = [n.node for n in nodes if n.suitable]
         result = f"fits on {', '.join(ok)}" if ok else "fits on no node"
