@@ -34,6 +34,7 @@ from kubedra.apiserver.connections import ConnectionLimits
 from kubedra.apiserver.limits import Limits
 from kubedra.apiserver.pki import ClusterPki
 from kubedra.cli.credentials import ADMIN, LOOPBACK, Identity, certificate
+from kubedra.cli.datadir import private_directory
 from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.cli.singletons import collect_while_leading, replica_identity
 from kubedra.client import kubeconfig as kubeconfig_file
@@ -74,7 +75,7 @@ async def serve(
     etcd: EtcdConfig | None = None,
 ) -> None:
     """Serve until ``stop`` is set; the kubeconfig is written once the port is bound."""
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_directory(data_dir)
     store = await open_store(data_dir, etcd, compact_interval=compaction[0],
                              retain=compaction[1])
     if etcd is not None:  # replicas may share the cluster: the Lease holder collects garbage

@@ -9,6 +9,7 @@ process. Nothing here blocks the loop on disk I/O.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import os
 import sqlite3
@@ -76,6 +77,22 @@ class _Readers:
             self._conns.clear()
 
 
+_FILE_MODE = 0o600
+_FILES = ("", "-wal", "-shm", ".lock")
+"""The database, its WAL and shared-memory index, and its lock: they hold every object."""
+
+
+def _private_files(path: str) -> None:
+    """Make the store's files owner-only. SQLite creates the WAL and SHM with the mode of the
+    database file, so a new store's file is created 0600 first; older stores' are
+    tightened."""
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, _FILE_MODE))
+    for suffix in _FILES:
+        with contextlib.suppress(FileNotFoundError):
+            if os.stat(path + suffix).st_mode & 0o777 != _FILE_MODE:
+                os.chmod(path + suffix, _FILE_MODE)
+
+
 _LOCK_WAIT = 2.0
 """How long an open waits for the file's lock: the committer process of a writer that just
 died holds it until it has finished the commit it was given."""
@@ -84,7 +101,7 @@ died holds it until it has finished the commit it was given."""
 def _lock_file(path: str, wait: float) -> IO[bytes]:
     """Hold an exclusive lock so a second process cannot become a second writer (the
     committer process holds it too, for as long as it lives)."""
-    handle = open(f"{path}.lock", "wb")  # noqa: SIM115 - held until close()
+    handle = os.fdopen(os.open(f"{path}.lock", os.O_WRONLY | os.O_CREAT, _FILE_MODE), "wb")
     deadline = time.monotonic() + wait
     while True:
         try:
@@ -161,6 +178,7 @@ class SQLiteStore(Store):
         def prepare() -> tuple[IO[bytes], State, dict[str, int]]:
             lock = _lock_file(file, lock_wait)
             try:
+                _private_files(file)
                 conn = schema.connect(file)
                 try:
                     schema.migrate(conn)
