@@ -229,7 +229,7 @@ class Rest:
                     raise errors.already_exists(res.kind.plural, res.kind.group, name)
                 return Result(created, 201)
             try:
-                kv = await self.store.create(key, objects.encode(created))
+                kv = await self.store.create(key, objects.encode(created), ttl=res.ttl)
             except KeyExistsError:
                 if generated:
                     continue
@@ -325,7 +325,7 @@ class Rest:
                     revision: int) -> Result | None:
         """Write ``obj`` over ``revision``: the stored answer, or None on a lost race."""
         out_kv = await self._cas(res, name, self.store.update(key, objects.to_storage(obj),
-                                                              revision))
+                                                              revision, ttl=res.ttl))
         if out_kv is None:
             return None
         out, data = self.cache.put(out_kv, obj)

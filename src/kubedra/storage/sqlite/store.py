@@ -33,6 +33,7 @@ from kubedra.storage.contract import (
 )
 from kubedra.storage.sqlite import reads, schema
 from kubedra.storage.sqlite.committer import Committer
+from kubedra.storage.sqlite.expiry import Expiry
 from kubedra.storage.sqlite.state import State
 from kubedra.storage.sqlite.writer import Compact, Outcome, Request, Stop, Write, Writer
 from kubedra.tasks import cancel_and_wait
@@ -125,6 +126,7 @@ class SQLiteStore(Store):
         lock: IO[bytes],
         state: State,
         tombstones: dict[str, int],
+        expiring: list[tuple[float, str, int]],
         readers: _Readers,
         max_batch: int,
         compact_chunk: int,
@@ -138,6 +140,8 @@ class SQLiteStore(Store):
         self._broadcaster = Broadcaster(watch_buffer)
         self._closed = False
         self._compactor: asyncio.Task[None] | None = None
+        self._expiry = Expiry(expiring, lambda key: self._state.latest.get(key), self.delete)
+        self._expirer = asyncio.create_task(self._expiry.run(), name="sqlite-expiry")
         self._writer = Writer(
             start_committer,
             committer,
@@ -175,22 +179,22 @@ class SQLiteStore(Store):
             raise ValueError("max_batch, compact_chunk, watch_buffer, read_threads must be >= 1")
         file = os.fspath(path)
 
-        def prepare() -> tuple[IO[bytes], State, dict[str, int]]:
+        def prepare() -> tuple[IO[bytes], reads.Loaded]:
             lock = _lock_file(file, lock_wait)
             try:
                 _private_files(file)
                 conn = schema.connect(file)
                 try:
                     schema.migrate(conn)
-                    latest, tombstones, revision, compacted = reads.load_state(conn)
+                    loaded = reads.load_state(conn)
                 finally:
                     conn.close()
             except BaseException:
                 lock.close()
                 raise
-            return lock, State(latest, revision, compacted), tombstones
+            return lock, loaded
 
-        lock, state, tombstones = await asyncio.to_thread(prepare)
+        lock, loaded = await asyncio.to_thread(prepare)
 
         def start_committer() -> Awaitable[Committer]:
             return Committer.start(file, _SETUP, keep=lock)
@@ -204,8 +208,9 @@ class SQLiteStore(Store):
             start_committer=start_committer,
             loop=asyncio.get_running_loop(),
             lock=lock,
-            state=state,
-            tombstones=tombstones,
+            state=State(loaded.latest, loaded.revision, loaded.compacted),
+            tombstones=loaded.tombstones,
+            expiring=loaded.expiring,
             readers=_Readers(file, read_threads),
             max_batch=max_batch,
             compact_chunk=compact_chunk,
@@ -286,17 +291,27 @@ class SQLiteStore(Store):
 
     # -- writes ----------------------------------------------------------------------------
 
-    async def create(self, key: str, value: bytes) -> KeyValue:
+    async def create(self, key: str, value: bytes, *, ttl: int = 0) -> KeyValue:
+        expires = time.time() + ttl if ttl > 0 else None
         result: KeyValue = await self._submit(
-            lambda f: Write("create", key, bytes(value), None, f)
+            lambda f: Write("create", key, bytes(value), None, f, expires)
         )
+        self._expires(expires, result)
         return result
 
-    async def update(self, key: str, value: bytes, expected_revision: int) -> KeyValue:
+    async def update(
+        self, key: str, value: bytes, expected_revision: int, *, ttl: int = 0
+    ) -> KeyValue:
+        expires = time.time() + ttl if ttl > 0 else None
         result: KeyValue = await self._submit(
-            lambda f: Write("update", key, bytes(value), expected_revision, f)
+            lambda f: Write("update", key, bytes(value), expected_revision, f, expires)
         )
+        self._expires(expires, result)
         return result
+
+    def _expires(self, expires: float | None, written: KeyValue) -> None:
+        if expires is not None:
+            self._expiry.add(expires, written.key, written.mod_revision)
 
     async def delete(self, key: str, expected_revision: int | None = None) -> KeyValue:
         result: KeyValue = await self._submit(
@@ -334,6 +349,7 @@ class SQLiteStore(Store):
         if self._closed:
             return
         self._closed = True
+        await cancel_and_wait(self._expirer)
         if self._compactor is not None:
             await cancel_and_wait(self._compactor)
         self._broadcaster.close()
