@@ -39,9 +39,6 @@ class Expiry:
         self._delete = delete
         self._wake = asyncio.Event()
 
-    def __len__(self) -> int:
-        return len(self._heap)
-
     def add(self, expires: float, key: str, revision: int) -> None:
         entry = (expires, key, revision)
         heapq.heappush(self._heap, entry)
