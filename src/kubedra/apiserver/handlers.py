@@ -259,7 +259,7 @@ class ResourceHandlers:
             result = await self.rest.replace(
                 t.res, t.namespace, t.name, dec.obj, subresource=subresource,
                 dry_run=_dry_run(request), manager=_manager(request),
-                judge=lambda _, stored: self._admit_update(request, t, dec.obj, stored),
+                judge=lambda stored: self._admit_update(request, t, dec.obj, stored),
             )
         result.warnings += dec.warnings
         return self._answer(request, t, result)
@@ -321,7 +321,7 @@ class ResourceHandlers:
         result = await self.rest.update(
             t.res, t.namespace, t.name, mutate, subresource=subresource, dry_run=dry,
             create_missing=create_missing, keeps_given=not dispatch.changes_live(content_type),
-            judge=lambda _, stored: self._admit_update(request, t, typed[0], stored),
+            judge=lambda stored: self._admit_update(request, t, typed[0], stored),
             manager="" if content_type == dispatch.APPLY else _manager(request),
         )
         result.warnings += warnings

@@ -82,9 +82,9 @@ class Filter:
         return no_labels and (self.fields is None or not self.fields.terms)
 
 
-Judge = Callable[[Any, Obj | None], None]
-"""A request's admission of a write: (the new object, typed or JSON; the stored one, or None
-for a create); raises to refuse."""
+Judge = Callable[[Obj | None], None]
+"""A request's admission of its write (the request holds the new object), given the stored
+object it replaces, or None when it creates one; raises to refuse."""
 
 
 class Rest:
@@ -265,8 +265,8 @@ class Rest:
         ``admit=False`` is for the server's own writes (binding, GC, finalize).
         ``keeps_given``: ``mutate`` never changes the object it is given (a PUT ignores it,
         most patch types copy what they change), so it gets the stored object itself rather
-        than a copy. ``judge`` (the request's admission) sees what ``mutate`` made and the
-        stored object, untouched even when ``mutate`` changed its copy in place."""
+        than a copy. ``judge`` (the request's admission) gets the stored object after
+        ``mutate``, untouched even when ``mutate`` changed its copy in place."""
         key = res.key(namespace, name)
         for _ in range(_UPDATE_RETRIES):
             kv = await self.store.get(key)
@@ -278,7 +278,7 @@ class Rest:
             # a fresh decode for mutate to change: cheaper than deepcopy
             new = await mutate(old if keeps_given else objects.from_kv(kv))
             if judge is not None:
-                judge(new, old)
+                judge(old)
             new_meta = objects.meta(new)
             pinned = str(new_meta.get("resourceVersion") or "")
             if pinned and pinned != str(kv.mod_revision):
@@ -389,7 +389,7 @@ class Rest:
         if res.strategy.allow_create_on_update and not subresource:
             async def create_missing() -> Result:
                 if judge is not None:
-                    judge(body, None)
+                    judge(None)
                 return await self.create(res, namespace, pipeline.fresh_copy(body),
                                          dry_run=dry_run, manager=manager)
 
