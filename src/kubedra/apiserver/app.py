@@ -42,7 +42,7 @@ from kubedra.apiserver.hub import WatchHub
 from kubedra.apiserver.kubernetes_service import ensure_kubernetes_service
 from kubedra.apiserver.limits import Door, Limits, is_long_running
 from kubedra.apiserver.metrics import GROUP, RESOURCE, VERB, Metrics
-from kubedra.apiserver.registry import Registry
+from kubedra.apiserver.registry import EVENT_TTL, Registry
 from kubedra.apiserver.replies import JSON, Reply, json_reply
 from kubedra.apiserver.rest import Rest
 from kubedra.registry.pipeline import MAX_REQUEST_BYTES
@@ -72,6 +72,7 @@ class Options:
     watch_window_bytes: int = 256 << 20
     # what may wait for one watcher's client before its watch is ended
     watch_buffer_bytes: int = 16 << 20
+    event_ttl: int = EVENT_TTL  # seconds; 0: Events are kept until deleted
 
 
 class ApiServer:
@@ -80,7 +81,7 @@ class ApiServer:
     def __init__(self, store: Store, options: Options | None = None) -> None:
         self.options = options or Options()
         self.store = store
-        self.registry = Registry(self.options.gates)
+        self.registry = Registry(self.options.gates, self.options.event_ttl)
         self.cache = objects.WireCache()
         self.hub = WatchHub(store, self.cache, self.options.watch_window,
                             self.options.watch_window_bytes, self.options.watch_buffer_bytes)

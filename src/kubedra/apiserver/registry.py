@@ -1,5 +1,5 @@
-"""Every served resource: its kind-table row, its strategy (:mod:`kubedra.registry.table`)
-and its storage keys.
+"""Every served resource: its kind-table row, its strategy (:mod:`kubedra.registry.table`),
+its storage keys and how long its objects live (Events: ``--event-ttl``).
 """
 
 from __future__ import annotations
@@ -18,6 +18,8 @@ from kubedra.registry.strategies.base import AnyStrategy
 class Resource:
     kind: Kind
     strategy: AnyStrategy
+    ttl: int = 0
+    """Seconds the store keeps an object after each write (0: until deleted)."""
 
     @property
     def prefix(self) -> str:
@@ -45,14 +47,19 @@ class Resource:
         return self.strategy.field_label_error(label)
 
 
+EVENT_TTL = 3600
+"""kube-apiserver's ``--event-ttl`` default (1h0m0s), in seconds."""
+
+
 class Registry:
-    def __init__(self, gates: FeatureGates | None = None) -> None:
+    def __init__(self, gates: FeatureGates | None = None, event_ttl: int = EVENT_TTL) -> None:
         self.gates = gates or FeatureGates()
         strategies = table.strategies(self.gates)
         self._by_resource: dict[tuple[str, str, str], Resource] = {}
         self._by_kind: dict[tuple[str, str], Resource] = {}
         for kind in kinds.KINDS:
-            res = Resource(kind, strategies[kind.kind])
+            ttl = event_ttl if (kind.group, kind.plural) == ("", "events") else 0
+            res = Resource(kind, strategies[kind.kind], ttl)
             self._by_resource[(kind.group, kind.version, kind.plural)] = res
             self._by_kind[(kind.api_version, kind.kind)] = res
 

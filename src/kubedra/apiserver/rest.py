@@ -82,6 +82,11 @@ class Filter:
         return no_labels and (self.fields is None or not self.fields.terms)
 
 
+Judge = Callable[[Obj | None], None]
+"""A request's admission of its write (the request holds the new object), given the stored
+object it replaces, or None when it creates one; raises to refuse."""
+
+
 class Rest:
     """The operations, bound to a registry, a store and the wire cache."""
 
@@ -224,7 +229,7 @@ class Rest:
                     raise errors.already_exists(res.kind.plural, res.kind.group, name)
                 return Result(created, 201)
             try:
-                kv = await self.store.create(key, objects.encode(created))
+                kv = await self.store.create(key, objects.encode(created), ttl=res.ttl)
             except KeyExistsError:
                 if generated:
                     continue
@@ -253,13 +258,15 @@ class Rest:
         admit: bool = True,
         manager: str = "",
         keeps_given: bool = False,
+        judge: Judge | None = None,
     ) -> Result:
         """GuaranteedUpdate: read, ``mutate`` a copy, admit, compare-and-swap, retry on a
         lost race. A resourceVersion in the new object that is not the stored one is a 409.
         ``admit=False`` is for the server's own writes (binding, GC, finalize).
         ``keeps_given``: ``mutate`` never changes the object it is given (a PUT ignores it,
         most patch types copy what they change), so it gets the stored object itself rather
-        than a copy."""
+        than a copy. ``judge`` (the request's admission) gets the stored object after
+        ``mutate``, untouched even when ``mutate`` changed its copy in place."""
         key = res.key(namespace, name)
         for _ in range(_UPDATE_RETRIES):
             kv = await self.store.get(key)
@@ -270,6 +277,8 @@ class Rest:
             old = self.cache.decoded(kv)  # read, never changed, by everything below
             # a fresh decode for mutate to change: cheaper than deepcopy
             new = await mutate(old if keeps_given else objects.from_kv(kv))
+            if judge is not None:
+                judge(old)
             new_meta = objects.meta(new)
             pinned = str(new_meta.get("resourceVersion") or "")
             if pinned and pinned != str(kv.mod_revision):
@@ -316,7 +325,7 @@ class Rest:
                     revision: int) -> Result | None:
         """Write ``obj`` over ``revision``: the stored answer, or None on a lost race."""
         out_kv = await self._cas(res, name, self.store.update(key, objects.to_storage(obj),
-                                                              revision))
+                                                              revision, ttl=res.ttl))
         if out_kv is None:
             return None
         out, data = self.cache.put(out_kv, obj)
@@ -356,6 +365,7 @@ class Rest:
         subresource: str = "",
         dry_run: bool = False,
         manager: str = "",
+        judge: Judge | None = None,
     ) -> Result:
         meta = body.metadata
         if meta.name not in (None, "", name):
@@ -378,12 +388,14 @@ class Rest:
         create_missing = None
         if res.strategy.allow_create_on_update and not subresource:
             async def create_missing() -> Result:
+                if judge is not None:
+                    judge(None)
                 return await self.create(res, namespace, pipeline.fresh_copy(body),
                                          dry_run=dry_run, manager=manager)
 
         return await self.update(
             res, namespace, name, mutate, subresource=subresource, dry_run=dry_run,
-            create_missing=create_missing, manager=manager, keeps_given=True,
+            create_missing=create_missing, manager=manager, keeps_given=True, judge=judge,
         )
 
     # --- delete -----------------------------------------------------------------------------

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import secrets
 import ssl
 import sys
@@ -34,6 +35,7 @@ from kubedra.apiserver.connections import ConnectionLimits
 from kubedra.apiserver.limits import Limits
 from kubedra.apiserver.pki import ClusterPki
 from kubedra.cli.credentials import ADMIN, LOOPBACK, Identity, certificate
+from kubedra.cli.datadir import private_directory
 from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.cli.singletons import collect_while_leading, replica_identity
 from kubedra.client import kubeconfig as kubeconfig_file
@@ -74,7 +76,7 @@ async def serve(
     etcd: EtcdConfig | None = None,
 ) -> None:
     """Serve until ``stop`` is set; the kubeconfig is written once the port is bound."""
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_directory(data_dir)
     store = await open_store(data_dir, etcd, compact_interval=compaction[0],
                              retain=compaction[1])
     if etcd is not None:  # replicas may share the cluster: the Lease holder collects garbage
@@ -146,6 +148,9 @@ async def serve(
 @click.option("--request-timeout", default="1m0s", show_default=True,
               help="Longest a request (not a watch) may take before a 504 (a Go duration; "
               "?timeout= may shorten it).")
+@click.option("--event-ttl", default="1h0m0s", show_default=True,
+              help="How long Events are kept after their last write (a Go duration; 0: for "
+              "ever).")
 @click.option("--max-connections", type=int, default=10_000, show_default=True,
               help="Open client connections; more are answered 429 and closed.")
 @click.option("--audit-log-path", default=None,
@@ -183,7 +188,8 @@ def apiserver(
     service_account_key_files: tuple[Path, ...], service_account_issuer: str,
     authorization_mode: str,
     max_requests_inflight: int,
-    max_mutating_requests_inflight: int, request_timeout: str, max_connections: int,
+    max_mutating_requests_inflight: int, request_timeout: str, event_ttl: str,
+    max_connections: int,
     audit_log_path: str | None, audit_log_maxsize: int, audit_log_maxbackup: int,
     audit_log_maxage: int, watch_cache_size: int, watch_cache_bytes: str,
     compaction_interval: float, compaction_retain: int, etcd_servers: str | None,
@@ -196,6 +202,12 @@ def apiserver(
         gates = parse_feature_gates(feature_gates)
     except FeatureGateError as err:
         raise click.BadParameter(str(err), param_hint="--feature-gates") from None
+    try:
+        event_seconds = parse_duration(event_ttl)
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="--event-ttl") from None
+    if event_seconds < 0:
+        raise click.BadParameter("must not be negative", param_hint="--event-ttl")
     etcd = None
     if etcd_servers is not None:
         try:
@@ -242,7 +254,8 @@ def apiserver(
                       authn=AuthnOptions(tokens=tokens, anonymous=anonymous_auth),
                       service_account_keys=keys, authorization_modes=modes,
                       watch_window=watch_cache_size,
-                      watch_window_bytes=_byte_count(watch_cache_bytes))
+                      watch_window_bytes=_byte_count(watch_cache_bytes),
+                      event_ttl=math.ceil(event_seconds))
     serving = Serving(pki, tls, client_ca_file, token)
     try:
         run_until_signalled(lambda stop: serve(stop, data_dir, bind_address, port, kubeconfig,

@@ -42,6 +42,7 @@ from kubedra.cli.credentials import (
     node_kubeconfig_path,
     write_kubeconfig,
 )
+from kubedra.cli.datadir import private_directory
 from kubedra.client import kubeconfig
 from kubedra.storage.etcd.server import LoopbackCluster
 
@@ -58,8 +59,8 @@ class ClusterError(Exception):
 def lock_data_dir(data_dir: Path) -> int:
     """Hold ``<data dir>/lock`` (released when this process exits, however it exits) and
     write our pid in it; the returned descriptor must stay open."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(data_dir / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+    private_directory(data_dir)
+    fd = os.open(data_dir / "lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:

@@ -31,11 +31,15 @@ log = logging.getLogger(__name__)
 
 
 def _error_text(claim_uid: str, err: BaseException) -> str:
+    """The claim's error for the kubelet; an unexpected failure is also logged, on one line
+    (its traceback at debug level, ``-v``)."""
     if isinstance(err, ClaimError):
         log.warning("claim %s: %s", claim_uid, err)
         return str(err)
-    log.error("claim %s: driver callback failed", claim_uid, exc_info=err)
-    return str(err) or type(err).__name__
+    text = str(err) or type(err).__name__
+    log.error("claim %s: driver callback failed: %s", claim_uid, text)
+    log.debug("claim %s: driver callback traceback", claim_uid, exc_info=err)
+    return text
 
 
 class NodeService(dra_grpc.NodeServicer):  # type: ignore[misc]

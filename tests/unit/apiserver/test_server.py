@@ -419,7 +419,8 @@ async def test_an_update_that_loses_a_race_is_retried_from_the_request(
     update = env.store.update
     raced: list[str] = []
 
-    async def racing(key: str, value: bytes, expected: int | None = None) -> Any:
+    async def racing(key: str, value: bytes, expected: int | None = None, *,
+                     ttl: int = 0) -> Any:
         if not raced:  # another writer gets in first, once
             raced.append(key)
             current = await env.store.get(key)
@@ -427,7 +428,7 @@ async def test_an_update_that_loses_a_race_is_retried_from_the_request(
             other = json.loads(current.value)
             other["metadata"]["labels"] = {"v": "other"}
             await update(key, json.dumps(other).encode(), current.mod_revision)
-        return await update(key, value, expected)
+        return await update(key, value, expected, ttl=ttl)
 
     monkeypatch.setattr(env.store, "update", racing)
     status, body = await env.call("PUT", f"{PODS}/p", pod("p", labels={"v": "1"}))

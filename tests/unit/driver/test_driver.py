@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
 import signal
 from collections.abc import Sequence
@@ -137,9 +138,12 @@ async def test_opt_out_is_unimplemented(short_dir: Path) -> None:
             driver.publish([])
 
 
-async def test_typed_claims_and_per_claim_errors(short_dir: Path) -> None:
+async def test_typed_claims_and_per_claim_errors(
+    short_dir: Path, caplog: pytest.LogCaptureFixture
+) -> None:
     rec = Recorder()
     driver = make_driver(short_dir, rec)
+    caplog.set_level(logging.INFO, logger="kubedra.driver")
     ok = claim_yaml(
         "u1", ["gpu-0", "gpu-1"], class_params='{"x": "y"}', request_params='{"mem": "1Gi"}'
     )
@@ -153,6 +157,10 @@ async def test_typed_claims_and_per_claim_errors(short_dir: Path) -> None:
         assert result["u1"].cdi_devices == [f"{DRIVER}/gpu=gpu-0", f"{DRIVER}/gpu=gpu-1"]
         assert result["fail-1"].error == "no device for fail-1"
         assert result["crash-1"].error == "driver bug"
+        # an unexpected failure is logged on one line; its traceback only at debug level
+        crash = [r for r in caplog.records if "crash-1" in r.getMessage()]
+        assert [(r.levelno, r.getMessage(), r.exc_info) for r in crash] == [
+            (logging.ERROR, "claim crash-1: driver callback failed: driver bug", None)]
         assert result["badname-1"].error.startswith("driver returned invalid CDI device name")
         claim = next(c for c in rec.claims if c.uid == "u1")
         assert (claim.namespace, claim.name, claim.node_name) == ("default", "claim-u1", "worker")
