@@ -157,7 +157,10 @@ async def test_up_with_fake_nodes(tmp_path: Path, store_args: list[str]) -> None
         if store_args:
             expected |= {"apiserver-1.log", "etcd-0.log"}
         assert {p.name for p in logs.iterdir()} >= expected
-        events = map(json.loads, (data / "audit.log").read_text().splitlines())
+        # the front may have passed the scheduler's bind to either replica
+        audit_logs = [data / "audit.log", *data.glob("apiserver-*/audit.log")]
+        events = [json.loads(line) for log in audit_logs
+                  for line in log.read_text().splitlines()]
         bindings = [e for e in events
                     if e.get("objectRef", {}).get("subresource") == "binding"]
         assert bindings and bindings[0]["verb"] == "create", "the scheduler's bind is audited"

@@ -11,8 +11,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from kubedra.cli.kubectl import KubectlUnavailable, ensure_kubectl
 from tests.e2e.conftest import _stop as stop
-from tests.e2e.kubectl import KubectlUnavailable, ensure_kubectl
 
 BANNER = "Press Ctrl-C to stop."
 
