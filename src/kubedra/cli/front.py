@@ -31,6 +31,7 @@ log = logging.getLogger("kubedra.front")
 
 PROBE_PERIOD = 1.0
 PROBE_TIMEOUT = 2.0
+CONNECT_TIMEOUT = 5.0
 _CHUNK = 1 << 16
 
 
@@ -102,8 +103,9 @@ class Front:
     async def _open(self) -> tuple[asyncio.StreamReader, asyncio.StreamWriter] | None:
         for backend in self._order():
             try:
-                return await asyncio.open_connection(backend.host, backend.port)
-            except OSError as err:
+                async with asyncio.timeout(CONNECT_TIMEOUT):
+                    return await asyncio.open_connection(backend.host, backend.port)
+            except (OSError, TimeoutError) as err:
                 if backend.ready:
                     log.warning("replica %s refused a connection (%s); passed over until "
                                 "it is ready again", backend.url, err)
@@ -136,7 +138,10 @@ class Front:
         timeout = aiohttp.ClientTimeout(total=PROBE_TIMEOUT)
         async with aiohttp.ClientSession(timeout=timeout) as session:
             while True:
-                await asyncio.gather(*(self._probe(session, b) for b in self.backends))
+                try:
+                    await asyncio.gather(*(self._probe(session, b) for b in self.backends))
+                except Exception:  # a probe must not end: log, and probe again
+                    log.exception("probing the replicas failed")
                 await asyncio.sleep(PROBE_PERIOD)
 
     async def _probe(self, session: aiohttp.ClientSession, backend: Backend) -> None:
