@@ -3,7 +3,9 @@ kube-apiserver replicas behind a load balancer do: each replica is SIGKILLed twi
 and after each kill kubectl 1.30 works through the kubeconfig ``up`` wrote, a Job whose pods
 each get a claim completes, and a pod with a claim template runs to Succeeded (the scheduler,
 the controller manager and the node agents all reach the cluster through the front). The
-killed replica comes back on the port it had."""
+killed replica comes back on the port it had. Since ``up`` starts a killed replica again
+within seconds, the same checks also run on a :class:`LocalCluster` (``up``'s wiring without
+its supervisor) whose killed replica stays down until they pass."""
 
 from __future__ import annotations
 
@@ -20,6 +22,8 @@ from kubedra.api.batch import Job
 from kubedra.api.core import Pod
 from kubedra.api.resource import ResourceClaim, ResourceSlice
 from kubedra.cli.kubectl import KubectlUnavailable, ensure_kubectl
+from kubedra.cli.localcluster import LocalCluster
+from kubedra.cli.nodepool import node_names, pool_components
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
 from tests.e2e.dra_workload import kind, pod_body
@@ -135,6 +139,41 @@ async def test_cluster_survives_either_replica_killed() -> None:
             if proc.returncode is None:
                 proc.kill()
                 await proc.wait()
+
+
+@pytest.mark.timeout(900)
+async def test_cluster_works_while_either_replica_stays_down() -> None:
+    require_etcd()
+    try:
+        kubectl = ensure_kubectl()
+    except KubectlUnavailable as err:
+        pytest.skip(str(err))
+    with socket_root() as data:
+        cluster = LocalCluster(data, etcd_members=1, apiservers=2)
+        cluster.node_names = node_names(2)
+        cluster.others += pool_components(data, 2, 25, 4, DRIVER)
+        async with cluster:
+            front = kubeconfig.load(cluster.kubeconfig_path)
+            async with Client(front) as client:
+                await create_class_and_template(client)
+                await eventually("two nodes with slices",
+                                 lambda: _slices_published(client), 120)
+            env = {"PATH": "/usr/bin:/bin", "HOME": str(data),
+                   "KUBECONFIG": str(cluster.kubeconfig_path)}
+            for round_, victim in enumerate((0, 1)):
+                replica = cluster.apiservers[victim]
+                await replica.kill()
+                out = await asyncio.to_thread(
+                    subprocess.run, [str(kubectl), "get", "nodes"], env=env,
+                    capture_output=True, text=True, timeout=60, check=False)
+                assert out.returncode == 0 and "node-1" in out.stdout, out.stderr
+                await work_after_kill(front, round_)
+                assert not replica.running  # all of it with the replica down
+                await replica.start()
+                config = kubeconfig.load(cluster.kubeconfigs[victim])
+                await eventually(f"replica {victim} ready again on its port",
+                                 lambda c=config: ready(c.server, c), 120)
+                assert config.server == cluster.servers[victim]
 
 
 async def _slices_published(client: Client) -> bool:
