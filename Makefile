@@ -14,7 +14,7 @@ RUNTIME_STAMP := $(VENV)/.runtime-stamp
 TEST_STAMP := $(VENV)/.test-stamp
 ARGS ?=
 
-.PHONY: up test lint typecheck layers pytest bench-smoke protos clean
+.PHONY: up kubectl test lint typecheck layers pytest bench-smoke protos clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,7 +25,7 @@ SOURCES := $(shell find src/kubedra -name '*.py')
 
 $(RUNTIME_STAMP): pyproject.toml setup.py $(SOURCES) | $(BIN)/python
 	find src -name '*.so' -delete
-	$(PIP) -e '.[compile]'
+	$(PIP) -e '.[compile,etcd]'
 	KUBEDRA_COMPILE=1 $(PIP) --no-build-isolation --no-deps -e .
 	touch $@
 
@@ -34,8 +34,15 @@ $(TEST_STAMP): pyproject.toml | $(RUNTIME_STAMP)
 	$(PIP) -e '.[test]'
 	touch $@
 
+# three simulated nodes, unless ARGS choose the nodes (--nodes N, or --fake-nodes N instead)
+UP_NODES = $(if $(filter --nodes --nodes=% --fake-nodes --fake-nodes=%,$(ARGS)),,--nodes 3)
+
 up: $(RUNTIME_STAMP)
-	$(BIN)/kubedra up --nodes 3 $(ARGS)
+	$(BIN)/kubedra up $(UP_NODES) $(ARGS)
+
+# kubectl v1.30.0, the release kubedra serves: fetched once, its path printed.
+kubectl: $(RUNTIME_STAMP)
+	@$(BIN)/kubedra fetch-kubectl
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench

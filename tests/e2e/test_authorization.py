@@ -22,9 +22,9 @@ import yaml
 
 from kubedra.apiserver.pki import ClusterPki
 from kubedra.cli import credentials
+from kubedra.cli.kubectl import KubectlUnavailable, ensure_kubectl
 from kubedra.client import kubeconfig as kubeconfig_file
 from tests.e2e.conftest import Kubectl, _kubedra_command, _stop, apiserver_process
-from tests.e2e.kubectl import KubectlUnavailable, ensure_kubectl
 from tests.e2e.node_support import socket_root
 
 DRIVER = "gpu.example.com"

@@ -1,7 +1,7 @@
 """Two API server replicas on a three-member etcd, as real processes (LocalCluster).
 
-The scheduler talks to the first replica, the controller manager to the second, and the
-test watches pods through the second while creating them through the first. Midway one etcd
+The components reach both replicas through the cluster's front; the test watches pods
+through the second replica while creating them through the first. Midway one etcd
 member (the first endpoint every client uses) is SIGKILLed: no pod, claim or allocation may
 be lost and no instance allocated twice. Then the API server that holds the garbage
 collector's Lease is SIGKILLed while writes go through it: every write it acknowledged must

@@ -20,9 +20,9 @@ from typing import Any
 import pytest
 import yaml
 
+from kubedra.cli.kubectl import KubectlUnavailable, ensure_kubectl
 from kubedra.client import kubeconfig as kubeconfig_file
 from tests.e2e.conftest import Kubectl, apiserver_process
-from tests.e2e.kubectl import KubectlUnavailable, ensure_kubectl
 
 TOKENS = {"alice": ("alice", ""), "bob": ("bob", "")}
 

@@ -19,9 +19,9 @@ import requests
 import yaml
 
 from kubedra.apiserver.pki import ClusterPki
+from kubedra.cli.kubectl import KubectlUnavailable, ensure_kubectl
 from kubedra.client import kubeconfig as kubeconfig_file
 from tests.e2e.conftest import apiserver_process
-from tests.e2e.kubectl import KubectlUnavailable, ensure_kubectl
 
 USERS = {
     "admin": ("kubernetes-admin", "system:masters"),

@@ -15,9 +15,9 @@ import pytest
 from kubedra.api.batch import Job
 from kubedra.api.core import Node, Pod
 from kubedra.api.resource import ResourceSlice
+from kubedra.cli.kubectl import KubectlUnavailable, ensure_kubectl
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
-from tests.e2e.kubectl import KubectlUnavailable, ensure_kubectl
 from tests.e2e.node_support import socket_root
 from tests.e2e.test_up import BANNER_END, UP, read_until
 from tests.vectors import EXAMPLES

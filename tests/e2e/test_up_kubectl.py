@@ -12,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from kubedra.cli.kubectl import KubectlUnavailable, ensure_kubectl
 from tests.e2e.conftest import _stop as stop
-from tests.e2e.kubectl import KubectlUnavailable, ensure_kubectl
 
 BANNER = "Press Ctrl-C to stop."
 
@@ -78,3 +78,19 @@ def test_kubectl_explain_claim_parameters_requests(up_env: dict[str, str]) -> No
     assert "FIELD: requests <[]ResourceRequest>" in out
     assert "Selector is a CEL expression" not in out  # one level only
     assert "namedResources\t<NamedResourcesRequest>" in out
+
+
+def test_fetch_kubectl_prints_the_path_of_kubectl_1_30() -> None:
+    """``kubedra fetch-kubectl`` (``make kubectl``): the path of the cached kubectl 1.30."""
+    try:
+        binary = ensure_kubectl()
+    except KubectlUnavailable as err:
+        pytest.skip(str(err))
+    proc = subprocess.run(
+        [sys.executable, "-c", "from kubedra.cli.main import main; main()", "fetch-kubectl"],
+        capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"{binary}\n"
+    version = subprocess.run([proc.stdout.strip(), "version", "--client"], capture_output=True,
+                             text=True, timeout=60, check=True)
+    assert "v1.30.0" in version.stdout

