@@ -7,6 +7,7 @@
 #   make quick    the unit and conformance tests, without compiling (pytest -x)
 #   make compile  compile the API server's request path with mypyc (setup.py); `make test`
 #                 and the benchmarks run on this build, `make up` uses it once it is there
+#   make bench    a benchmark on the compiled build (BENCH="scheduler_perf --runs 3")
 #   make protos   regenerate src/kubedra/proto/generated/ from the .proto files
 PYTHON ?= python3
 VENV := .venv
@@ -19,7 +20,7 @@ TEST_STAMP := $(VENV)/.test-stamp
 COMPILE_STAMP := $(VENV)/.compile-stamp
 ARGS ?=
 
-.PHONY: up test quick compile lint typecheck layers pytest bench-smoke protos clean \
+.PHONY: up test quick compile lint typecheck layers pytest bench-smoke bench protos clean \
 	drop-stale-compiled
 
 $(BIN)/python:
@@ -77,6 +78,11 @@ protos: $(TEST_STAMP)
 
 bench-smoke: $(TEST_STAMP) $(COMPILE_STAMP)
 	$(BIN)/python -m bench.smoke
+
+# A benchmark on the compiled build, e.g. make bench BENCH="scheduler_perf --runs 3"
+BENCH ?= scheduler_perf --workload half_500nodes --runs 3
+bench: $(TEST_STAMP) $(COMPILE_STAMP)
+	$(BIN)/python -m bench.$(BENCH)
 
 test: lint typecheck layers bench-smoke pytest
 
