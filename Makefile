@@ -51,8 +51,8 @@ compile: $(COMPILE_STAMP)
 # Without compiling: a compiled build older than its sources is removed (plain Python,
 # which behaves the same, runs instead) until the next `make compile` or `make test`.
 drop-stale-compiled:
-	@$(MAKE) -s -q $(COMPILE_STAMP) 2>/dev/null || { \
-		find src -name '*.so' -delete; rm -f $(COMPILE_STAMP); }
+	@if [ ! -e $(COMPILE_STAMP) ] || [ -n "$$(find pyproject.toml setup.py $(COMPILED_SOURCES) \
+		-newer $(COMPILE_STAMP))" ]; then find src -name '*.so' -delete; rm -f $(COMPILE_STAMP); fi
 
 up: $(RUNTIME_STAMP) drop-stale-compiled
 	$(BIN)/kubedra up --nodes 3 $(ARGS)
