@@ -1,11 +1,11 @@
 """The audit log (``--audit-log-path``): one ``audit.k8s.io/v1`` Event per request stage, at
 level Metadata, as JSON lines, rotated as upstream's lumberjack writer rotates.
 
-Every response carries ``Audit-Id`` (the client's ``Audit-ID`` header, or a new UUID), as
-upstream's ``WithAuditInit`` does with or without a log. The request path only collects a
-tuple of facts; a writer thread builds, encodes and writes the events in batches, so a slow
-or failing disk never blocks or fails a request: a write error is logged, the events of
-that batch are dropped, and the next batch reopens the file.
+Every response carries ``Audit-Id`` (the client's ``Audit-ID`` header, or a new UUID made
+when first asked), as upstream's ``WithAuditInit`` does with or without a log. The request
+path only collects a tuple of facts; a writer thread builds, encodes and writes the events
+in batches, so a slow or failing disk never blocks or fails a request: a write error is
+logged, the events of that batch are dropped, and the next batch reopens the file.
 """
 
 from __future__ import annotations

@@ -3,6 +3,11 @@ deletecollection, status updates and pod binding (upstream's generic registry ``
 
 Everything works on dicts; the HTTP layer (:mod:`.handlers`) parses requests and writes
 answers. Every write goes through :mod:`.admission` before it reaches the store.
+
+The server's own managedFields record stays JSON beside the typed object: it is never
+validated or copied again (an update's server-made record skips admission's typed round
+trip too), and a create encodes the object once and caches what it stored rather than
+decoding the stored bytes (:meth:`.objects.WireCache.put`).
 """
 
 from __future__ import annotations

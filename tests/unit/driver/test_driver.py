@@ -183,12 +183,10 @@ async def test_concurrent_and_shared_prepares(short_dir: Path) -> None:
     driver = make_driver(short_dir, rec)
     claims = [claim_yaml(f"c{i}", [f"gpu-{i}"]) for i in range(100)]
     async with driver, FakeKubelet(driver.registration_socket) as kubelet:
-        started = asyncio.get_running_loop().time()
         first, second = await asyncio.gather(kubelet.prepare(*claims), kubelet.prepare(*claims))
-        elapsed = asyncio.get_running_loop().time() - started
         assert first == second and len(first) == 100
-        assert rec.max_active == 100 and len(rec.prepared) == 100  # once per uid
-        assert elapsed < 5
+        # all at once (not one after the other), and once per uid
+        assert rec.max_active == 100 and len(rec.prepared) == 100
         # unprepare waits for a prepare in progress of the same claim
         slow = claim_yaml("late", ["gpu-x"])
         prep = asyncio.create_task(kubelet.prepare(slow))
