@@ -63,7 +63,8 @@ class Kind:
 KINDS: tuple[Kind, ...] = tuple(Kind.of(res, s) for res in SCHEME for s in res.served)
 
 _BY_GVK = {(k.group, k.version, k.kind): k for k in KINDS}
-_PREFERRED = {res.hub: _BY_GVK[(res.group, res.preferred.version, res.kind)] for res in SCHEME}
+_PREFERRED = {res.storage_gvr: _BY_GVK[(res.group, res.preferred.version, res.kind)]
+              for res in SCHEME}
 
 
 def by_gvk(group: str, version: str, kind: str) -> Kind | None:
@@ -85,5 +86,5 @@ def lookup(name: str) -> Kind | None:
         if group and res.group != group:
             continue
         if low in (res.plural, res.singular, res.kind.lower()) or low in res.short_names:
-            return _PREFERRED[res.hub]
+            return _PREFERRED[res.storage_gvr]
     return None

@@ -17,7 +17,7 @@ read: one :class:`~kubedra.api.kinds.Kind` per served version.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
@@ -76,7 +76,7 @@ class GroupResource:
     short_names: tuple[str, ...] = ()
     subresources: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
-    verbs: tuple[str, ...] = field(default=_ALL_VERBS)
+    verbs: tuple[str, ...] = _ALL_VERBS
 
     @property
     def preferred(self) -> Served:
@@ -85,7 +85,7 @@ class GroupResource:
         return min(self.served, key=lambda s: order.index(s.version))
 
     @property
-    def hub(self) -> GVR:
+    def storage_gvr(self) -> GVR:
         """The storage version's key: what the resource's strategy is bound under."""
         return (self.group, self.storage, self.plural)
 

@@ -53,7 +53,7 @@ class Registry:
         self._by_resource: dict[tuple[str, str, str], Resource] = {}
         self._by_kind: dict[tuple[str, str], Resource] = {}
         for kind in kinds.KINDS:
-            res = Resource(kind, strategies[kind.resource.hub])
+            res = Resource(kind, strategies[kind.resource.storage_gvr])
             self._by_resource[(kind.group, kind.version, kind.plural)] = res
             self._by_kind[(kind.api_version, kind.kind)] = res
 

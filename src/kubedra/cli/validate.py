@@ -117,8 +117,9 @@ class Checker:
             return
         try:
             decoded = pipeline.admit_new(
-                self.strategies[kind.resource.hub], kind, raw, namespace=self._namespace(raw),
-                mode=self.mode, duplicates=duplicates, size=len(codec.encode(raw)),
+                self.strategies[kind.resource.storage_gvr], kind, raw,
+                namespace=self._namespace(raw), mode=self.mode, duplicates=duplicates,
+                size=len(codec.encode(raw)),
             )
         except pipeline.Invalid as err:
             self._fail(invalid_message(kind.kind, err.name, err.errors))

@@ -17,7 +17,7 @@ from kubedra.registry.strategies.base import AnyStrategy
 
 def strategies(gates: FeatureGates) -> dict[GVR, AnyStrategy]:
     """Every resource's strategy under the serving feature gates, by its storage GVR
-    (:attr:`kubedra.api.scheme.GroupResource.hub`)."""
+    (:attr:`kubedra.api.scheme.GroupResource.storage_gvr`)."""
     return {
         ("", "v1", "namespaces"): core.NamespaceStrategy(),
         ("", "v1", "nodes"): core.NodeStrategy(),

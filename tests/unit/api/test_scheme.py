@@ -26,7 +26,7 @@ def test_each_served_version_has_one_key() -> None:
 def test_every_resource_is_stored_in_a_version_it_serves() -> None:
     for res in scheme.SCHEME:
         assert res.storage in {s.version for s in res.served}, res.kind
-        assert res.hub in SERVED
+        assert res.storage_gvr in SERVED
 
 
 def test_versions_have_a_priority_and_a_priority_names_served_versions() -> None:
@@ -37,7 +37,7 @@ def test_versions_have_a_priority_and_a_priority_names_served_versions() -> None
 
 
 def test_strategies_are_bound_to_every_resource_and_nothing_else() -> None:
-    assert set(resources.strategies(FeatureGates())) == {r.hub for r in scheme.SCHEME}
+    assert set(resources.strategies(FeatureGates())) == {r.storage_gvr for r in scheme.SCHEME}
 
 
 def test_every_served_version_has_its_patch_tags_and_nothing_else() -> None:

@@ -62,4 +62,4 @@ class OnJSON:
 def json_strategies(gates: FeatureGates | None = None) -> dict[str, OnJSON]:
     """Every kind's strategy, driven with dicts."""
     found = resources.strategies(gates or FeatureGates())
-    return {k.kind: OnJSON(found[k.resource.hub], k.model) for k in kinds.KINDS}
+    return {k.kind: OnJSON(found[k.resource.storage_gvr], k.model) for k in kinds.KINDS}

@@ -16,7 +16,7 @@ STRATEGIES = resources.strategies(FeatureGates())
 
 def create(raw: dict[str, Any], namespace: str = "default") -> dict[str, Any]:
     kind = codec.kind_of(raw)
-    dec = pipeline.admit_new(STRATEGIES[kind.resource.hub], kind, raw, namespace=namespace,
+    dec = pipeline.admit_new(STRATEGIES[kind.resource.storage_gvr], kind, raw, namespace=namespace,
                              mode="Strict")
     out: dict[str, Any] = codec.to_builtins(dec.obj)
     return out

@@ -15,7 +15,7 @@ STRATEGIES = resources.strategies(FeatureGates())
 
 @pytest.mark.parametrize("kind", kinds.KINDS, ids=lambda k: k.kind)
 def test_every_kind_has_a_strategy_of_its_own(kind: kinds.Kind) -> None:
-    strategy = STRATEGIES[kind.resource.hub]
+    strategy = STRATEGIES[kind.resource.storage_gvr]
     assert type(strategy) is not Strategy, f"{kind.kind} has only the generic strategy"
     # a status subresource exists exactly where the strategy keeps status apart
     assert strategy.has_status_subresource == ("status" in kind.subresources)
@@ -26,7 +26,7 @@ def test_an_object_without_a_name_is_invalid(kind: kinds.Kind) -> None:
     obj = kind.model()
     pipeline.ensure_namespace(kind, obj, "default")
     with pytest.raises(pipeline.Invalid) as err:
-        pipeline.before_create(STRATEGIES[kind.resource.hub], kind, obj)
+        pipeline.before_create(STRATEGIES[kind.resource.storage_gvr], kind, obj)
     assert "metadata.name" in {str(e.field) for e in err.value.errors}
 
 
@@ -41,5 +41,5 @@ def test_updates_need_the_resource_version(kind: kinds.Kind) -> None:
         steps.append(pipeline.before_status_update)
     for step in steps:
         with pytest.raises(pipeline.Invalid) as err:
-            step(STRATEGIES[kind.resource.hub], kind, new, old)
+            step(STRATEGIES[kind.resource.storage_gvr], kind, new, old)
         assert "metadata.resourceVersion" in {str(e.field) for e in err.value.errors}
