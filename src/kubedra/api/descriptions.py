@@ -3,24 +3,15 @@ the v1.30 Go types say it (k8s.io/api resource/v1alpha2, core/v1, batch/v1, coor
 and apimachinery meta/v1 at v0.30.0), in our own words.
 
 The OpenAPI documents (``kubectl explain``) read it; keys are kube-openapi's definition names
-(:data:`PACKAGES` maps our modules to them), then ``""`` for the type and the JSON field
-names for its fields.
+(:data:`kubedra.api.scheme.OPENAPI_PACKAGES` maps our modules to them), then ``""`` for the
+type and the JSON field names for its fields.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-PACKAGES: Final = {
-    "kubedra.api.meta": "io.k8s.apimachinery.pkg.apis.meta.v1",
-    "kubedra.api.core": "io.k8s.api.core.v1",
-    "kubedra.api.batch": "io.k8s.api.batch.v1",
-    "kubedra.api.coordination": "io.k8s.api.coordination.v1",
-    "kubedra.api.rbac": "io.k8s.api.rbac.v1",
-    "kubedra.api.authorization": "io.k8s.api.authorization.v1",
-    "kubedra.api.authentication": "io.k8s.api.authentication.v1",
-    "kubedra.api.resource": "io.k8s.api.resource.v1alpha2",
-}
+from kubedra.api.scheme import OPENAPI_PACKAGES
 
 _API_VERSION = (
     "APIVersion defines the versioned schema of this representation of an object. Servers "
@@ -1419,8 +1410,8 @@ _AUTHENTICATION: Final[dict[str, dict[str, str]]] = {
 }
 
 
-def _qualified(package: str, types: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
-    return {f"{PACKAGES[package]}.{name}": fields for name, fields in types.items()}
+def _qualified(module: str, types: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+    return {f"{OPENAPI_PACKAGES[module]}.{name}": fields for name, fields in types.items()}
 
 
 DESCRIPTIONS: Final[dict[str, dict[str, str]]] = {
