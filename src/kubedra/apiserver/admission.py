@@ -54,14 +54,18 @@ def decode(res: Resource, raw: Any, mode: str, duplicates: list[str] | None = No
         return pipeline.decode(res.kind, raw, mode, duplicates)
 
 
-def decode_patched(res: Resource, patched: Obj, mode: str) -> Decoded:
-    """A patched object through the decoder, normalized back to JSON for the update. Strict
-    field errors of a patch carry no kind prefix (upstream's patch handler words them so)."""
+def decode_patched(res: Resource, patched: Obj, mode: str,
+                   mutate: Callable[[TypedObject], None] | None = None) -> Decoded:
+    """A patched object through the decoder (then ``mutate``, the mutating admission),
+    normalized back to JSON for the update. Strict field errors of a patch carry no kind
+    prefix (upstream's patch handler words them so)."""
     with answers():
         try:
             dec = pipeline.decode(res.kind, patched, mode)
         except pipeline.StrictDecodingError as err:
             raise pipeline.BadRequest(err.detail) from None
+    if mutate is not None:
+        mutate(dec.obj)
     dec.obj = codec.to_builtins(dec.obj)
     return dec
 

@@ -34,6 +34,7 @@ from kubedra.apiserver.selectors import (
     parse_field_selector,
     parse_label_selector,
 )
+from kubedra.apiserver.tolerationseconds import DefaultTolerationSeconds
 from kubedra.apiserver.watch import EventWriter, Streamer
 from kubedra.registry.pipeline import MAX_REQUEST_BYTES, check_size
 
@@ -97,6 +98,8 @@ class ResourceHandlers:
         self.streamer = Streamer(hub, rest, self.stopping, bookmark_interval)
         self.authz: Access | None = None
         self.tokens: TokenRequests | None = None
+        # the mutating admission of a create or update body (never of a subresource's)
+        self.default_tolerations = DefaultTolerationSeconds()
 
     # --- entry ---------------------------------------------------------------------------
 
@@ -238,6 +241,7 @@ class ResourceHandlers:
         body, duplicates = await read_object(request, mode)
         dry = _dry_run(request)
         dec = admission.decode(t.res, body, mode, duplicates)
+        self.default_tolerations.admit(dec.obj)
         if self.authz is not None:
             if self.authz.answers(dec.obj):
                 return _json(self.authz.review(_user(request), dec.obj), 201)
@@ -253,6 +257,8 @@ class ResourceHandlers:
         mode = params.field_validation_mode(request.query.get("fieldValidation"))
         body, duplicates = await read_object(request, mode)
         dec = admission.decode(t.res, body, mode, duplicates)
+        if not subresource:
+            self.default_tolerations.admit(dec.obj)
         self._admit_update(request, t, dec.obj)
         if subresource == "finalize":
             result = await self._finalize(t, dec.obj)
@@ -296,7 +302,8 @@ class ResourceHandlers:
         async def mutate(old: Obj) -> Obj:
             patched = dispatch.apply(content_type, t.res, old, patch, manager, force,
                                      subresource)
-            dec = admission.decode_patched(t.res, patched, mode)
+            dec = admission.decode_patched(
+                t.res, patched, mode, None if subresource else self.default_tolerations.admit)
             self._admit_update(request, t, dec.obj)
             warnings[:] = dec.warnings
             out: Obj = dec.obj
@@ -313,6 +320,7 @@ class ResourceHandlers:
                         f"the name of the object ({dec.obj.metadata.name}) does "
                         f"not match the name on the URL ({t.name})"
                     )
+                self.default_tolerations.admit(dec.obj)
                 if self.authz is not None:
                     self.authz.admit_write(_user(request), t.res, t.namespace, dec.obj,
                                            create=True)

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kubedra.api.core import Pod, Taint, Toleration
+from kubedra.api.core import Pod, Taint
 from kubedra.api.nodeaffinity import MISMATCH, pod_matches_node, required_node_selector
+from kubedra.api.taints import UNSCHEDULABLE, tolerates
 from kubedra.scheduler.framework import (
     SCHEDULING_TAINT_EFFECTS,
     SKIP,
@@ -21,8 +22,6 @@ from kubedra.scheduler.framework import (
     unresolvable,
     unschedulable,
 )
-
-UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
 
 
 class NodeName:
@@ -38,18 +37,6 @@ class NodeName:
         return SUCCESS
 
 
-def tolerates(toleration: Toleration, taint: Taint) -> bool:
-    """core/v1 ``Toleration.ToleratesTaint``."""
-    if toleration.effect and toleration.effect != taint.effect:
-        return False
-    if toleration.key and toleration.key != taint.key:
-        return False
-    op = toleration.operator or "Equal"
-    if op == "Exists":
-        return True
-    return op == "Equal" and (toleration.value or "") == (taint.value or "")
-
-
 class NodeUnschedulable:
     name = "NodeUnschedulable"
 
@@ -60,7 +47,7 @@ class NodeUnschedulable:
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status:
         if not node.node.spec.unschedulable:
             return SUCCESS
-        taint = Taint(key=UNSCHEDULABLE_TAINT, effect="NoSchedule")
+        taint = Taint(key=UNSCHEDULABLE, effect="NoSchedule")
         if any(tolerates(t, taint) for t in pod.spec.tolerations or ()):
             return SUCCESS
         return unresolvable("node(s) were unschedulable")
