@@ -1,6 +1,7 @@
 """The node agent's heartbeat against a real API server: the Lease is renewed from the one
 last written, without a GET (as upstream's lease controller), and read again only when
-someone else changed it."""
+someone else changed it; a Lease another holder still renews is refused, an expired one
+taken over."""
 
 from __future__ import annotations
 
@@ -8,11 +9,12 @@ import uuid
 from typing import Any
 
 import msgspec
+import pytest
 
 from kubedra.api.coordination import Lease
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
-from kubedra.kubelet.node import LEASE_NAMESPACE, NodeAgentNode, NodeConfig
+from kubedra.kubelet.node import LEASE_NAMESPACE, NodeAgentNode, NodeClaimed, NodeConfig
 from tests.e2e.conftest import Server
 from tests.e2e.node_support import apiserver_requests
 
@@ -30,8 +32,17 @@ async def test_lease_renewed_without_a_get(apiserver: Server, api_client: Any) -
 
         stored = await client.get(Lease, name, LEASE_NAMESPACE)
         assert stored == node.lease
-        await client.update(msgspec.structs.replace(stored, spec=msgspec.structs.replace(
+        # another agent renewing the Lease: refused, and the Lease left to it
+        other = await client.update(msgspec.structs.replace(stored, spec=msgspec.structs.replace(
             stored.spec, holder_identity="someone-else")))
+        with pytest.raises(NodeClaimed, match=f"node {name} is already run by another node "
+                                              f"agent: its Lease kube-node-lease/{name} is "
+                                              "held by 'someone-else' and renewed until "):
+            await node.renew_lease()
+        assert await client.get(Lease, name, LEASE_NAMESPACE) == other
+        # its Lease expired (renewTime + leaseDuration in the past): taken over
+        await client.update(msgspec.structs.replace(other, spec=msgspec.structs.replace(
+            other.spec, renew_time="2020-01-01T00:00:00.000000Z")))
         gets = apiserver_requests(api_client, "get", "leases")
         await node.renew_lease()  # a conflict: read again, then renewed
         assert apiserver_requests(api_client, "get", "leases") == gets + 1
