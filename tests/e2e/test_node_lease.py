@@ -5,6 +5,8 @@ taken over."""
 
 from __future__ import annotations
 
+import asyncio
+import time
 import uuid
 from typing import Any
 
@@ -12,9 +14,12 @@ import msgspec
 import pytest
 
 from kubedra.api.coordination import Lease
+from kubedra.api.core import Node
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
+from kubedra.kubelet import node as node_module
 from kubedra.kubelet.node import LEASE_NAMESPACE, NodeAgentNode, NodeClaimed, NodeConfig
+from kubedra.tasks import cancel_and_wait
 from tests.e2e.conftest import Server
 from tests.e2e.node_support import apiserver_requests
 
@@ -49,3 +54,33 @@ async def test_lease_renewed_without_a_get(apiserver: Server, api_client: Any) -
         renewed = await client.get(Lease, name, LEASE_NAMESPACE)
         assert renewed.spec.holder_identity == name
         assert renewed == node.lease
+
+
+async def test_ready_posted_again_after_a_stalled_heartbeat(
+        apiserver: Server, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An agent whose beats stalled (stopped, or the API server away) may have had its Node
+    marked Unknown meanwhile: it posts its status with the next renewal, not a minute later."""
+    monkeypatch.setattr(node_module, "RENEW_INTERVAL", 0.2)
+    name = f"stall-{uuid.uuid4().hex[:8]}"
+    async with Client(kubeconfig.load(apiserver.kubeconfig)) as client:
+        node = NodeAgentNode(client, NodeConfig(name=name))
+        await node.register()
+        beating = asyncio.create_task(node.run())
+        try:
+            await asyncio.sleep(0.5)
+            stored = await client.get(Node, name)
+            unknown = [msgspec.structs.replace(c, status="Unknown", reason="NodeStatusUnknown")
+                       for c in stored.status.conditions or ()]
+            await client.update_status(msgspec.structs.replace(
+                stored, status=msgspec.structs.replace(stored.status, conditions=unknown)))
+            time.sleep(1.0)  # the agent's loop stalls (blocked, as a stopped process)
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:
+                ready = {c.type: c.status
+                         for c in (await client.get(Node, name)).status.conditions or ()}
+                if ready["Ready"] == "True":
+                    break
+                await asyncio.sleep(0.1)
+            assert ready["Ready"] == "True"
+        finally:
+            await cancel_and_wait(beating)
