@@ -131,6 +131,16 @@ async def _scenario(client: Client, cluster: LocalCluster, sockets: Path, logs: 
         return taints(await client.get(Node, "dead")) >= UNREACHABLE
 
     await eventually("unreachable taints", tainted, 30)
+    # the scheduler keeps new pods off the tainted Node
+    await client.create_raw(kind("pods"), pod_body("late", "dead", []), NS)
+
+    async def unschedulable() -> str:
+        pod = await client.get(Pod, "late", NS)
+        return next((c.message or "" for c in pod.status.conditions or ()
+                     if c.type == "PodScheduled" and c.status == "False"), "")
+
+    message = await eventually("late unschedulable", unschedulable, 30)
+    assert "node(s) had untolerated taint {node.kubernetes.io/unreachable: }" in message
     assert ready(await client.get(Node, "live")).status == "True"
     assert not taints(await client.get(Node, "live"))
 
@@ -186,6 +196,7 @@ async def _scenario(client: Client, cluster: LocalCluster, sockets: Path, logs: 
     # the evicted pod's deletion is finished by its agent; the other runs on
     await eventually("short gone", lambda: _gone(client, "short"), 60)
     await eventually("default Ready", lambda: running("default"), 60)
+    await eventually("late scheduled and running", lambda: running("late"), 90)
     log = (logs / "controller-manager.log").read_text()
     assert "Traceback" not in log, log[-3000:]
 
