@@ -325,17 +325,18 @@ class NodeLifecycleController:
         name = node.metadata.name or ""
         for attempt in range(UPDATE_RETRIES):
             try:
-                observed, ready = await self.update_health(node)
-                return node, observed, ready
+                return await self.update_health(node)
             except ApiError as e:
                 if is_not_found(e) or attempt == UPDATE_RETRIES - 1:
                     raise
                 node = await self.client.get(Node, name)
         raise AssertionError("unreachable")
 
-    async def update_health(self, node: Node) -> tuple[NodeCondition, NodeCondition | None]:
-        """``tryUpdateNodeHealth``: the Ready condition as observed, and as it is now (after
-        marking the Node Unknown if its grace period passed). Changes ``node`` as written."""
+    async def update_health(self, node: Node,
+                            ) -> tuple[Node, NodeCondition, NodeCondition | None]:
+        """``tryUpdateNodeHealth``: the Node (as written, if it was marked Unknown because
+        its grace period passed), its Ready condition as observed before, and as it is now.
+        ``node`` itself, an informer's object, is left as it is."""
         name = node.metadata.name or ""
         now = self.now()
         health = self._health.get(name)
@@ -372,7 +373,7 @@ class NodeLifecycleController:
             health.probe = now
         self._health[name] = health
         if now <= health.probe + grace:
-            return observed, ready
+            return node, observed, ready
         stamp = format_time(now)
         conditions = list(node.status.conditions or ())
         for type_ in _WATCHED_CONDITIONS:
@@ -392,11 +393,10 @@ class NodeLifecycleController:
                     message="Kubelet stopped posting node status.", last_transition_time=stamp)
         current = condition(conditions, "Ready")
         if current != observed:
-            node.status.conditions = conditions
-            written = await self.client.update_status(node)
-            node.metadata.resource_version = written.metadata.resource_version
+            node = await self.client.update_status(msgspec.structs.replace(
+                node, status=msgspec.structs.replace(node.status, conditions=conditions)))
             self._health[name] = _Health(current, health.probe, now, health.lease_renew)
-        return observed, current
+        return node, observed, current
 
     async def _mark_pods_not_ready(self, node_name: str) -> bool:
         """``MarkPodsNotReady``: Ready=False on each pod of the Node, with an event; False
