@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from kubedra.api.coordination import Lease
 from kubedra.api.core import Event, Node, Pod
 from kubedra.cli.localcluster import Component, LocalCluster
 from kubedra.client import kubeconfig
@@ -180,6 +181,22 @@ async def _scenario(client: Client, cluster: LocalCluster, sockets: Path, logs: 
     assert await asyncio.wait_for(same_root.process.wait(), 60) != 0
     assert f"root dir {sockets / 'live'} is in use by another node agent" in \
         same_root.log_path.read_text()
+
+    # -- an agent killed and restarted on its root dir at once is the Lease's holder still
+    before = await client.get(Lease, "live", "kube-node-lease")
+    await live.kill()
+    again = kubelet(cluster, sockets / "live", "live", logs, "-again")
+    procs.append(again)
+    await again.start()
+
+    async def renewed() -> bool:
+        lease = await client.get(Lease, "live", "kube-node-lease")
+        return lease.spec.renew_time != before.spec.renew_time
+
+    await eventually("live's Lease renewed by the restarted agent", renewed, 30)
+    lease = await client.get(Lease, "live", "kube-node-lease")
+    assert lease.spec.holder_identity == before.spec.holder_identity
+    assert again.running, again.log_path.read_text()[-2000:]
 
     # -- the agent restarted on its root dir: its own Lease, Ready again, taints gone
     back = kubelet(cluster, sockets / "dead", "dead", logs, "-back")
