@@ -226,10 +226,10 @@ class NodeAgentNode:
         while True:
             try:
                 await self.renew_lease()
-                now = time.monotonic()
-                stalled = now - last_renewed > 2 * RENEW_INTERVAL
-                last_renewed = now
-                if stalled or now - last_status >= STATUS_INTERVAL:
+                beat = time.monotonic()
+                stalled = beat - last_renewed > 2 * RENEW_INTERVAL
+                last_renewed = beat
+                if stalled or beat - last_status >= STATUS_INTERVAL:
                     await self.update_status()
                     last_status = time.monotonic()
             except NodeClaimed:
