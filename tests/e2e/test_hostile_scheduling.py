@@ -14,6 +14,7 @@ from kubedra.api.core import Pod
 from kubedra.cli.localcluster import LocalCluster
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
+from kubedra.testing import WITHOUT_NODE_LIFECYCLE
 from tests.e2e.dra_workload import (
     DRIVER,
     GOOD,
@@ -71,7 +72,7 @@ def _condition_message(pod: Pod) -> str:
 @pytest.mark.timing
 @pytest.mark.timeout(180)
 async def test_hostile_selectors_do_not_hold_the_scheduler(tmp_path: Path) -> None:
-    async with LocalCluster(tmp_path) as cluster, \
+    async with LocalCluster(tmp_path, controller_manager_args=WITHOUT_NODE_LIFECYCLE) as cluster, \
             Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
         for ns in ("hostile", "normal"):
             await client.create_raw(kind("namespaces"), {

@@ -45,6 +45,7 @@ from kubedra.apiserver.metrics import GROUP, RESOURCE, VERB, Metrics
 from kubedra.apiserver.registry import EVENT_TTL, Registry
 from kubedra.apiserver.replies import JSON, Reply, json_reply
 from kubedra.apiserver.rest import Rest
+from kubedra.apiserver.tolerationseconds import DEFAULT_SECONDS, DefaultTolerationSeconds
 from kubedra.registry.pipeline import MAX_REQUEST_BYTES
 from kubedra.storage.contract import Store, StoreError
 
@@ -73,6 +74,8 @@ class Options:
     # what may wait for one watcher's client before its watch is ended
     watch_buffer_bytes: int = 16 << 20
     event_ttl: int = EVENT_TTL  # seconds; 0: Events are kept until deleted
+    # DefaultTolerationSeconds admission: not-ready and unreachable tolerations' seconds
+    default_toleration_seconds: tuple[int, int] = (DEFAULT_SECONDS, DEFAULT_SECONDS)
 
 
 class ApiServer:
@@ -91,6 +94,8 @@ class ApiServer:
             bookmark_interval=self.options.bookmark_interval,
             max_watch_seconds=self.options.max_watch_seconds,
         )
+        self.resources.default_tolerations = DefaultTolerationSeconds(
+            *self.options.default_toleration_seconds)
         self.gc = GarbageCollector(self.registry, self.rest, self.hub)
         keys = self.options.service_account_keys or TokenKeys(pki.new_key())
         self.authn = Authenticator(self.options.authn, keys, self._current_uid)

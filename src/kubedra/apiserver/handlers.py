@@ -36,6 +36,7 @@ from kubedra.apiserver.selectors import (
     parse_field_selector,
     parse_label_selector,
 )
+from kubedra.apiserver.tolerationseconds import DefaultTolerationSeconds
 from kubedra.apiserver.watch import EventWriter, Streamer
 from kubedra.registry.pipeline import MAX_REQUEST_BYTES, check_size
 
@@ -99,6 +100,8 @@ class ResourceHandlers:
         self.streamer = Streamer(hub, rest, self.stopping, bookmark_interval)
         self.authz: Access | None = None
         self.tokens: TokenRequests | None = None
+        # the mutating admission of a create or update body (never of a subresource's)
+        self.default_tolerations = DefaultTolerationSeconds()
 
     # --- entry ---------------------------------------------------------------------------
 
@@ -242,6 +245,7 @@ class ResourceHandlers:
         dec = admission.decode(t.res, body, mode, duplicates)
         if isinstance(dec.obj, SelfSubjectReview):
             return _json(selfreview.answer(_user(request)), 201)
+        self.default_tolerations.admit(dec.obj)
         if self.authz is not None:
             if self.authz.answers(dec.obj):
                 return _json(self.authz.review(_user(request), dec.obj), 201)
@@ -257,6 +261,8 @@ class ResourceHandlers:
         mode = params.field_validation_mode(request.query.get("fieldValidation"))
         body, duplicates = await read_object(request, mode)
         dec = admission.decode(t.res, body, mode, duplicates)
+        if not subresource:
+            self.default_tolerations.admit(dec.obj)
         if subresource == "finalize":
             result = await self._finalize(t, dec.obj)
         else:
@@ -302,6 +308,8 @@ class ResourceHandlers:
             patched = dispatch.apply(content_type, t.res, old, patch, manager, force,
                                      subresource)
             dec = admission.decode_patched(t.res, patched, mode)
+            if not subresource:
+                self.default_tolerations.admit(dec.obj)
             warnings[:] = dec.warnings
             typed[:] = [dec.obj]
             out: Obj = codec.to_builtins(dec.obj)
@@ -318,6 +326,7 @@ class ResourceHandlers:
                         f"the name of the object ({dec.obj.metadata.name}) does "
                         f"not match the name on the URL ({t.name})"
                     )
+                self.default_tolerations.admit(dec.obj)
                 if self.authz is not None:
                     self.authz.admit_write(_user(request), t.res, t.namespace, dec.obj)
                 return await self.rest.create(t.res, t.namespace, dec.obj, dry_run=dry)

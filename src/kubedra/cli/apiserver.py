@@ -34,6 +34,7 @@ from kubedra.apiserver.authz.chain import ModeError, parse_modes
 from kubedra.apiserver.connections import ConnectionLimits
 from kubedra.apiserver.limits import Limits
 from kubedra.apiserver.pki import ClusterPki
+from kubedra.apiserver.tolerationseconds import DEFAULT_SECONDS
 from kubedra.cli.credentials import ADMIN, LOOPBACK, Identity, certificate
 from kubedra.cli.datadir import private_directory
 from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
@@ -179,6 +180,14 @@ async def serve(
               help="Client certificate for etcd (with --etcd-keyfile).")
 @click.option("--etcd-keyfile", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Client key for etcd.")
+@click.option("--default-not-ready-toleration-seconds", type=click.IntRange(min=0),
+              default=DEFAULT_SECONDS, show_default=True,
+              help="tolerationSeconds of the notReady:NoExecute toleration added to every pod "
+                   "that has none")
+@click.option("--default-unreachable-toleration-seconds", type=click.IntRange(min=0),
+              default=DEFAULT_SECONDS, show_default=True,
+              help="tolerationSeconds of the unreachable:NoExecute toleration added to every "
+                   "pod that has none")
 @click.option("-v", "--verbose", count=True, help="-v: info, -vv: debug.")
 def apiserver(
     data_dir: Path, bind_address: str, port: int, kubeconfig: Path | None, feature_gates: str,
@@ -194,6 +203,7 @@ def apiserver(
     audit_log_maxage: int, watch_cache_size: int, watch_cache_bytes: str,
     compaction_interval: float, compaction_retain: int, etcd_servers: str | None,
     etcd_cafile: Path | None, etcd_certfile: Path | None, etcd_keyfile: Path | None,
+    default_not_ready_toleration_seconds: int, default_unreachable_toleration_seconds: int,
     verbose: int,
 ) -> None:
     """Serve the Kubernetes API (v1.30 REST semantics) on the embedded store."""
@@ -255,7 +265,9 @@ def apiserver(
                       service_account_keys=keys, authorization_modes=modes,
                       watch_window=watch_cache_size,
                       watch_window_bytes=_byte_count(watch_cache_bytes),
-                      event_ttl=math.ceil(event_seconds))
+                      event_ttl=math.ceil(event_seconds),
+                      default_toleration_seconds=(default_not_ready_toleration_seconds,
+                                                  default_unreachable_toleration_seconds))
     serving = Serving(pki, tls, client_ca_file, token)
     try:
         run_until_signalled(lambda stop: serve(stop, data_dir, bind_address, port, kubeconfig,

@@ -18,12 +18,12 @@ from pathlib import Path
 
 import click
 
-from kubedra.cli.fakenodes import create_fake_nodes
+from kubedra.cli.fakenodes import create_fake_nodes, keep_alive
 from kubedra.cli.kubectl import VERSION as KUBECTL_VERSION
 from kubedra.cli.kubectl import cached_kubectl
 from kubedra.cli.localcluster import ClusterError, LocalCluster
 from kubedra.cli.nodepool import node_names, pool_components
-from kubedra.cli.runtime import run_until_signalled, setup_logging
+from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
 from kubedra.storage.etcd.server import EtcdNotFoundError, describe_etcd
@@ -100,24 +100,29 @@ def up(data_dir: str, port: int, fake_nodes: int, nodes: int, nodes_per_process:
             await cluster.stop()
             raise click.ClickException(str(e)) from e
         try:
-            if fake_nodes:
-                async with Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
+            async with Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
+                if fake_nodes:
                     await create_fake_nodes(client, fake_nodes, instances, driver,
                                             attributes=True)
-            replicas = (f" (front of {', '.join(cluster.servers)})"
-                        if cluster.front is not None else "")
-            click.echo(
-                f"kubedra is up: API server {cluster.server}{replicas}, "
-                f"data in {cluster.data_dir}\n"
-                f"  export KUBECONFIG={cluster.kubeconfig_path}\n"
-                f"  kubectl get nodes,resourceslices\n"
-                f"  kubectl apply -f examples/\n"
-                f"{_kubectl_line()}\n"
-                f"logs: {cluster.data_dir / 'logs'}. Press Ctrl-C to stop.")
-            await supervise(stop, cluster)
+                await _up(stop, cluster, client, node_names(fake_nodes))
         finally:
             await cluster.stop()
             click.echo("kubedra stopped.")
+
+    async def _up(stop: asyncio.Event, cluster: LocalCluster, client: Client,
+                  fakes: list[str]) -> None:
+        replicas = (f" (front of {', '.join(cluster.servers)})"
+                    if cluster.front is not None else "")
+        click.echo(
+            f"kubedra is up: API server {cluster.server}{replicas}, "
+            f"data in {cluster.data_dir}\n"
+            f"  export KUBECONFIG={cluster.kubeconfig_path}\n"
+            f"  kubectl get nodes,resourceslices\n"
+            f"  kubectl apply -f examples/\n"
+            f"{_kubectl_line()}\n"
+            f"logs: {cluster.data_dir / 'logs'}. Press Ctrl-C to stop.")
+        # the fake Nodes' heartbeat, so the node lifecycle controller sees them alive
+        await until_stopped(stop, supervise(stop, cluster), keep_alive(client, fakes))
 
     run_until_signalled(main)
 

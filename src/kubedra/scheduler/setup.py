@@ -37,7 +37,7 @@ def default_profile(dra: DynamicResources) -> Profile:
     affinity, fit = NodeAffinity(), NodeResourcesFit()
     return Profile(
         pre_enqueue=[dra],
-        enqueue=[dra],
+        enqueue=[taints, dra],
         pre_filter=[unschedulable, node_name, taints, affinity, fit, dra],
         filter=[unschedulable, node_name, taints, affinity, fit, dra],
         shortlist=[dra],

@@ -71,6 +71,22 @@ def test_taints() -> None:
     assert check(TaintToleration(), wrong_value, n)[0] == "UnschedulableAndUnresolvable"
 
 
+def test_taint_hint_requeues_once_the_taint_is_gone() -> None:
+    """A pod kept off by the unreachable taint is requeued when its Node loses the taint
+    (the node agent is back), not on every other Node update."""
+    unreachable = [{"key": "node.kubernetes.io/unreachable", "effect": "NoSchedule"}]
+    tainted, healthy = node("n1", taints=unreachable), node("n1")
+    hint = TaintToleration.hint_node
+    assert hint(pod(), tainted, healthy)
+    assert not hint(pod(), tainted, tainted)
+    assert not hint(pod(), healthy, healthy)  # it was not the taint that kept the pod off
+    assert not hint(pod(), healthy, tainted)
+    assert hint(pod(), None, healthy)  # a new Node
+    tolerant = pod(tolerations=[{"key": "node.kubernetes.io/unreachable",
+                                 "operator": "Exists"}])
+    assert not hint(tolerant, tainted, healthy)
+
+
 def test_node_selector_and_required_affinity() -> None:
     n = node("n1")
     reason = "node(s) didn't match Pod's node affinity/selector"

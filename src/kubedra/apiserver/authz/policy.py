@@ -97,12 +97,15 @@ _SCHEDULER = (
     Rule(("get", "list", "watch", "update", "patch"), (CORE,), ("pods/finalizers",)),
 )
 # kube-controller-manager without --use-service-account-credentials: its own identity runs
-# the controllers, so it holds what kubedra's ResourceClaim, Job and TTL controllers do.
+# the controllers, so it holds what kubedra's ResourceClaim, Job, TTL, node lifecycle and taint
+# eviction controllers do.
 _CONTROLLER_MANAGER = (
     _REVIEWS, _EVENTS,
     Rule(("create",), (COORDINATION,), ("leases",)),
     Rule(("get", "update"), (COORDINATION,), ("leases",), ("kube-controller-manager",)),
+    Rule(READ, (COORDINATION,), ("leases",)),
     Rule(READ, (CORE,), ("namespaces", "nodes")),
+    Rule(("update", "patch"), (CORE,), ("nodes", "nodes/status")),
     Rule(("get", "list", "watch", "create", "update", "patch", "delete"), (CORE,), ("pods",)),
     Rule(("update", "patch"), (CORE,), ("pods/status", "pods/finalizers")),
     Rule(("get", "list", "watch", "update", "patch", "delete"), (BATCH,), ("jobs",)),
