@@ -1,41 +1,72 @@
 # Two commands do everything on a fresh machine with python3:
-#   make up     set up the runtime, then run a local cluster on the embedded store
-#               (flags for `kubedra up` go in ARGS, e.g. make up ARGS="--fake-nodes 5 -v")
-#   make test   set up the runtime and the test tools, then run every check
-#               (pytest, ruff, mypy --strict, import-linter, a benchmark smoke run)
-#   make protos regenerate src/kubedra/proto/generated/ from the .proto files
+#   make up       set up the runtime, then run a local cluster on the embedded store
+#                 (flags for `kubedra up` go in ARGS, e.g. make up ARGS="--fake-nodes 5 -v")
+#   make test     set up the runtime and the test tools, compile, then run every check
+#                 (pytest, ruff, mypy --strict, import-linter, a benchmark smoke run)
+# and, for contributors:
+#   make quick    the unit and conformance tests, without compiling (pytest -x)
+#   make compile  compile the API server's request path with mypyc (setup.py); `make test`
+#                 and the benchmarks run on this build, `make up` uses it once it is there
+#   make bench    a benchmark on the compiled build (BENCH="scheduler_perf --runs 3")
+#   make kubectl  fetch kubectl v1.30.0 (the release kubedra serves) once and print its path
+#   make protos   regenerate src/kubedra/proto/generated/ from the .proto files
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 PIP := $(BIN)/python -m pip install -q
-# `make up` needs only the runtime (and mypyc, to compile it); the test tools come with the
-# first `make test`.
+# `make up` needs only the runtime (with etcd 3.5 for `--etcd`), installed as plain Python;
+# the compiler and the test tools come with the first `make compile` or `make test`.
 RUNTIME_STAMP := $(VENV)/.runtime-stamp
 TEST_STAMP := $(VENV)/.test-stamp
+COMPILE_STAMP := $(VENV)/.compile-stamp
 ARGS ?=
 
-.PHONY: up test lint typecheck layers pytest bench-smoke protos clean
+.PHONY: up kubectl test quick compile lint typecheck layers pytest bench-smoke bench protos clean \
+	drop-stale-compiled
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-# The install compiles the API server's request path in place (setup.py), so it is redone
-# when a source changes: a compiled module would otherwise shadow its edited source.
-SOURCES := $(shell find src/kubedra -name '*.py')
+$(RUNTIME_STAMP): pyproject.toml setup.py | $(BIN)/python
+	$(PIP) -e '.[etcd]'
+	touch $@
 
-$(RUNTIME_STAMP): pyproject.toml setup.py $(SOURCES) | $(BIN)/python
+$(TEST_STAMP): pyproject.toml | $(RUNTIME_STAMP)
+	$(PIP) -e '.[test]'
+	touch $@
+
+# What setup.py compiles, as setup.py lists it (every source, if it cannot be asked).
+COMPILED_SOURCES := $(shell $(PYTHON) -c "import setup; print(*setup.compiled_sources())" \
+	2>/dev/null || find src/kubedra -name '*.py')
+
+# The compiled modules sit beside their sources and shadow them, so they are rebuilt (all
+# together: they share one library) when one of those sources changes, and only then.
+$(COMPILE_STAMP): pyproject.toml setup.py $(COMPILED_SOURCES) | $(RUNTIME_STAMP)
 	find src -name '*.so' -delete
 	$(PIP) -e '.[compile]'
 	KUBEDRA_COMPILE=1 $(PIP) --no-build-isolation --no-deps -e .
 	touch $@
 
-# (a plain install, as every one without KUBEDRA_COMPILE: the compiled modules stay in place)
-$(TEST_STAMP): pyproject.toml | $(RUNTIME_STAMP)
-	$(PIP) -e '.[test]'
-	touch $@
+compile: $(COMPILE_STAMP)
 
-up: $(RUNTIME_STAMP)
-	$(BIN)/kubedra up --nodes 3 $(ARGS)
+# Without compiling: a compiled build older than its sources is removed (plain Python,
+# which behaves the same, runs instead) until the next `make compile` or `make test`.
+drop-stale-compiled:
+	@if [ ! -e $(COMPILE_STAMP) ] || [ -n "$$(find pyproject.toml setup.py $(COMPILED_SOURCES) \
+		-newer $(COMPILE_STAMP))" ]; then find src -name '*.so' -delete; rm -f $(COMPILE_STAMP); fi
+
+# three simulated nodes, unless ARGS choose the nodes (--nodes N, or --fake-nodes N instead)
+UP_NODES = $(if $(filter --nodes --nodes=% --fake-nodes --fake-nodes=%,$(ARGS)),,--nodes 3)
+
+up: $(RUNTIME_STAMP) drop-stale-compiled
+	$(BIN)/kubedra up $(UP_NODES) $(ARGS)
+
+# kubectl v1.30.0, the release kubedra serves: fetched once, its path printed.
+kubectl: $(RUNTIME_STAMP)
+	@$(BIN)/kubedra fetch-kubectl
+
+quick: $(TEST_STAMP) drop-stale-compiled
+	$(BIN)/pytest tests/unit tests/conformance -x
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench
@@ -46,15 +77,20 @@ typecheck: $(TEST_STAMP)
 layers: $(TEST_STAMP)
 	$(BIN)/lint-imports
 
-pytest: $(TEST_STAMP)
+pytest: $(TEST_STAMP) $(COMPILE_STAMP)
 	$(BIN)/pytest
 
 # Regenerate the committed gRPC/protobuf modules from src/kubedra/proto/*.proto.
 protos: $(TEST_STAMP)
 	$(BIN)/python -m kubedra.proto.compile
 
-bench-smoke: $(TEST_STAMP)
+bench-smoke: $(TEST_STAMP) $(COMPILE_STAMP)
 	$(BIN)/python -m bench.smoke
+
+# A benchmark on the compiled build, e.g. make bench BENCH="scheduler_perf --runs 3"
+BENCH ?= scheduler_perf --workload half_500nodes --runs 3
+bench: $(TEST_STAMP) $(COMPILE_STAMP)
+	$(BIN)/python -m bench.$(BENCH)
 
 test: lint typecheck layers bench-smoke pytest
 

@@ -3,11 +3,12 @@
 it spends about a tenth less CPU per pod (bench/README.md, "Compiled with mypyc").
 
 Only with ``KUBEDRA_COMPILE=1``, in an environment that has the dependencies and the
-``compile`` extra (``make`` does this: mypyc types the code against the dependencies, which
-an isolated build lacks). Every other install is plain Python, which behaves the same; so
-is this one if the modules cannot be built (no C compiler or Python headers). An editable
-install builds them in place beside their sources; ``make`` rebuilds them when a source
-changes, and the tests refuse to run against a compiled module older than its source.
+``compile`` extra (``make compile`` does this, and ``make test`` through it: mypyc types the
+code against the dependencies, which an isolated build lacks). Every other install is plain
+Python, which behaves the same; so is this one if the modules cannot be built (no C compiler
+or Python headers). An editable install builds them in place beside their sources; ``make``
+rebuilds them when one of :func:`compiled_sources` changes, and the tests refuse to run
+against a compiled module older than its source.
 """
 
 from __future__ import annotations

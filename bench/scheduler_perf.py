@@ -52,6 +52,7 @@ from kubedra.cli.localcluster import LocalCluster
 from kubedra.client import kubeconfig
 from kubedra.client.informer import Informer
 from kubedra.client.rest import Client
+from kubedra.testing import WITHOUT_NODE_LIFECYCLE
 
 DRIVER = "test-driver.cdi.k8s.io"
 NODE_PREFIX = "scheduler-perf-dra-"
@@ -404,7 +405,8 @@ async def run_once(workload: str, workdir: Path, timeout: float, backend: str = 
     w = WORKLOADS[workload]
     # HTTPS and per-component identities as `kubedra up`; no audit log (upstream's
     # scheduler_perf runs without one)
-    cluster = LocalCluster(workdir, etcd_members=1 if backend == "etcd" else 0, audit_log=False)
+    cluster = LocalCluster(workdir, etcd_members=1 if backend == "etcd" else 0, audit_log=False,
+                           controller_manager_args=WITHOUT_NODE_LIFECYCLE)
     async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
         await create_fake_nodes(client, w.nodes, w.instances, DRIVER, prefix=NODE_PREFIX,
                                 attributes=w.selector != "true")

@@ -1,4 +1,5 @@
-"""Project-wide pytest hooks: per-vector-file pass/fail summary lines, and no run against
+"""Project-wide pytest hooks: the tiers' markers (``e2e``, given to every test under
+tests/e2e/, and ``timing``), per-vector-file pass/fail summary lines, and no run against
 compiled modules older than their source."""
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import pytest
 import kubedra
 
 _PACKAGE = Path(kubedra.__file__).parent
+_E2E = Path(__file__).parent / "e2e"
 
 _FILE_OF: dict[str, str] = {}
 _COUNTS: dict[str, dict[str, int]] = defaultdict(lambda: {"passed": 0, "failed": 0, "skipped": 0})
@@ -36,8 +38,8 @@ def pytest_sessionstart(session: pytest.Session) -> None:
              if source.stat().st_mtime > built.stat().st_mtime]
     if stale:
         pytest.exit(f"compiled modules older than their source ({', '.join(stale[:5])}"
-                    f"{', ...' if len(stale) > 5 else ''}): rebuild them with `make test`, or "
-                    "remove them (`find src -name '*.so' -delete`) to test plain Python",
+                    f"{', ...' if len(stale) > 5 else ''}): rebuild them with `make compile`, "
+                    "or run `make quick`, which removes them and tests plain Python",
                     returncode=4)
 
 
@@ -45,10 +47,17 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers", "vectors(name): the conformance vector file this test checks"
     )
+    config.addinivalue_line(
+        "markers", "e2e: starts real processes or servers (every test under tests/e2e/)")
+    config.addinivalue_line(
+        "markers", "timing: asserts a wall-clock bound, scaled by KUBEDRA_TEST_TIME_SCALE "
+        "(tests/timing.py)")
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
+        if item.path.is_relative_to(_E2E):
+            item.add_marker(pytest.mark.e2e)
         marker = item.get_closest_marker("vectors")
         if marker is not None:
             _FILE_OF[item.nodeid] = marker.args[0]

@@ -19,6 +19,13 @@ import pytest
 
 REPO = Path(__file__).resolve().parent.parent
 VECTORS = Path(os.environ.get("KUBEDRA_VECTORS", REPO.parent / "shared" / "vectors"))
+EXAMPLES = REPO / "examples"
+
+
+def example_files() -> list[Path]:
+    """The manifests of ``examples/`` (what ``kubectl apply -f examples/`` applies), then the
+    reference objects kept out of it (``examples/reference/``)."""
+    return sorted(EXAMPLES.glob("*.yaml")) + sorted((EXAMPLES / "reference").glob("*.yaml"))
 _Test = TypeVar("_Test", bound=Callable[..., Any])
 
 

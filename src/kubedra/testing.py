@@ -19,6 +19,11 @@ from kubedra.api.resource import (
     node_slice,
 )
 
+WITHOUT_NODE_LIFECYCLE = ("--controllers=*,-node-lifecycle-controller",)
+"""Controller-manager flags for a cluster of fake Nodes: no kubelet renews their Leases, so
+the node lifecycle controller would mark them Unknown and taint them a minute after their
+creation (upstream's scheduler_perf runs without that controller too)."""
+
 
 def fake_node(name: str) -> Node:
     capacity = {"cpu": Quantity.parse("4"), "memory": Quantity.parse("32Gi"),
@@ -30,7 +35,7 @@ def fake_node(name: str) -> Node:
 
 
 def gpu_attributes(i: int) -> list[NamedResourcesAttribute]:
-    """Attributes of every kind, like the cards of ``examples/gpu-resourceslice.yaml``:
+    """Attributes of every kind, like the cards of ``examples/reference/gpu-resourceslice.yaml``:
     even instances have 80Gi of memory, odd ones 40Gi."""
     return [
         NamedResourcesAttribute(name="model", string="a100"),

@@ -21,8 +21,8 @@ import pytest
 import yaml
 from aiohttp import web
 
+from kubedra.cli.kubectl import KubectlUnavailable, ensure_kubectl
 from kubedra.client import kubeconfig as kubeconfig_file
-from tests.e2e.kubectl import KubectlUnavailable, ensure_kubectl
 
 START_TIMEOUT = 60.0
 

@@ -22,9 +22,9 @@ import yaml
 
 from kubedra.apiserver.pki import ClusterPki
 from kubedra.cli import credentials
+from kubedra.cli.kubectl import KubectlUnavailable, ensure_kubectl
 from kubedra.client import kubeconfig as kubeconfig_file
 from tests.e2e.conftest import Kubectl, _kubedra_command, _stop, apiserver_process
-from tests.e2e.kubectl import KubectlUnavailable, ensure_kubectl
 from tests.e2e.node_support import socket_root
 
 DRIVER = "gpu.example.com"
@@ -199,7 +199,7 @@ def test_namespace_role_and_escalation(cluster: Cluster) -> None:
         {"apiGroups": ["resource.k8s.io"], "resources": ["resourceclaims"],
          "verbs": ["get", "list", "watch"]},
         {"apiGroups": ["rbac.authorization.k8s.io"], "resources": ["roles"],
-         "verbs": ["create"]}]}
+         "verbs": ["create", "patch"]}]}
     assert c.call("admin", "POST", f"{RBAC}/namespaces/team/roles", role)[0] == 201
     binding = {"metadata": {"name": "alice"},
                "roleRef": {"kind": "Role", "name": "claims-reader"},
@@ -225,6 +225,13 @@ def test_namespace_role_and_escalation(cluster: Cluster) -> None:
     status, err = c.call("alice", "POST", f"{RBAC}/namespaces/team/roles", wide)
     assert status == 403 and err["message"] == (
         'roles.rbac.authorization.k8s.io "wide" is forbidden: user "alice" '
+        '(groups=["system:authenticated"]) is attempting to grant RBAC permissions not '
+        'currently held:\n{APIGroups:[""], Resources:["pods"], Verbs:["get" "delete"]}')
+    # so is widening a role by a patch (admission judges the patched role)
+    status, err = c.call("alice", "PATCH", f"{RBAC}/namespaces/team/roles/narrow",
+                         {"rules": wide["rules"]}, "application/merge-patch+json")
+    assert status == 403 and err["message"] == (
+        'roles.rbac.authorization.k8s.io "narrow" is forbidden: user "alice" '
         '(groups=["system:authenticated"]) is attempting to grant RBAC permissions not '
         'currently held:\n{APIGroups:[""], Resources:["pods"], Verbs:["get" "delete"]}')
     # validation with upstream's texts

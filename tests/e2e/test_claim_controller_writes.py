@@ -36,14 +36,15 @@ ALLOCATED = {
 }
 
 
-async def reserved_claim(client: Client, name: str) -> ResourceClaim:
+async def reserved_claim(client: Client, name: str,
+                         status: dict[str, Any] = ALLOCATED) -> ResourceClaim:
     """A claim allocated and reserved for a pod that does not exist (any more)."""
     await client.create_raw(kind("resourceclaims"), {
         "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaim",
         "metadata": {"name": name, "namespace": NS, "finalizers": [resource.FINALIZER]},
         "spec": {"resourceClassName": "gpu"}}, NS)
     body: dict[str, Any] = codec.to_builtins(await client.get(ResourceClaim, name, NS))
-    body["status"] = ALLOCATED
+    body["status"] = status
     return await client.update_status(codec.decode(body, ResourceClaim))
 
 
@@ -110,5 +111,31 @@ async def test_after_a_conflict_the_sync_waits_for_the_informer(tmp_path: Path) 
             done = await client.get(ResourceClaim, "c", NS)
             assert deallocated(done)
             assert done.metadata.labels == {"touched": "by-someone-else"}
+        finally:
+            await controller.stop()
+
+
+@pytest.mark.timeout(60)
+async def test_an_unsupported_reservation_is_kept(tmp_path: Path) -> None:
+    """A ``reservedFor`` entry for something other than a pod is kept (and logged) while
+    the gone pod's entry is dropped, instead of failing the sync for ever
+    (docs/deviations.md)."""
+    foreign = {"apiGroup": "example.com", "resource": "widgets", "name": "w", "uid": "uid-w"}
+    async with api_client(tmp_path) as client:
+        await client.create_raw(kind("namespaces"), {
+            "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
+        await reserved_claim(client, "c", {  # shareable: two consumers
+            **ALLOCATED, "allocation": {**ALLOCATED["allocation"], "shareable": True},
+            "reservedFor": [*ALLOCATED["reservedFor"], foreign]})
+        controller = ResourceClaimController(client)
+        for informer in controller.informers:
+            informer.start()
+        try:
+            for informer in controller.informers:
+                await informer.wait_synced(10)
+            await controller.sync_claim(NS, "c")
+            kept = await client.get(ResourceClaim, "c", NS)
+            assert [codec.to_builtins(r) for r in kept.status.reserved_for or ()] == [foreign]
+            assert kept.status.allocation is not None
         finally:
             await controller.stop()

@@ -24,6 +24,7 @@ from kubedra.cli.localcluster import LocalCluster
 from kubedra.client import kubeconfig
 from kubedra.client.informer import Informer
 from kubedra.client.rest import Client
+from kubedra.testing import WITHOUT_NODE_LIFECYCLE
 from tests.e2e.dra_workload import (
     allocations,
     bound_count,
@@ -59,7 +60,8 @@ async def kill_leader(client: Client, cluster: LocalCluster) -> str:
 
 @pytest.mark.timeout(420)
 async def test_control_loop(tmp_path: Path) -> None:
-    cluster = LocalCluster(tmp_path, schedulers=2, scheduler_args=LEADER_FLAGS)
+    cluster = LocalCluster(tmp_path, schedulers=2, scheduler_args=LEADER_FLAGS,
+                           controller_manager_args=WITHOUT_NODE_LIFECYCLE)
     async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
         await create_workload(client, NS, NODES, PER_NODE)
         pods = Informer(client, Pod, namespace=NS)

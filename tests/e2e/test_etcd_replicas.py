@@ -1,7 +1,7 @@
 """Two API server replicas on a three-member etcd, as real processes (LocalCluster).
 
-The scheduler talks to the first replica, the controller manager to the second, and the
-test watches pods through the second while creating them through the first. Midway one etcd
+The components reach both replicas through the cluster's front; the test watches pods
+through the second replica while creating them through the first. Midway one etcd
 member (the first endpoint every client uses) is SIGKILLed: no pod, claim or allocation may
 be lost and no instance allocated twice. Then the API server that holds the garbage
 collector's Lease is SIGKILLed while writes go through it: every write it acknowledged must
@@ -28,7 +28,7 @@ from kubedra.client import kubeconfig
 from kubedra.client.errors import ApiError
 from kubedra.client.informer import Informer
 from kubedra.client.rest import Client
-from kubedra.testing import fake_node
+from kubedra.testing import WITHOUT_NODE_LIFECYCLE, fake_node
 from tests.e2e.dra_workload import (
     allocations,
     bound_count,
@@ -46,7 +46,8 @@ NS = "e2e-etcd"
 
 async def test_replicas_on_three_member_etcd(tmp_path: Path) -> None:
     require_etcd()
-    cluster = LocalCluster(tmp_path, etcd_members=3, apiservers=2, verbose=1)
+    cluster = LocalCluster(tmp_path, etcd_members=3, apiservers=2, verbose=1,
+                           controller_manager_args=WITHOUT_NODE_LIFECYCLE)
     async with cluster, \
             Client(kubeconfig.load(cluster.kubeconfigs[0])) as first, \
             Client(kubeconfig.load(cluster.kubeconfigs[1])) as second:

@@ -27,7 +27,7 @@ async def test_controller_manager_exits_when_an_informer_cannot_recover(tmp_path
     async with stand_in_server(broken, tmp_path / "kubeconfig") as config:
         proc = await asyncio.create_subprocess_exec(
             sys.executable, "-c", "from kubedra.cli.main import main; main()",
-            "controller-manager", "--kubeconfig", str(config),
+            "controller-manager", "--kubeconfig", str(config), "--no-leader-elect",
             stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
         out, _ = await asyncio.wait_for(proc.communicate(), 90)
     log = out.decode()

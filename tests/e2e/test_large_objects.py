@@ -28,6 +28,7 @@ from kubedra.client.informer import Informer
 from kubedra.client.rest import Client, kind_of
 from kubedra.controllers.resourceclaim import ResourceClaimController
 from kubedra.scheduler.setup import build_scheduler
+from kubedra.testing import WITHOUT_NODE_LIFECYCLE
 from tests.conformance.scheduler_support import api_client
 from tests.e2e.dra_workload import create_class_and_template, create_nodes, create_pods, kind
 from tests.e2e.test_control_loop import wait_for
@@ -128,7 +129,7 @@ def _ns(informer: Informer[Any]) -> str | None:
 
 @pytest.mark.timeout(420)
 async def test_large_objects_do_not_stop_scheduling(tmp_path: Path) -> None:
-    cluster = LocalCluster(tmp_path)
+    cluster = LocalCluster(tmp_path, controller_manager_args=WITHOUT_NODE_LIFECYCLE)
     async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
         await client.create_raw(kind("namespaces"), {
             "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})

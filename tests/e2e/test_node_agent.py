@@ -131,7 +131,9 @@ async def _scenario(tmp_path: Path, sockets: Path, cluster: LocalCluster,
             assert ready["Ready"] == "True"
             assert (owner.metadata.labels or {})["kubernetes.io/hostname"] == node.name
             lease = await client.get(Lease, node.name, "kube-node-lease")
-            assert lease.spec.holder_identity == node.name
+            # the root dir's holder identity (kubelet/holder.py)
+            holder = (node.root / "node-lease-holder").read_text().strip()
+            assert lease.spec.holder_identity == f"{node.name}_{holder}"
             assert lease.spec.lease_duration_seconds == 40 and lease.spec.renew_time
             assert [o.uid for o in lease.metadata.owner_references or ()] == [
                 owner.metadata.uid]

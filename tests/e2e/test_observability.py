@@ -15,6 +15,7 @@ from kubedra.api.core import Pod
 from kubedra.cli.localcluster import LocalCluster
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
+from kubedra.testing import WITHOUT_NODE_LIFECYCLE
 from tests.e2e.dra_workload import create_class_and_template, create_nodes, create_pods, kind
 from tests.e2e.test_control_loop import wait_for
 
@@ -41,7 +42,8 @@ def sample(text: str, name: str, **labels: str) -> float | None:
 
 @pytest.mark.timeout(180)
 async def test_logs_and_metrics(tmp_path: Path) -> None:
-    cluster = LocalCluster(tmp_path, scheduler_args=["--metrics-port", "0"])
+    cluster = LocalCluster(tmp_path, scheduler_args=["--metrics-port", "0"],
+                           controller_manager_args=WITHOUT_NODE_LIFECYCLE)
     async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
         sched_log = cluster.schedulers[0].log_path
         cm_log = tmp_path / "logs" / "controller-manager.log"

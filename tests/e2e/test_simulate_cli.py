@@ -50,27 +50,49 @@ def test_simulate_with_pending_file_and_node_template_json() -> None:
     assert got["default/infer-2"]["claims"][0]["newly_allocated"] is False
     assert got["default/infer-2"]["claims"][0]["instances"] == ["gpu.example.com/gpu-1"]
     auto = data["autoscale"]
-    assert auto["extra_nodes"] == 2 and auto["never_fit"] == []
+    assert auto["extra_nodes"] == 2 and auto["never_fit"] == [] and auto["unplaced"] == []
+    assert auto["on_new"] == ["default/big", "default/pair"]
     scaled = placements(auto)
     assert all(p["node"] is not None for p in scaled.values())
     assert scaled["default/big"]["node"].startswith("gpu-node-")
     assert scaled["default/pair"]["node"] != scaled["default/big"]["node"]
 
 
-def test_node_template_that_is_too_small() -> None:
-    tiny = REPO / "examples" / "snapshots" / "node-template.yaml"
-    text = tiny.read_text()
-    docs = list(yaml.safe_load_all(text))
-    docs[1]["namedResources"]["instances"] = docs[1]["namedResources"]["instances"][:2]
+def simulate_with_template(instances: int, output: str) -> str:
+    """``simulate`` of gpu-cluster.yaml with a node template cut to ``instances`` GPUs."""
+    docs = list(yaml.safe_load_all((SNAP / "node-template.yaml").read_text()))
+    docs[1]["namedResources"]["instances"] = docs[1]["namedResources"]["instances"][:instances]
     path = Path(subprocess.check_output(["mktemp", "--suffix=.yaml"], text=True).strip())
     try:
         path.write_text(yaml.safe_dump_all(docs))
-        data = json.loads(run("simulate", "-f", str(SNAP / "gpu-cluster.yaml"),
-                              "--node-template", str(path), "-o", "json").stdout)
+        return run("simulate", "-f", str(SNAP / "gpu-cluster.yaml"),
+                   "--node-template", str(path), "-o", output).stdout
     finally:
         path.unlink()
+
+
+def test_node_template_that_is_too_small() -> None:
+    data = json.loads(simulate_with_template(2, "json"))
     assert data["autoscale"]["never_fit"] == ["default/big"]
     assert data["autoscale"]["extra_nodes"] == 1  # pair fits on one two-GPU node
+    assert data["autoscale"]["on_existing"] == ["default/train"]
+    assert data["autoscale"]["on_new"] == ["default/pair"]
+    table = simulate_with_template(2, "table")
+    assert ("node template gpu-node: 1 extra node(s) needed by the pods that can fit; "
+            "1 never fit on this template") in table
+
+
+def test_no_extra_node_helps_says_which_pods_fit_and_which_never_do() -> None:
+    # one GPU per template node: train fits on worker-2, pair and big fit nowhere
+    lines = simulate_with_template(1, "table").splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith("node template"))
+    assert lines[start:start + 3] == [
+        "node template gpu-node: 0 extra node(s) needed by the pods that can fit; "
+        "2 never fit on this template",
+        "  fit on the existing nodes: default/train",
+        "  never fit on this template: default/big, default/pair",
+    ]
+    assert not any("every pending pod fits" in line for line in lines)
 
 
 def test_complete_search_where_upstream_first_fit_fails() -> None:
@@ -86,6 +108,8 @@ def test_explain_pod_table_and_json() -> None:
     table = run("explain", "-f", str(SNAP / "gpu-cluster.yaml"), "pod/pair").stdout
     assert table.startswith("pod default/pair: fits on no node")
     assert "held by default/running-gpu" in table
+    assert ('  why: default/pair-gpus: too few free instances of driver "gpu.example.com" '
+            "match its 2 requests") in table.splitlines()
     data = json.loads(run("explain", "-f", str(SNAP / "gpu-cluster.yaml"), "pod/train",
                           "-o", "json").stdout)
     assert data["result"] == "fits on worker-2; the scheduler picks worker-2"

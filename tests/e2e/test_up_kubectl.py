@@ -1,5 +1,6 @@
 """kubectl 1.30's everyday read-only commands against ``kubedra up`` as a user starts it:
-``kubectl version`` (client and server), ``kubectl explain`` of the DRA kinds."""
+``kubectl version`` (client and server), ``kubectl explain`` of the DRA kinds, ``kubectl auth
+whoami`` and impersonation by the administrator ``up``'s kubeconfig names."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from collections.abc import Iterator
 
 import pytest
 
+from kubedra.cli.kubectl import KubectlUnavailable, ensure_kubectl
 from tests.e2e.conftest import _stop as stop
-from tests.e2e.kubectl import KubectlUnavailable, ensure_kubectl
 
 BANNER = "Press Ctrl-C to stop."
 
@@ -55,6 +56,17 @@ def test_kubectl_version_prints_client_and_server(up_env: dict[str, str]) -> Non
     assert "Server Version: v1.30.0" in out
 
 
+def test_the_administrator_may_impersonate(up_env: dict[str, str]) -> None:
+    assert _kubectl(up_env, "auth", "whoami").split() == [
+        "ATTRIBUTE", "VALUE", "Username", "kubernetes-admin",
+        "Groups", "[system:masters", "system:authenticated]"]
+    assert _kubectl(up_env, "auth", "whoami", "--as=jane").split()[2:] == [
+        "Username", "jane", "Groups", "[system:authenticated]"]
+    proc = subprocess.run(["kubectl", "auth", "can-i", "delete", "nodes", "--as=nobody"],
+                          capture_output=True, text=True, env=up_env, timeout=60, check=False)
+    assert (proc.returncode, proc.stdout) == (1, "no\n"), proc.stderr
+
+
 def test_kubectl_explain_resourceclaim_recursive(up_env: dict[str, str]) -> None:
     out = _kubectl(up_env, "explain", "resourceclaim", "--recursive")
     assert "KIND:       ResourceClaim" in out
@@ -66,3 +78,19 @@ def test_kubectl_explain_claim_parameters_requests(up_env: dict[str, str]) -> No
     assert "FIELD: requests <[]ResourceRequest>" in out
     assert "Selector is a CEL expression" not in out  # one level only
     assert "namedResources\t<NamedResourcesRequest>" in out
+
+
+def test_fetch_kubectl_prints_the_path_of_kubectl_1_30() -> None:
+    """``kubedra fetch-kubectl`` (``make kubectl``): the path of the cached kubectl 1.30."""
+    try:
+        binary = ensure_kubectl()
+    except KubectlUnavailable as err:
+        pytest.skip(str(err))
+    proc = subprocess.run(
+        [sys.executable, "-c", "from kubedra.cli.main import main; main()", "fetch-kubectl"],
+        capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"{binary}\n"
+    version = subprocess.run([proc.stdout.strip(), "version", "--client"], capture_output=True,
+                             text=True, timeout=60, check=True)
+    assert "v1.30.0" in version.stdout

@@ -27,7 +27,7 @@ from kubedra.cli.validate import cause_text, render_invalid, validate
 from kubedra.registry.pipeline import MAX_REQUEST_BYTES
 from kubedra.validation.names import name_is_dns_label
 from tests.e2e.conftest import apiserver_process, kubeconfig_session
-from tests.vectors import REPO, VECTORS, load
+from tests.vectors import REPO, VECTORS, example_files, load
 
 SERVED = {(k.api_version, k.kind): k for k in kinds.KINDS}
 GATES = ("", "JobManagedBy=true")
@@ -50,9 +50,9 @@ def _cases() -> list[tuple[str, dict[str, Any]]]:
     cases: list[tuple[str, dict[str, Any]]] = []
     for path in sorted(VECTORS.glob("*.json")):
         cases += _objects(load(path.name), path.name)
-    for path in sorted((REPO / "examples").glob("*.yaml")):
+    for path in example_files():
         for i, doc in enumerate(codec.load_documents(path.read_bytes())):
-            cases.append((f"examples/{path.name}[{i}]", doc))
+            cases.append((f"{path.relative_to(REPO)}[{i}]", doc))
     return cases
 
 

@@ -16,12 +16,31 @@ from kubedra.api.resource import ResourceSlice
 
 @dataclass
 class Autoscale:
-    """The smallest number of template nodes to add so that every pending pod fits."""
+    """The smallest number of template nodes to add so that every pending pod fits, and where
+    each pending pod goes with that many (or ``tried``) nodes added."""
 
     extra_nodes: int | None  # None: no number up to ``tried`` helps
     tried: int
     placements: list[Placement]
     never_fit: list[str] = field(default_factory=list)
+    """Pods that fit neither on the existing nodes nor on an empty template node."""
+    on_existing: list[str] = field(default_factory=list)
+    """Pods placed on the snapshot's nodes."""
+    on_new: list[str] = field(default_factory=list)
+    """Pods placed on added template nodes."""
+    unplaced: list[str] = field(default_factory=list)
+    """Pods that could fit on a template node but found no room with ``tried`` added."""
+
+
+def _answer(extra: int | None, tried: int, placements: list[Placement], added: set[str],
+            never: set[str]) -> Autoscale:
+    """The answer with each pending pod sorted into one of the four groups."""
+    placed = [p for p in placements if p.node is not None]
+    unplaced = {p.pod for p in placements if p.node is None}
+    return Autoscale(extra, tried, placements, sorted(unplaced & never),
+                     sorted(p.pod for p in placed if p.node not in added),
+                     sorted(p.pod for p in placed if p.node in added),
+                     sorted(unplaced - never))
 
 
 def clone_template(node: Node, slices: list[ResourceSlice], i: int) -> list[object]:
@@ -60,17 +79,16 @@ def extra_nodes_needed(snapshot: Snapshot, template: Node, template_slices: list
              if _fails_alone(snapshot, template, template_slices, p, selectors)}
     limit = len(pending) if limit is None else limit
     placements: list[Placement] = []
-    unplaced: set[str] = set()
+    added: list[str] = []
     for k in range(limit + 1):
         extra = Snapshot.from_objects(
             o for i in range(1, k + 1) for o in clone_template(template, template_slices, i))
         added = [n.metadata.name or "" for n in extra.nodes]
         sim = Simulator(snapshot.merged(extra), selectors, added)
         placements = sim.run(copy.deepcopy(pending))
-        unplaced = {p.pod for p in placements if p.node is None}
-        if unplaced <= never:
-            return Autoscale(k, k, placements, sorted(unplaced))
-    return Autoscale(None, limit, placements, sorted(never & unplaced))
+        if {p.pod for p in placements if p.node is None} <= never:
+            return _answer(k, k, placements, set(added), never)
+    return _answer(None, limit, placements, set(added), never)
 
 
 def _fails_alone(snapshot: Snapshot, template: Node, slices: list[ResourceSlice], pod: Pod,

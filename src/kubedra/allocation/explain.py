@@ -12,6 +12,7 @@ from typing import Any
 
 from kubedra.allocation.engine import NodeVerdict, PodAllocator
 from kubedra.allocation.instance import Verdict
+from kubedra.allocation.matching import assign
 from kubedra.allocation.selectors import Selector
 from kubedra.api.meta import kobj
 from kubedra.api.resource import ResourceClaim
@@ -47,6 +48,8 @@ class NodeExplanation:
     reason: str
     requests: list[RequestLine] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    why: str = ""
+    """For a node the allocator rejects: its first failing check (:func:`first_failure`)."""
 
 
 @dataclass
@@ -59,6 +62,11 @@ class PodExplanation:
     """What ``pod`` names: a pod, or a claim explained on its own."""
     scores: dict[str, dict[str, int]] = field(default_factory=dict)
     """Per node, each score plugin's weighted score (when the scheduler's profile is used)."""
+
+
+def request_label(claim: str, request: int) -> str:
+    """How the table and the reasons name a claim's request: ``namespace/claim#index``."""
+    return f"{claim}#{request}"
 
 
 def _word(v: Verdict) -> str:
@@ -75,7 +83,7 @@ def explain_node(allocator: PodAllocator, verdict: NodeVerdict) -> NodeExplanati
     for driver, reqs in allocator.requests.items():
         pool = index.pool(node, driver)
         chosen = verdict.assignment.get(driver, [])
-        labels = [f"{allocator.plans[o].name}#{r.index}"
+        labels = [request_label(allocator.plans[o].name, r.index)
                   for o, r in zip(allocator.owners[driver], reqs, strict=True)]
         taken = dict(zip(chosen, labels, strict=False))
         for k, req in enumerate(reqs):
@@ -113,6 +121,41 @@ def explain_node(allocator: PodAllocator, verdict: NodeVerdict) -> NodeExplanati
     dups = [n for d in allocator.requests if (p := index.pool(node, d)) for n in p.duplicates]
     out.notes += [f"duplicate instance name {n!r} on this node" for n in dups]
     return out
+
+
+def first_failure(allocator: PodAllocator, node: str) -> str:
+    """Why the pod's claims cannot be allocated on ``node``, in one line: the first claim
+    (pod order) that fails alone and its first request (``claim#request``, as the table
+    names it) that no free instance can serve, saying whether the driver has no free
+    instance there, the class filter admits none of them, or the request's selector matches
+    none of those; "" when the node is suitable or its reason already says it all (a CEL
+    error)."""
+    verdict = allocator.filter(node)
+    if verdict.ok or verdict.error is not None:
+        return ""
+    if verdict.claim is None:
+        return "each claim fits alone, but not all of them together"
+    plan = allocator.plans[verdict.claim]
+    for driver in sorted(plan.drivers):
+        reqs = plan.drivers[driver]
+        pool = allocator.index.pool(node, driver)
+        if pool is None:
+            return f'{plan.name}: the node has no instances of driver "{driver}"'
+        free = pool.free
+        if not free:
+            return f'{plan.name}: every instance of driver "{driver}" is allocated'
+        for r in reqs:
+            label = request_label(plan.name, r.index)
+            if r.filter is not None and not pool.matching(None, r.filter, free).ok & free:
+                return (f"{label}: the class filter `{r.filter.expression}` admits none of "
+                        f'the free instances of driver "{driver}"')
+            if not pool.matching(r.filter, r.selector, free).ok & free:
+                return (f"{label}: the selector `{r.selector.expression}` matches none of "
+                        f'the free instances of driver "{driver}" the class admits')
+        if assign(allocator.candidates(pool, reqs)) is None:
+            return (f"{plan.name}: too few free instances of driver \"{driver}\" match "
+                    f"its {len(reqs)} requests")
+    return ""
 
 
 def _name(claim: ResourceClaim | None) -> str | None:

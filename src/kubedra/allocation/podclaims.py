@@ -30,6 +30,7 @@ from kubedra.api.resource import (
 )
 from kubedra.api.resourceclaim import (
     ClaimNameError,
+    ClaimNotCreatedError,
     can_be_reserved,
     claim_name,
     is_for_pod,
@@ -55,6 +56,11 @@ class Unschedulable(Exception):
         self.unresolvable = unresolvable
 
 
+class ClaimNotCreated(Unschedulable):
+    """A claim from a template is not recorded in the pod's status yet: the ResourceClaim
+    controller's next step, not a problem of the pod."""
+
+
 # --- scheduling one pod -----------------------------------------------------------------------
 
 ClaimLookup = Callable[[str, str], ResourceClaim | None]
@@ -69,6 +75,8 @@ def pod_claims(pod: Pod, lookup: ClaimLookup) -> list[ResourceClaim]:
     for pc in pod.spec.resource_claims or ():
         try:
             name, generated = claim_name(pod, pc)
+        except ClaimNotCreatedError as e:
+            raise ClaimNotCreated(str(e)) from e
         except ClaimNameError as e:
             raise Unschedulable(str(e)) from e
         if not name:

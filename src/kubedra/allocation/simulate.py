@@ -22,7 +22,12 @@ import msgspec
 
 from kubedra.allocation.celadapter import cel_selectors
 from kubedra.allocation.engine import PodAllocator
-from kubedra.allocation.explain import NodeExplanation, PodExplanation, explain_node
+from kubedra.allocation.explain import (
+    NodeExplanation,
+    PodExplanation,
+    explain_node,
+    first_failure,
+)
 from kubedra.allocation.index import AllocationIndex, claim_key
 from kubedra.allocation.parameters import ParameterStore
 from kubedra.allocation.podclaims import (
@@ -115,6 +120,9 @@ _BUCKETS: dict[type, str] = {
     ResourceClaimTemplate: "templates",
     Pod: "pods",
 }
+
+SNAPSHOT_KINDS: tuple[type, ...] = tuple(_BUCKETS)
+"""The kinds a snapshot holds (read from files or from a cluster); others are ignored."""
 
 
 @dataclass
@@ -295,6 +303,8 @@ class Simulator:
             verdict = plan.allocator.filter(node)
             ex = explain_node(plan.allocator, verdict)
             ex.suitable, ex.reason = reason is None, reason or ""
+            if reason is not None and reason == verdict.reason:
+                ex.why = first_failure(plan.allocator, node)
             nodes.append(ex)
         chosen, scores = None, {}
         if self.chooser is not None:

@@ -1,1 +1,1 @@
-"""Typed API objects, Quantity, semver and the kinds table. Imports nothing of ours."""
+"""Typed API objects, Quantity, semver and the resource table. Imports nothing of ours."""

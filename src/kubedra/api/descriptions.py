@@ -3,23 +3,15 @@ the v1.30 Go types say it (k8s.io/api resource/v1alpha2, core/v1, batch/v1, coor
 and apimachinery meta/v1 at v0.30.0), in our own words.
 
 The OpenAPI documents (``kubectl explain``) read it; keys are kube-openapi's definition names
-(:data:`PACKAGES` maps our modules to them), then ``""`` for the type and the JSON field
-names for its fields.
+(:data:`kubedra.api.scheme.OPENAPI_PACKAGES` maps our modules to them), then ``""`` for the
+type and the JSON field names for its fields.
 """
 
 from __future__ import annotations
 
 from typing import Final
 
-PACKAGES: Final = {
-    "kubedra.api.meta": "io.k8s.apimachinery.pkg.apis.meta.v1",
-    "kubedra.api.core": "io.k8s.api.core.v1",
-    "kubedra.api.batch": "io.k8s.api.batch.v1",
-    "kubedra.api.coordination": "io.k8s.api.coordination.v1",
-    "kubedra.api.rbac": "io.k8s.api.rbac.v1",
-    "kubedra.api.authorization": "io.k8s.api.authorization.v1",
-    "kubedra.api.resource": "io.k8s.api.resource.v1alpha2",
-}
+from kubedra.api.scheme import OPENAPI_PACKAGES
 
 _API_VERSION = (
     "APIVersion defines the versioned schema of this representation of an object. Servers "
@@ -1394,8 +1386,32 @@ _AUTHORIZATION: Final[dict[str, dict[str, str]]] = {
 }
 
 
-def _qualified(package: str, types: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
-    return {f"{PACKAGES[package]}.{name}": fields for name, fields in types.items()}
+_AUTHENTICATION: Final[dict[str, dict[str, str]]] = {
+    "SelfSubjectReview": _object(
+        "SelfSubjectReview contains the user information that the kube-apiserver has about "
+        "the user making this request. When using impersonation, users will receive the user "
+        "info of the user being impersonated.  If impersonation or request header "
+        "authentication is used, any extra keys will have their case ignored and returned as "
+        "lowercase.",
+        status="Status is filled in by the server with the user attributes."),
+    "SelfSubjectReviewStatus": {
+        "": "SelfSubjectReviewStatus is filled by the kube-apiserver and sent back to a user.",
+        "userInfo": "User attributes of the user making this request.",
+    },
+    "UserInfo": {
+        "": "UserInfo holds the information about the user needed to implement the user.Info "
+        "interface.",
+        "username": "The name that uniquely identifies this user among all active users.",
+        "uid": "A unique value that identifies this user across time. If this user is deleted "
+        "and another user by the same name is added, they will have different UIDs.",
+        "groups": "The names of groups this user is a part of.",
+        "extra": "Any additional information provided by the authenticator.",
+    },
+}
+
+
+def _qualified(module: str, types: dict[str, dict[str, str]]) -> dict[str, dict[str, str]]:
+    return {f"{OPENAPI_PACKAGES[module]}.{name}": fields for name, fields in types.items()}
 
 
 DESCRIPTIONS: Final[dict[str, dict[str, str]]] = {
@@ -1406,4 +1422,5 @@ DESCRIPTIONS: Final[dict[str, dict[str, str]]] = {
     **_qualified("kubedra.api.coordination", _COORDINATION),
     **_qualified("kubedra.api.rbac", _RBAC),
     **_qualified("kubedra.api.authorization", _AUTHORIZATION),
+    **_qualified("kubedra.api.authentication", _AUTHENTICATION),
 }

@@ -1,19 +1,21 @@
-"""The kinds table: the single description of every kind the system serves.
-
-Routing, discovery, OpenAPI, the client and the CLI are all generated from :data:`KINDS`.
-Adding a kind is one row here plus its model, validation and strategy.
+"""The kinds the system serves, one :class:`Kind` per served version of a resource: the view
+of :data:`kubedra.api.scheme.SCHEME` that routing, discovery, OpenAPI, the codec, the client
+and the CLI read. Adding a kind is a row in the scheme plus its model, validation and
+strategy.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from kubedra.api import authorization, batch, coordination, core, rbac, resource
 from kubedra.api.meta import TypedObject
+from kubedra.api.scheme import GVR, SCHEME, GroupResource, Served, openapi_package
 
 
 @dataclass(frozen=True, slots=True)
 class Kind:
+    """One served version of one resource, its facts copied flat for the request path."""
+
     group: str
     version: str
     kind: str
@@ -22,12 +24,18 @@ class Kind:
     namespaced: bool
     model: type[TypedObject]
     list_model: type[object]
-    short_names: tuple[str, ...] = ()
-    subresources: tuple[str, ...] = ()
-    categories: tuple[str, ...] = ()
-    verbs: tuple[str, ...] = field(
-        default=("create", "delete", "deletecollection", "get", "list", "patch", "update", "watch")
-    )
+    short_names: tuple[str, ...]
+    subresources: tuple[str, ...]
+    categories: tuple[str, ...]
+    verbs: tuple[str, ...]
+    #: The resource this is a version of (its storage version, all its versions).
+    resource: GroupResource = field(compare=False)
+
+    @classmethod
+    def of(cls, res: GroupResource, served: Served) -> Kind:
+        return cls(res.group, served.version, res.kind, res.plural, res.singular,
+                   res.namespaced, served.model, served.list_model, res.short_names,
+                   res.subresources, res.categories, res.verbs, res)
 
     @property
     def list_kind(self) -> str:
@@ -42,68 +50,21 @@ class Kind:
         """``<plural>.<group>`` as used in error messages (``resourceslices.resource.k8s.io``)."""
         return f"{self.plural}.{self.group}" if self.group else self.plural
 
+    @property
+    def gvr(self) -> GVR:
+        """This version's key in the resource table and the tables bound to it."""
+        return (self.group, self.version, self.plural)
 
-RESOURCE = "resource.k8s.io"
-RBAC = "rbac.authorization.k8s.io"
-AUTHORIZATION = "authorization.k8s.io"
-_CREATE_ONLY = ("create",)
+    @property
+    def openapi_package(self) -> str:
+        return openapi_package(self.group, self.version)
 
-KINDS: tuple[Kind, ...] = (
-    Kind("", "v1", "Namespace", "namespaces", "namespace", False, core.Namespace,
-         core.NamespaceList, ("ns",), ("status", "finalize"),
-         verbs=("create", "delete", "get", "list", "patch", "update", "watch")),
-    Kind("", "v1", "Node", "nodes", "node", False, core.Node, core.NodeList, ("no",),
-         ("status",)),
-    Kind("", "v1", "Pod", "pods", "pod", True, core.Pod, core.PodList, ("po",),
-         ("status", "binding"), ("all",)),
-    Kind("", "v1", "Event", "events", "event", True, core.Event, core.EventList, ("ev",)),
-    # Read-only: the API server keeps the ``kubernetes`` Service itself (see deviations).
-    Kind("", "v1", "Service", "services", "service", True, core.Service, core.ServiceList,
-         ("svc",), (), ("all",), verbs=("get", "list", "watch")),
-    Kind("", "v1", "ServiceAccount", "serviceaccounts", "serviceaccount", True,
-         core.ServiceAccount, core.ServiceAccountList, ("sa",), ("token",)),
-    Kind("batch", "v1", "Job", "jobs", "job", True, batch.Job, batch.JobList, (),
-         ("status",), ("all",)),
-    Kind("coordination.k8s.io", "v1", "Lease", "leases", "lease", True, coordination.Lease,
-         coordination.LeaseList),
-    Kind(RESOURCE, "v1alpha2", "ResourceClass", "resourceclasses", "resourceclass", False,
-         resource.ResourceClass, resource.ResourceClassList),
-    Kind(RESOURCE, "v1alpha2", "ResourceClaim", "resourceclaims", "resourceclaim", True,
-         resource.ResourceClaim, resource.ResourceClaimList, (), ("status",)),
-    Kind(RESOURCE, "v1alpha2", "ResourceClaimTemplate", "resourceclaimtemplates",
-         "resourceclaimtemplate", True, resource.ResourceClaimTemplate,
-         resource.ResourceClaimTemplateList),
-    Kind(RESOURCE, "v1alpha2", "PodSchedulingContext", "podschedulingcontexts",
-         "podschedulingcontext", True, resource.PodSchedulingContext,
-         resource.PodSchedulingContextList, (), ("status",)),
-    Kind(RESOURCE, "v1alpha2", "ResourceSlice", "resourceslices", "resourceslice", False,
-         resource.ResourceSlice, resource.ResourceSliceList),
-    Kind(RESOURCE, "v1alpha2", "ResourceClaimParameters", "resourceclaimparameters",
-         "resourceclaimparameters", True, resource.ResourceClaimParameters,
-         resource.ResourceClaimParametersList),
-    Kind(RESOURCE, "v1alpha2", "ResourceClassParameters", "resourceclassparameters",
-         "resourceclassparameters", True, resource.ResourceClassParameters,
-         resource.ResourceClassParametersList),
-    Kind(RBAC, "v1", "Role", "roles", "role", True, rbac.Role, rbac.RoleList),
-    Kind(RBAC, "v1", "ClusterRole", "clusterroles", "clusterrole", False, rbac.ClusterRole,
-         rbac.ClusterRoleList),
-    Kind(RBAC, "v1", "RoleBinding", "rolebindings", "rolebinding", True, rbac.RoleBinding,
-         rbac.RoleBindingList),
-    Kind(RBAC, "v1", "ClusterRoleBinding", "clusterrolebindings", "clusterrolebinding", False,
-         rbac.ClusterRoleBinding, rbac.ClusterRoleBindingList),
-    # Access reviews are answered, never stored.
-    Kind(AUTHORIZATION, "v1", "SelfSubjectAccessReview", "selfsubjectaccessreviews",
-         "selfsubjectaccessreview", False, authorization.SelfSubjectAccessReview,
-         authorization.SelfSubjectAccessReviewList, verbs=_CREATE_ONLY),
-    Kind(AUTHORIZATION, "v1", "SelfSubjectRulesReview", "selfsubjectrulesreviews",
-         "selfsubjectrulesreview", False, authorization.SelfSubjectRulesReview,
-         authorization.SelfSubjectRulesReviewList, verbs=_CREATE_ONLY),
-    Kind(AUTHORIZATION, "v1", "SubjectAccessReview", "subjectaccessreviews",
-         "subjectaccessreview", False, authorization.SubjectAccessReview,
-         authorization.SubjectAccessReviewList, verbs=_CREATE_ONLY),
-)
+
+KINDS: tuple[Kind, ...] = tuple(Kind.of(res, s) for res in SCHEME for s in res.served)
 
 _BY_GVK = {(k.group, k.version, k.kind): k for k in KINDS}
+_PREFERRED = {res.storage_gvr: _BY_GVK[(res.group, res.preferred.version, res.kind)]
+              for res in SCHEME}
 
 
 def by_gvk(group: str, version: str, kind: str) -> Kind | None:
@@ -117,12 +78,13 @@ def by_api_version(api_version: str, kind: str) -> Kind | None:
 
 def lookup(name: str) -> Kind | None:
     """Find a kind the way a CLI user names it: plural, singular, short name or Kind,
-    optionally qualified with its group (``resourceslices.resource.k8s.io``)."""
+    optionally qualified with its group (``resourceslices.resource.k8s.io``); the resource's
+    preferred version."""
     base, _, group = name.partition(".")
     low = base.lower()
-    for k in KINDS:
-        if group and k.group != group:
+    for res in SCHEME:
+        if group and res.group != group:
             continue
-        if low in (k.plural, k.singular, k.kind.lower()) or low in k.short_names:
-            return k
+        if low in (res.plural, res.singular, res.kind.lower()) or low in res.short_names:
+            return _PREFERRED[res.storage_gvr]
     return None

@@ -37,6 +37,11 @@ class ClaimNameError(ValueError):
     the supported fields (``ErrAPIUnsupported``); the text says which, for which pod."""
 
 
+class ClaimNotCreatedError(ClaimNameError):
+    """The entry's claim comes from a template and is not recorded in the pod's status yet:
+    the ResourceClaim controller's next step, not a fault of the pod."""
+
+
 # --- naming -----------------------------------------------------------------------------------
 
 
@@ -55,7 +60,7 @@ def claim_name(pod: Pod, pod_claim: PodResourceClaim) -> tuple[str | None, bool]
         for status in pod.status.resource_claim_statuses or ():
             if status.name == pod_claim.name:
                 return status.resource_claim_name, True
-        raise ClaimNameError(f'pod "{_pod_ref(pod)}": ResourceClaim not created yet')
+        raise ClaimNotCreatedError(f'pod "{_pod_ref(pod)}": ResourceClaim not created yet')
     raise ClaimNameError(f'pod "{_pod_ref(pod)}", spec.resourceClaim "{pod_claim.name}": '
                          "none of the supported fields are set")
 

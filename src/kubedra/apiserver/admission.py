@@ -55,14 +55,14 @@ def decode(res: Resource, raw: Any, mode: str, duplicates: list[str] | None = No
 
 
 def decode_patched(res: Resource, patched: Obj, mode: str) -> Decoded:
-    """A patched object through the decoder, normalized back to JSON for the update. Strict
-    field errors of a patch carry no kind prefix (upstream's patch handler words them so)."""
+    """A patched object through the decoder (the caller normalizes it back to JSON for the
+    update). Strict field errors of a patch carry no kind prefix (upstream's patch handler
+    words them so)."""
     with answers():
         try:
             dec = pipeline.decode(res.kind, patched, mode)
         except pipeline.StrictDecodingError as err:
             raise pipeline.BadRequest(err.detail) from None
-    dec.obj = codec.to_builtins(dec.obj)
     return dec
 
 

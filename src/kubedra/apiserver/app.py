@@ -22,12 +22,14 @@ from kubedra.apiserver import (
     connections,
     discovery,
     errors,
+    healthz,
+    impersonation,
     objects,
     openapi,
     openapi_proto,
     pki,
 )
-from kubedra.apiserver.auth import USER
+from kubedra.apiserver.auth import REQUESTOR, USER
 from kubedra.apiserver.authn import Authenticator, AuthnOptions
 from kubedra.apiserver.authn.serviceaccount import TokenKeys
 from kubedra.apiserver.authn.tokenrequest import TokenRequests
@@ -40,9 +42,10 @@ from kubedra.apiserver.hub import WatchHub
 from kubedra.apiserver.kubernetes_service import ensure_kubernetes_service
 from kubedra.apiserver.limits import Door, Limits, is_long_running
 from kubedra.apiserver.metrics import GROUP, RESOURCE, VERB, Metrics
-from kubedra.apiserver.registry import Registry
+from kubedra.apiserver.registry import EVENT_TTL, Registry
 from kubedra.apiserver.replies import JSON, Reply, json_reply
 from kubedra.apiserver.rest import Rest
+from kubedra.apiserver.tolerationseconds import DEFAULT_SECONDS, DefaultTolerationSeconds
 from kubedra.registry.pipeline import MAX_REQUEST_BYTES
 from kubedra.storage.contract import Store, StoreError
 
@@ -70,6 +73,9 @@ class Options:
     watch_window_bytes: int = 256 << 20
     # what may wait for one watcher's client before its watch is ended
     watch_buffer_bytes: int = 16 << 20
+    event_ttl: int = EVENT_TTL  # seconds; 0: Events are kept until deleted
+    # DefaultTolerationSeconds admission: not-ready and unreachable tolerations' seconds
+    default_toleration_seconds: tuple[int, int] = (DEFAULT_SECONDS, DEFAULT_SECONDS)
 
 
 class ApiServer:
@@ -78,7 +84,7 @@ class ApiServer:
     def __init__(self, store: Store, options: Options | None = None) -> None:
         self.options = options or Options()
         self.store = store
-        self.registry = Registry(self.options.gates)
+        self.registry = Registry(self.options.gates, self.options.event_ttl)
         self.cache = objects.WireCache()
         self.hub = WatchHub(store, self.cache, self.options.watch_window,
                             self.options.watch_window_bytes, self.options.watch_buffer_bytes)
@@ -88,6 +94,8 @@ class ApiServer:
             bookmark_interval=self.options.bookmark_interval,
             max_watch_seconds=self.options.max_watch_seconds,
         )
+        self.resources.default_tolerations = DefaultTolerationSeconds(
+            *self.options.default_toleration_seconds)
         self.gc = GarbageCollector(self.registry, self.rest, self.hub)
         keys = self.options.service_account_keys or TokenKeys(pki.new_key())
         self.authn = Authenticator(self.options.authn, keys, self._current_uid)
@@ -100,6 +108,7 @@ class ApiServer:
                                        lambda: len(self.hub.window))
         self.door = Door(self.options.limits, self.metrics)
         self.audit = audit.Auditor(self.options.audit_log)
+        self.health = healthz.Health(store)
         self.address = ""
         self._runner: web.ServerRunner | None = None
         self._static: dict[str, bytes] = {}
@@ -196,9 +205,12 @@ class ApiServer:
                 )
 
     async def _authenticate(self, request: web.BaseRequest) -> None:
-        if request.path in ("/healthz", "/livez", "/readyz"):
-            return  # open to all, as upstream's RBAC grants them to system:unauthenticated
-        request[USER] = await self.authn.authenticate(request)
+        """Who the request is, then whom it impersonates (if it may)."""
+        request[USER] = user = await self.authn.authenticate(request)
+        acting = impersonation.acting_as(user, request.headers, self.authz.authorize)
+        if acting is not None:
+            request[REQUESTOR] = user
+            request[USER] = acting
 
     async def _current_uid(self, plural: str, namespace: str, name: str) -> str | None:
         """The uid of a stored core/v1 object (ServiceAccount tokens name theirs)."""
@@ -214,9 +226,9 @@ class ApiServer:
         if parts and parts[-1] == "" and len(parts) > 1:
             parts = parts[:-1]
         head = parts[0] if parts else ""
-        user = request.get(USER)
-        if user is not None and not _resource_path(head, parts):  # health needs no one
-            self.authz.authorize(Attributes(user, request.method.lower(), False, path=path))
+        if not _resource_path(head, parts):
+            self.authz.authorize(Attributes(request[USER], request.method.lower(), False,
+                                            path=path))
         if head in ("api", "apis") and len(parts) <= 3 - (head == "api") and (
             request.method not in ("GET", "HEAD")
         ):
@@ -254,10 +266,9 @@ class ApiServer:
     async def _fixed(self, request: web.BaseRequest, path: str) -> web.StreamResponse:
         if request.method not in ("GET", "HEAD"):
             raise errors.method_not_allowed(request.method)
-        if path in ("/healthz", "/livez", "/readyz") or path.startswith(
-            ("/healthz/", "/livez/", "/readyz/")
-        ):
-            return web.Response(text="ok", content_type="text/plain")
+        endpoint, _, check = path[1:].partition("/")
+        if endpoint in healthz.ENDPOINTS:
+            return await self.health.answer(endpoint, check, request.query)
         if path == "/metrics":
             return web.Response(body=self.metrics.render(),
                                 headers={"Content-Type": self.metrics.content_type})

@@ -1,11 +1,11 @@
 """The audit log (``--audit-log-path``): one ``audit.k8s.io/v1`` Event per request stage, at
 level Metadata, as JSON lines, rotated as upstream's lumberjack writer rotates.
 
-Every response carries ``Audit-Id`` (the client's ``Audit-ID`` header, or a new UUID), as
-upstream's ``WithAuditInit`` does with or without a log. The request path only collects a
-tuple of facts; a writer thread builds, encodes and writes the events in batches, so a slow
-or failing disk never blocks or fails a request: a write error is logged, the events of
-that batch are dropped, and the next batch reopens the file.
+Every response carries ``Audit-Id`` (the client's ``Audit-ID`` header, or a new UUID made
+when first asked), as upstream's ``WithAuditInit`` does with or without a log. The request
+path only collects a tuple of facts; a writer thread builds, encodes and writes the events
+in batches, so a slow or failing disk never blocks or fails a request: a write error is
+logged, the events of that batch are dropped, and the next batch reopens the file.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from aiohttp.helpers import reify
 
 from kubedra.api.base import Obj
 from kubedra.apiserver import objects
-from kubedra.apiserver.auth import USER, User
+from kubedra.apiserver.auth import REQUESTOR, USER, User
 from kubedra.apiserver.handlers import TARGET
 from kubedra.apiserver.limits import Handler, is_long_running
 from kubedra.apiserver.metrics import VERB
@@ -182,10 +182,12 @@ class AuditSink:
         if received is None:
             received = record[2] if record is not None else time.time()
         assert isinstance(request, Request)
+        user, requestor = request.get(USER), request.get(REQUESTOR)
         self.queue.put((
             request.audit_id, stage, request.raw_path, request.get(VERB), request.method,
-            request.get(USER), _source_ips(request), request.headers.get("User-Agent"),
-            request.get(TARGET), status, received, time.time(),
+            requestor or user, user if requestor else None, _source_ips(request),
+            request.headers.get("User-Agent"), request.get(TARGET), status, received,
+            time.time(),
         ))
 
     def _run(self) -> None:
@@ -210,13 +212,16 @@ class AuditSink:
 
 
 def _event_line(item: tuple[Any, ...]) -> bytes:
-    (audit_id, stage, uri, verb, method, user, ips, agent, target, status,
+    (audit_id, stage, uri, verb, method, user, impersonated, ips, agent, target, status,
      received, stamped) = item
     event: Obj = {
         "kind": "Event", "apiVersion": "audit.k8s.io/v1", "level": "Metadata",
         "auditID": audit_id, "stage": stage, "requestURI": uri,
-        "verb": verb or method.lower(), "user": _user_info(user), "sourceIPs": ips,
+        "verb": verb or method.lower(), "user": _user_info(user),
     }
+    if impersonated is not None:
+        event["impersonatedUser"] = _user_info(impersonated)
+    event["sourceIPs"] = ips
     if agent:
         event["userAgent"] = agent
     if target is not None:
@@ -246,6 +251,8 @@ def _user_info(user: User | None) -> Obj:
         out["uid"] = user.uid
     if user.groups:
         out["groups"] = list(user.groups)
+    if user.extra:
+        out["extra"] = {k: list(v) for k, v in user.extra.items()}
     return out
 
 

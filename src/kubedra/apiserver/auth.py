@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from aiohttp import web
 
 AUTHENTICATED = "system:authenticated"
+UNAUTHENTICATED = "system:unauthenticated"
 MASTERS = "system:masters"
 
 
@@ -21,11 +22,14 @@ class User:
     extra: dict[str, tuple[str, ...]] = field(default_factory=dict, hash=False)
 
 
-#: The authenticated user of a request (set before routing).
+#: Who a request acts as (set before routing): the authenticated user, or the user it
+#: impersonates.
 USER = web.RequestKey("user", User)
+#: The authenticated user of a request that impersonates another (for the audit log).
+REQUESTOR = web.RequestKey("requestor", User)
 
 ADMIN = User("admin", (MASTERS, AUTHENTICATED))
 #: Who every request is on a server built without authentication (embedded in tests).
 ANONYMOUS_ADMIN = User("system:admin", (MASTERS,))
 #: Who a request without credentials is under ``--anonymous-auth``.
-ANONYMOUS = User("system:anonymous", ("system:unauthenticated",))
+ANONYMOUS = User("system:anonymous", (UNAUTHENTICATED,))

@@ -89,6 +89,7 @@ def api_versions(address: str) -> Obj:
 
 
 def _group(name: str, versions: list[str]) -> Obj:
+    """An APIGroup entry; ``versions`` are in priority order, the preferred one first."""
     gvs = [{"groupVersion": f"{name}/{v}", "version": v} for v in versions]
     return {"name": name, "versions": gvs, "preferredVersion": gvs[0]}
 

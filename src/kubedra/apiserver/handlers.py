@@ -14,10 +14,12 @@ import msgspec
 from aiohttp import web
 
 from kubedra.api import codec
+from kubedra.api.authentication import SelfSubjectReview
 from kubedra.api.base import Obj
 from kubedra.api.core import Namespace
 from kubedra.apiserver import admission, errors, objects, params, tables
 from kubedra.apiserver.auth import ANONYMOUS_ADMIN, USER, User
+from kubedra.apiserver.authn import selfreview
 from kubedra.apiserver.authn.tokenrequest import TokenRequests
 from kubedra.apiserver.authz.access import Access
 from kubedra.apiserver.authz.attributes import Attributes
@@ -34,6 +36,7 @@ from kubedra.apiserver.selectors import (
     parse_field_selector,
     parse_label_selector,
 )
+from kubedra.apiserver.tolerationseconds import DefaultTolerationSeconds
 from kubedra.apiserver.watch import EventWriter, Streamer
 from kubedra.registry.pipeline import MAX_REQUEST_BYTES, check_size
 
@@ -97,6 +100,8 @@ class ResourceHandlers:
         self.streamer = Streamer(hub, rest, self.stopping, bookmark_interval)
         self.authz: Access | None = None
         self.tokens: TokenRequests | None = None
+        # the mutating admission of a create or update body (never of a subresource's)
+        self.default_tolerations = DefaultTolerationSeconds()
 
     # --- entry ---------------------------------------------------------------------------
 
@@ -238,10 +243,13 @@ class ResourceHandlers:
         body, duplicates = await read_object(request, mode)
         dry = _dry_run(request)
         dec = admission.decode(t.res, body, mode, duplicates)
+        if isinstance(dec.obj, SelfSubjectReview):
+            return _json(selfreview.answer(_user(request)), 201)
+        self.default_tolerations.admit(dec.obj)
         if self.authz is not None:
             if self.authz.answers(dec.obj):
                 return _json(self.authz.review(_user(request), dec.obj), 201)
-            self.authz.admit_write(_user(request), t.res, t.namespace, dec.obj, create=True)
+            self.authz.admit_write(_user(request), t.res, t.namespace, dec.obj)
         result = await self.rest.create(t.res, t.namespace, dec.obj, dry_run=dry,
                                         manager=_manager(request))
         result.warnings += dec.warnings
@@ -253,13 +261,15 @@ class ResourceHandlers:
         mode = params.field_validation_mode(request.query.get("fieldValidation"))
         body, duplicates = await read_object(request, mode)
         dec = admission.decode(t.res, body, mode, duplicates)
-        self._admit_update(request, t, dec.obj)
+        if not subresource:
+            self.default_tolerations.admit(dec.obj)
         if subresource == "finalize":
             result = await self._finalize(t, dec.obj)
         else:
             result = await self.rest.replace(
                 t.res, t.namespace, t.name, dec.obj, subresource=subresource,
                 dry_run=_dry_run(request), manager=_manager(request),
+                judge=lambda stored: self._admit_update(request, t, dec.obj, stored),
             )
         result.warnings += dec.warnings
         return self._answer(request, t, result)
@@ -292,14 +302,17 @@ class ResourceHandlers:
         patch = dispatch.parse(content_type, raw)
         dry = _dry_run(request)
         warnings: list[str] = []
+        typed: list[Any] = []  # the last attempt's patched object, typed, for admission
 
         async def mutate(old: Obj) -> Obj:
             patched = dispatch.apply(content_type, t.res, old, patch, manager, force,
                                      subresource)
             dec = admission.decode_patched(t.res, patched, mode)
-            self._admit_update(request, t, dec.obj)
+            if not subresource:
+                self.default_tolerations.admit(dec.obj)
             warnings[:] = dec.warnings
-            out: Obj = dec.obj
+            typed[:] = [dec.obj]
+            out: Obj = codec.to_builtins(dec.obj)
             return out
 
         create_missing = None
@@ -313,14 +326,15 @@ class ResourceHandlers:
                         f"the name of the object ({dec.obj.metadata.name}) does "
                         f"not match the name on the URL ({t.name})"
                     )
+                self.default_tolerations.admit(dec.obj)
                 if self.authz is not None:
-                    self.authz.admit_write(_user(request), t.res, t.namespace, dec.obj,
-                                           create=True)
+                    self.authz.admit_write(_user(request), t.res, t.namespace, dec.obj)
                 return await self.rest.create(t.res, t.namespace, dec.obj, dry_run=dry)
 
         result = await self.rest.update(
             t.res, t.namespace, t.name, mutate, subresource=subresource, dry_run=dry,
             create_missing=create_missing, keeps_given=not dispatch.changes_live(content_type),
+            judge=lambda stored: self._admit_update(request, t, typed[0], stored),
             manager="" if content_type == dispatch.APPLY else _manager(request),
         )
         result.warnings += warnings
@@ -345,9 +359,12 @@ class ResourceHandlers:
         result = await self.rest.bind_pod(t.res, t.namespace, t.name, body)
         return _json(result.obj, result.code)
 
-    def _admit_update(self, request: web.BaseRequest, t: Target, obj: Any) -> None:
+    def _admit_update(self, request: web.BaseRequest, t: Target, obj: Any,
+                      old: Obj | None) -> None:
+        """Admission of an update's new object over the stored ``old`` (None: a PUT that
+        creates)."""
         if self.authz is not None:
-            self.authz.admit_write(_user(request), t.res, t.namespace, obj, create=False)
+            self.authz.admit_write(_user(request), t.res, t.namespace, obj, old, t.subresource)
 
     def _answer(self, request: web.BaseRequest, t: Target, result: Result) -> web.StreamResponse:
         if tables.wants_table(request) and result.obj.get("kind") == t.res.kind.kind:

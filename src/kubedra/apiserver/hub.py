@@ -4,6 +4,11 @@ The hub follows the whole ``/registry/`` prefix from the revision the server sta
 decodes and encodes each change once, and keeps a window of recent events so a watch that
 resumes from a recent resourceVersion is served from memory. A watch from before the window
 falls back to the store's own history (which answers 410 once compacted).
+
+A watcher's selection is asked before its queue takes a change. Pod watches on one
+``spec.nodeName`` are indexed by it (the strategy's trigger field, as upstream's cacher
+triggers), the others by resource; a change's previous object is the one its key's previous
+change in the window holds, decoded again only once that change has left it.
 """
 
 from __future__ import annotations

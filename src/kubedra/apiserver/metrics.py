@@ -1,4 +1,7 @@
-"""Prometheus metrics of the API server (a registry per server, so tests can run several)."""
+"""Prometheus metrics of the API server (a registry per server, so tests can run several).
+
+The request counts are kept in plain dicts on the event loop and made metric families only
+when scraped (:class:`RequestCounts`): prometheus_client's children lock per increment."""
 
 from __future__ import annotations
 

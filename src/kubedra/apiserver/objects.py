@@ -3,7 +3,9 @@
 The store holds each object as JSON without ``metadata.resourceVersion``; the version is the
 key's mod revision and is stamped on when an object leaves the store (as upstream's etcd3
 storage does). :class:`WireCache` keeps the last decoded form and encoded bytes per key so a
-GET or a watch fan-out encodes each revision once.
+GET or a watch fan-out encodes each revision once: a write's own object becomes the entry,
+and the answer and the watch event share its stored bytes with the resourceVersion spliced
+in (:func:`with_revision`), so a write encodes its object once.
 """
 
 from __future__ import annotations

@@ -21,8 +21,9 @@ from typing import Any
 import msgspec
 
 from kubedra.api.base import Obj
-from kubedra.api.descriptions import DESCRIPTIONS, PACKAGES
+from kubedra.api.descriptions import DESCRIPTIONS
 from kubedra.api.quantity import Quantity
+from kubedra.api.scheme import OPENAPI_PACKAGES
 from kubedra.apiserver import patch
 from kubedra.apiserver.registry import Registry, Resource
 
@@ -76,7 +77,7 @@ def _struct_classes(models: tuple[type, ...]) -> list[type]:
 
 def upstream_name(cls: type) -> str:
     """The definition name kube-openapi gives the Go type ``cls`` mirrors."""
-    return f"{PACKAGES[cls.__module__]}.{cls.__name__}"
+    return f"{OPENAPI_PACKAGES[cls.__module__]}.{cls.__name__}"
 
 
 def _msgspec_names(classes: list[type]) -> dict[str, str]:
@@ -179,7 +180,7 @@ def _definitions(members: list[Resource], v3: bool) -> dict[str, Obj]:
         defs[name]["x-kubernetes-group-version-kind"] = [
             {"group": k.group, "version": k.version, "kind": k.kind}]
         # list merge strategies, so kubectl's client-side apply builds upstream's patches
-        patch.annotate_openapi(defs, name, patch.schema_for(k.group, k.kind))
+        patch.annotate_openapi(defs, name, patch.schema_for(*k.gvr))
     return defs
 
 

@@ -1,5 +1,6 @@
-"""Every served resource: its kind-table row, its strategy (:mod:`kubedra.registry.table`)
-and its storage keys.
+"""Every served resource: its served version (:mod:`kubedra.api.kinds`), its strategy
+(:mod:`kubedra.registry.resources`, bound under the resource's storage version), its storage
+keys and how long its objects live (Events: ``--event-ttl``).
 """
 
 from __future__ import annotations
@@ -7,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kubedra.api import kinds
+from kubedra.api import kinds, scheme
 from kubedra.api.features import FeatureGates
 from kubedra.api.kinds import Kind
-from kubedra.registry import table
+from kubedra.registry import resources
 from kubedra.registry.strategies.base import AnyStrategy
 
 
@@ -18,10 +19,12 @@ from kubedra.registry.strategies.base import AnyStrategy
 class Resource:
     kind: Kind
     strategy: AnyStrategy
+    ttl: int = 0
+    """Seconds the store keeps an object after each write (0: until deleted)."""
 
     @property
     def prefix(self) -> str:
-        return f"/registry/{self.kind.group or 'core'}/{self.kind.plural}/"
+        return self.kind.resource.prefix
 
     def key(self, namespace: str, name: str) -> str:
         if self.kind.namespaced:
@@ -45,14 +48,19 @@ class Resource:
         return self.strategy.field_label_error(label)
 
 
+EVENT_TTL = 3600
+"""kube-apiserver's ``--event-ttl`` default (1h0m0s), in seconds."""
+
+
 class Registry:
-    def __init__(self, gates: FeatureGates | None = None) -> None:
+    def __init__(self, gates: FeatureGates | None = None, event_ttl: int = EVENT_TTL) -> None:
         self.gates = gates or FeatureGates()
-        strategies = table.strategies(self.gates)
+        strategies = resources.strategies(self.gates)
         self._by_resource: dict[tuple[str, str, str], Resource] = {}
         self._by_kind: dict[tuple[str, str], Resource] = {}
         for kind in kinds.KINDS:
-            res = Resource(kind, strategies[kind.kind])
+            ttl = event_ttl if (kind.group, kind.plural) == ("", "events") else 0
+            res = Resource(kind, strategies[kind.resource.storage_gvr], ttl)
             self._by_resource[(kind.group, kind.version, kind.plural)] = res
             self._by_kind[(kind.api_version, kind.kind)] = res
 
@@ -71,10 +79,9 @@ class Registry:
         return res
 
     def group_versions(self) -> dict[str, list[str]]:
-        """group → served versions, in kinds-table order ("" is the legacy core group)."""
-        out: dict[str, list[str]] = {}
-        for k in kinds.KINDS:
-            versions = out.setdefault(k.group, [])
-            if k.version not in versions:
-                versions.append(k.version)
-        return out
+        """group → its served versions in priority order, the preferred one first
+        (:data:`kubedra.api.scheme.VERSION_PRIORITY`; "" is the legacy core group)."""
+        served = {(k.group, k.version) for k in kinds.KINDS}
+        out = {group: [v for v in versions if (group, v) in served]
+               for group, versions in scheme.VERSION_PRIORITY.items()}
+        return {group: versions for group, versions in out.items() if versions}

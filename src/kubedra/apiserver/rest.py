@@ -3,6 +3,11 @@ deletecollection, status updates and pod binding (upstream's generic registry ``
 
 Everything works on dicts; the HTTP layer (:mod:`.handlers`) parses requests and writes
 answers. Every write goes through :mod:`.admission` before it reaches the store.
+
+The server's own managedFields record stays JSON beside the typed object: it is never
+validated or copied again (an update's server-made record skips admission's typed round
+trip too), and a create encodes the object once and caches what it stored rather than
+decoding the stored bytes (:meth:`.objects.WireCache.put`).
 """
 
 from __future__ import annotations
@@ -80,6 +85,11 @@ class Filter:
     def everything(self) -> bool:
         no_labels = self.labels is None or self.labels.empty
         return no_labels and (self.fields is None or not self.fields.terms)
+
+
+Judge = Callable[[Obj | None], None]
+"""A request's admission of its write (the request holds the new object), given the stored
+object it replaces, or None when it creates one; raises to refuse."""
 
 
 class Rest:
@@ -224,7 +234,7 @@ class Rest:
                     raise errors.already_exists(res.kind.plural, res.kind.group, name)
                 return Result(created, 201)
             try:
-                kv = await self.store.create(key, objects.encode(created))
+                kv = await self.store.create(key, objects.encode(created), ttl=res.ttl)
             except KeyExistsError:
                 if generated:
                     continue
@@ -253,13 +263,15 @@ class Rest:
         admit: bool = True,
         manager: str = "",
         keeps_given: bool = False,
+        judge: Judge | None = None,
     ) -> Result:
         """GuaranteedUpdate: read, ``mutate`` a copy, admit, compare-and-swap, retry on a
         lost race. A resourceVersion in the new object that is not the stored one is a 409.
         ``admit=False`` is for the server's own writes (binding, GC, finalize).
         ``keeps_given``: ``mutate`` never changes the object it is given (a PUT ignores it,
         most patch types copy what they change), so it gets the stored object itself rather
-        than a copy."""
+        than a copy. ``judge`` (the request's admission) gets the stored object after
+        ``mutate``, untouched even when ``mutate`` changed its copy in place."""
         key = res.key(namespace, name)
         for _ in range(_UPDATE_RETRIES):
             kv = await self.store.get(key)
@@ -270,6 +282,8 @@ class Rest:
             old = self.cache.decoded(kv)  # read, never changed, by everything below
             # a fresh decode for mutate to change: cheaper than deepcopy
             new = await mutate(old if keeps_given else objects.from_kv(kv))
+            if judge is not None:
+                judge(old)
             new_meta = objects.meta(new)
             pinned = str(new_meta.get("resourceVersion") or "")
             if pinned and pinned != str(kv.mod_revision):
@@ -316,7 +330,7 @@ class Rest:
                     revision: int) -> Result | None:
         """Write ``obj`` over ``revision``: the stored answer, or None on a lost race."""
         out_kv = await self._cas(res, name, self.store.update(key, objects.to_storage(obj),
-                                                              revision))
+                                                              revision, ttl=res.ttl))
         if out_kv is None:
             return None
         out, data = self.cache.put(out_kv, obj)
@@ -356,6 +370,7 @@ class Rest:
         subresource: str = "",
         dry_run: bool = False,
         manager: str = "",
+        judge: Judge | None = None,
     ) -> Result:
         meta = body.metadata
         if meta.name not in (None, "", name):
@@ -378,12 +393,14 @@ class Rest:
         create_missing = None
         if res.strategy.allow_create_on_update and not subresource:
             async def create_missing() -> Result:
+                if judge is not None:
+                    judge(None)
                 return await self.create(res, namespace, pipeline.fresh_copy(body),
                                          dry_run=dry_run, manager=manager)
 
         return await self.update(
             res, namespace, name, mutate, subresource=subresource, dry_run=dry_run,
-            create_missing=create_missing, manager=manager, keeps_given=True,
+            create_missing=create_missing, manager=manager, keeps_given=True, judge=judge,
         )
 
     # --- delete -----------------------------------------------------------------------------

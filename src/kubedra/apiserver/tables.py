@@ -13,6 +13,7 @@ from typing import Any
 from aiohttp import web
 
 from kubedra.api.base import Obj, dig
+from kubedra.api.scheme import GVR, RBAC, RESOURCE
 from kubedra.apiserver.registry import Resource
 
 Cell = str | int
@@ -220,63 +221,75 @@ _BINDING_COLUMNS: tuple[Column, ...] = (
     ("Users", "string", "", 1), ("Groups", "string", "", 1),
     ("ServiceAccounts", "string", "", 1))
 _S = "string"
-_PRINTERS: dict[str, tuple[tuple[Column, ...], Printer]] = {
-    "Pod": ((("Name", _S, "name", 0), ("Ready", _S, "", 0), ("Status", _S, "", 0),
-             ("Restarts", _S, "", 0), ("Age", _S, "", 0), ("IP", _S, "", 1),
-             ("Node", _S, "", 1), ("Nominated Node", _S, "", 1),
-             ("Readiness Gates", _S, "", 1)), _pod_row),
-    "Node": ((("Name", _S, "name", 0), ("Status", _S, "", 0), ("Roles", _S, "", 0),
-              ("Age", _S, "", 0), ("Version", _S, "", 0), ("Internal-IP", _S, "", 1),
-              ("External-IP", _S, "", 1), ("OS-Image", _S, "", 1),
-              ("Kernel-Version", _S, "", 1), ("Container-Runtime", _S, "", 1)), _node_row),
-    "Namespace": ((("Name", _S, "name", 0), ("Status", _S, "", 0), ("Age", _S, "", 0)),
-                  lambda o: [_name(o), _text(dig(o, "status", "phase")), _age(o)]),
-    "Job": ((("Name", _S, "name", 0), ("Completions", _S, "", 0), ("Duration", _S, "", 0),
-             ("Age", _S, "", 0), ("Containers", _S, "", 1), ("Images", _S, "", 1),
-             ("Selector", _S, "", 1)), _job_row),
-    "Event": ((("Last Seen", _S, "", 0), ("Type", _S, "", 0), ("Reason", _S, "", 0),
-               ("Object", _S, "", 0), ("Message", _S, "", 0), ("Subobject", _S, "", 1),
-               ("Source", _S, "", 1), ("First Seen", _S, "", 1), ("Count", "integer", "", 1),
-               ("Name", _S, "", 1)), _event_row),
-    "Service": ((("Name", _S, "name", 0), ("Type", _S, "", 0), ("Cluster-IP", _S, "", 0),
-                 ("External-IP", _S, "", 0), ("Port(s)", _S, "", 0), ("Age", _S, "", 0),
-                 ("Selector", _S, "", 1)), _service_row),
-    "ServiceAccount": ((("Name", _S, "name", 0), ("Secrets", "integer", "", 0),
-                        ("Age", _S, "", 0)),
-                       lambda o: [_name(o), len(o.get("secrets") or ()), _age(o)]),
-    "Lease": ((("Name", _S, "name", 0), ("Holder", _S, "", 0), ("Age", _S, "", 0)),
-              lambda o: [_name(o), _text(dig(o, "spec", "holderIdentity")), _age(o)]),
-    "ResourceClass": ((("Name", _S, "name", 0), ("DriverName", _S, "", 0), ("Age", _S, "", 0)),
-                      lambda o: [_name(o), _text(o.get("driverName")), _age(o)]),
-    "ResourceClaim": ((("Name", _S, "name", 0), ("ResourceClassName", _S, "", 0),
-                       ("AllocationMode", _S, "", 0), ("State", _S, "", 0),
-                       ("Age", _S, "", 0)),
-                      lambda o: [_name(o), _text(dig(o, "spec", "resourceClassName")),
-                                 _text(dig(o, "spec", "allocationMode")), _claim_state(o),
-                                 _age(o)]),
-    "ResourceClaimTemplate": ((("Name", _S, "name", 0), ("ResourceClassName", _S, "", 0),
-                               ("AllocationMode", _S, "", 0), ("Age", _S, "", 0)),
-                              lambda o: [_name(o),
-                                         _text(dig(o, "spec", "spec", "resourceClassName")),
-                                         _text(dig(o, "spec", "spec", "allocationMode")),
-                                         _age(o)]),
-    "PodSchedulingContext": ((("Name", _S, "name", 0), ("SelectedNode", _S, "", 0),
-                              ("Age", _S, "", 0), ("PotentialNodes", _S, "", 1)),
-                             lambda o: [_name(o), _text(dig(o, "spec", "selectedNode")),
-                                        _age(o), ",".join(dig(o, "spec", "potentialNodes")
-                                                          or []) or "<none>"]),
-    "ResourceSlice": ((("Name", _S, "name", 0), ("Node", _S, "", 0), ("Driver", _S, "", 0),
-                       ("Age", _S, "", 0)),
-                      lambda o: [_name(o), _text(o.get("nodeName")),
-                                 _text(o.get("driverName")), _age(o)]),
-    "ResourceClaimParameters": ((("Name", _S, "name", 0), ("GeneratedFrom", _S, "", 0),
-                                 ("Age", _S, "", 0)),
-                                lambda o: [_name(o), _generated_from(o), _age(o)]),
-    "ResourceClassParameters": ((("Name", _S, "name", 0), ("GeneratedFrom", _S, "", 0),
-                                 ("Age", _S, "", 0)),
-                                lambda o: [_name(o), _generated_from(o), _age(o)]),
-    "RoleBinding": (_BINDING_COLUMNS, _binding_row),
-    "ClusterRoleBinding": (_BINDING_COLUMNS, _binding_row),
+#: Columns and row of each served version, keyed as the resource table
+#: (:data:`kubedra.api.scheme.SCHEME`) by (group, version, plural).
+PRINTERS: dict[GVR, tuple[tuple[Column, ...], Printer]] = {
+    ("", "v1", "pods"): (
+        (("Name", _S, "name", 0), ("Ready", _S, "", 0), ("Status", _S, "", 0),
+         ("Restarts", _S, "", 0), ("Age", _S, "", 0), ("IP", _S, "", 1), ("Node", _S, "", 1),
+         ("Nominated Node", _S, "", 1), ("Readiness Gates", _S, "", 1)),
+        _pod_row),
+    ("", "v1", "nodes"): (
+        (("Name", _S, "name", 0), ("Status", _S, "", 0), ("Roles", _S, "", 0),
+         ("Age", _S, "", 0), ("Version", _S, "", 0), ("Internal-IP", _S, "", 1),
+         ("External-IP", _S, "", 1), ("OS-Image", _S, "", 1), ("Kernel-Version", _S, "", 1),
+         ("Container-Runtime", _S, "", 1)),
+        _node_row),
+    ("", "v1", "namespaces"): (
+        (("Name", _S, "name", 0), ("Status", _S, "", 0), ("Age", _S, "", 0)),
+        lambda o: [_name(o), _text(dig(o, "status", "phase")), _age(o)]),
+    ("batch", "v1", "jobs"): (
+        (("Name", _S, "name", 0), ("Completions", _S, "", 0), ("Duration", _S, "", 0),
+         ("Age", _S, "", 0), ("Containers", _S, "", 1), ("Images", _S, "", 1),
+         ("Selector", _S, "", 1)),
+        _job_row),
+    ("", "v1", "events"): (
+        (("Last Seen", _S, "", 0), ("Type", _S, "", 0), ("Reason", _S, "", 0),
+         ("Object", _S, "", 0), ("Message", _S, "", 0), ("Subobject", _S, "", 1),
+         ("Source", _S, "", 1), ("First Seen", _S, "", 1), ("Count", "integer", "", 1),
+         ("Name", _S, "", 1)),
+        _event_row),
+    ("", "v1", "services"): (
+        (("Name", _S, "name", 0), ("Type", _S, "", 0), ("Cluster-IP", _S, "", 0),
+         ("External-IP", _S, "", 0), ("Port(s)", _S, "", 0), ("Age", _S, "", 0),
+         ("Selector", _S, "", 1)),
+        _service_row),
+    ("", "v1", "serviceaccounts"): (
+        (("Name", _S, "name", 0), ("Secrets", "integer", "", 0), ("Age", _S, "", 0)),
+        lambda o: [_name(o), len(o.get("secrets") or ()), _age(o)]),
+    ("coordination.k8s.io", "v1", "leases"): (
+        (("Name", _S, "name", 0), ("Holder", _S, "", 0), ("Age", _S, "", 0)),
+        lambda o: [_name(o), _text(dig(o, "spec", "holderIdentity")), _age(o)]),
+    (RESOURCE, "v1alpha2", "resourceclasses"): (
+        (("Name", _S, "name", 0), ("DriverName", _S, "", 0), ("Age", _S, "", 0)),
+        lambda o: [_name(o), _text(o.get("driverName")), _age(o)]),
+    (RESOURCE, "v1alpha2", "resourceclaims"): (
+        (("Name", _S, "name", 0), ("ResourceClassName", _S, "", 0),
+         ("AllocationMode", _S, "", 0), ("State", _S, "", 0), ("Age", _S, "", 0)),
+        lambda o: [_name(o), _text(dig(o, "spec", "resourceClassName")),
+                   _text(dig(o, "spec", "allocationMode")), _claim_state(o), _age(o)]),
+    (RESOURCE, "v1alpha2", "resourceclaimtemplates"): (
+        (("Name", _S, "name", 0), ("ResourceClassName", _S, "", 0),
+         ("AllocationMode", _S, "", 0), ("Age", _S, "", 0)),
+        lambda o: [_name(o), _text(dig(o, "spec", "spec", "resourceClassName")),
+                   _text(dig(o, "spec", "spec", "allocationMode")), _age(o)]),
+    (RESOURCE, "v1alpha2", "podschedulingcontexts"): (
+        (("Name", _S, "name", 0), ("SelectedNode", _S, "", 0), ("Age", _S, "", 0),
+         ("PotentialNodes", _S, "", 1)),
+        lambda o: [_name(o), _text(dig(o, "spec", "selectedNode")), _age(o),
+                   ",".join(dig(o, "spec", "potentialNodes") or []) or "<none>"]),
+    (RESOURCE, "v1alpha2", "resourceslices"): (
+        (("Name", _S, "name", 0), ("Node", _S, "", 0), ("Driver", _S, "", 0),
+         ("Age", _S, "", 0)),
+        lambda o: [_name(o), _text(o.get("nodeName")), _text(o.get("driverName")), _age(o)]),
+    (RESOURCE, "v1alpha2", "resourceclaimparameters"): (
+        (("Name", _S, "name", 0), ("GeneratedFrom", _S, "", 0), ("Age", _S, "", 0)),
+        lambda o: [_name(o), _generated_from(o), _age(o)]),
+    (RESOURCE, "v1alpha2", "resourceclassparameters"): (
+        (("Name", _S, "name", 0), ("GeneratedFrom", _S, "", 0), ("Age", _S, "", 0)),
+        lambda o: [_name(o), _generated_from(o), _age(o)]),
+    (RBAC, "v1", "rolebindings"): (_BINDING_COLUMNS, _binding_row),
+    (RBAC, "v1", "clusterrolebindings"): (_BINDING_COLUMNS, _binding_row),
 }
 _DEFAULT: tuple[tuple[Column, ...], Printer] = (
     (("Name", _S, "name", 0), ("Created At", "date", "", 0)),
@@ -294,7 +307,7 @@ def _row_object(obj: Obj, include: str) -> Obj | None:
 
 
 def table(res: Resource, items: list[Obj], include_object: str = "Metadata") -> Obj:
-    columns, printer = _PRINTERS.get(res.kind.kind, _DEFAULT)
+    columns, printer = PRINTERS.get(res.kind.gvr, _DEFAULT)
     rows: list[Obj] = []
     for obj in items:
         row: Obj = {"cells": printer(obj)}

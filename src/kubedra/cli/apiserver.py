@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import math
 import secrets
 import ssl
 import sys
@@ -33,7 +34,9 @@ from kubedra.apiserver.authz.chain import ModeError, parse_modes
 from kubedra.apiserver.connections import ConnectionLimits
 from kubedra.apiserver.limits import Limits
 from kubedra.apiserver.pki import ClusterPki
+from kubedra.apiserver.tolerationseconds import DEFAULT_SECONDS
 from kubedra.cli.credentials import ADMIN, LOOPBACK, Identity, certificate
+from kubedra.cli.datadir import private_directory
 from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.cli.singletons import collect_while_leading, replica_identity
 from kubedra.client import kubeconfig as kubeconfig_file
@@ -74,7 +77,7 @@ async def serve(
     etcd: EtcdConfig | None = None,
 ) -> None:
     """Serve until ``stop`` is set; the kubeconfig is written once the port is bound."""
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_directory(data_dir)
     store = await open_store(data_dir, etcd, compact_interval=compaction[0],
                              retain=compaction[1])
     if etcd is not None:  # replicas may share the cluster: the Lease holder collects garbage
@@ -146,6 +149,9 @@ async def serve(
 @click.option("--request-timeout", default="1m0s", show_default=True,
               help="Longest a request (not a watch) may take before a 504 (a Go duration; "
               "?timeout= may shorten it).")
+@click.option("--event-ttl", default="1h0m0s", show_default=True,
+              help="How long Events are kept after their last write (a Go duration; 0: for "
+              "ever).")
 @click.option("--max-connections", type=int, default=10_000, show_default=True,
               help="Open client connections; more are answered 429 and closed.")
 @click.option("--audit-log-path", default=None,
@@ -174,6 +180,14 @@ async def serve(
               help="Client certificate for etcd (with --etcd-keyfile).")
 @click.option("--etcd-keyfile", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Client key for etcd.")
+@click.option("--default-not-ready-toleration-seconds", type=click.IntRange(min=0),
+              default=DEFAULT_SECONDS, show_default=True,
+              help="tolerationSeconds of the notReady:NoExecute toleration added to every pod "
+                   "that has none")
+@click.option("--default-unreachable-toleration-seconds", type=click.IntRange(min=0),
+              default=DEFAULT_SECONDS, show_default=True,
+              help="tolerationSeconds of the unreachable:NoExecute toleration added to every "
+                   "pod that has none")
 @click.option("-v", "--verbose", count=True, help="-v: info, -vv: debug.")
 def apiserver(
     data_dir: Path, bind_address: str, port: int, kubeconfig: Path | None, feature_gates: str,
@@ -183,11 +197,13 @@ def apiserver(
     service_account_key_files: tuple[Path, ...], service_account_issuer: str,
     authorization_mode: str,
     max_requests_inflight: int,
-    max_mutating_requests_inflight: int, request_timeout: str, max_connections: int,
+    max_mutating_requests_inflight: int, request_timeout: str, event_ttl: str,
+    max_connections: int,
     audit_log_path: str | None, audit_log_maxsize: int, audit_log_maxbackup: int,
     audit_log_maxage: int, watch_cache_size: int, watch_cache_bytes: str,
     compaction_interval: float, compaction_retain: int, etcd_servers: str | None,
     etcd_cafile: Path | None, etcd_certfile: Path | None, etcd_keyfile: Path | None,
+    default_not_ready_toleration_seconds: int, default_unreachable_toleration_seconds: int,
     verbose: int,
 ) -> None:
     """Serve the Kubernetes API (v1.30 REST semantics) on the embedded store."""
@@ -196,6 +212,12 @@ def apiserver(
         gates = parse_feature_gates(feature_gates)
     except FeatureGateError as err:
         raise click.BadParameter(str(err), param_hint="--feature-gates") from None
+    try:
+        event_seconds = parse_duration(event_ttl)
+    except ValueError as err:
+        raise click.BadParameter(str(err), param_hint="--event-ttl") from None
+    if event_seconds < 0:
+        raise click.BadParameter("must not be negative", param_hint="--event-ttl")
     etcd = None
     if etcd_servers is not None:
         try:
@@ -242,7 +264,10 @@ def apiserver(
                       authn=AuthnOptions(tokens=tokens, anonymous=anonymous_auth),
                       service_account_keys=keys, authorization_modes=modes,
                       watch_window=watch_cache_size,
-                      watch_window_bytes=_byte_count(watch_cache_bytes))
+                      watch_window_bytes=_byte_count(watch_cache_bytes),
+                      event_ttl=math.ceil(event_seconds),
+                      default_toleration_seconds=(default_not_ready_toleration_seconds,
+                                                  default_unreachable_toleration_seconds))
     serving = Serving(pki, tls, client_ca_file, token)
     try:
         run_until_signalled(lambda stop: serve(stop, data_dir, bind_address, port, kubeconfig,

@@ -22,6 +22,8 @@ ADMIN = Identity("kubernetes-admin", ("system:masters",))
 LOOPBACK = Identity("system:apiserver", ("system:masters",))
 SCHEDULER = Identity("system:kube-scheduler")
 CONTROLLER_MANAGER = Identity("system:kube-controller-manager")
+#: The replicas' front asking each one's /readyz (a public path: no group needed).
+FRONT = Identity("kubedra:front")
 
 
 def node_identity(node: str) -> Identity:

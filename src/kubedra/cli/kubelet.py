@@ -15,7 +15,8 @@ from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
 from kubedra.kubelet.agent import NodeAgent
 from kubedra.kubelet.checkpoint import CheckpointError
-from kubedra.kubelet.node import NodeConfig
+from kubedra.kubelet.holder import RootDirInUse
+from kubedra.kubelet.node import NodeClaimed, NodeConfig
 
 
 def parse_label(text: str) -> tuple[str, str]:
@@ -84,6 +85,9 @@ def kubelet(kubeconfig_path: str | None, node_name: str, root_dir: Path, cpu: st
             except CheckpointError as e:
                 raise click.ClickException(f"failed to create claimInfo cache: error calling "
                                            f"GetOrCreate() on checkpoint state: {e}") from None
-            await until_stopped(stop, agent.run())
+            try:
+                await until_stopped(stop, agent.run())
+            except (NodeClaimed, RootDirInUse) as e:
+                raise click.ClickException(str(e)) from None
 
     run_until_signalled(main, control_loop=True)

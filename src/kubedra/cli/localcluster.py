@@ -7,7 +7,11 @@ It serves HTTPS with the cluster CA in ``DATA/pki``; each component has its own 
 ``DATA/nodes/<name>.kubeconfig`` each node's.
 
 On etcd (an external cluster, or local members it runs itself) it can run several API server
-replicas: the scheduler talks to the first, the controller manager to the second.
+replicas behind a front (:mod:`kubedra.cli.front`) on the cluster's port: every client, the
+administrator's kubeconfig included, dials the front, which passes each connection to a ready
+replica, so the cluster keeps working while any one replica is down. Each replica's own
+kubeconfig is ``DATA/kubeconfig-<i>``. A replica keeps the port it first bound when it is
+started again, so the front (and anyone dialing it directly) finds it where it was.
 
 Before anything is touched the cluster takes its data dir (an exclusive lock on
 ``<data dir>/lock`` that names the holder's pid) and, for a fixed port, checks that the port
@@ -36,14 +40,20 @@ import aiohttp
 
 from kubedra.apiserver.pki import ClusterPki
 from kubedra.cli.credentials import (
+    ADMIN,
     CONTROLLER_MANAGER,
+    FRONT,
     SCHEDULER,
+    certificate,
     node_identity,
     node_kubeconfig_path,
     write_kubeconfig,
 )
+from kubedra.cli.datadir import private_directory
+from kubedra.cli.front import Front
 from kubedra.client import kubeconfig
 from kubedra.storage.etcd.server import LoopbackCluster
+from kubedra.storage.factory import StoreKindError, claim_data_dir
 
 # Every component, etcd too, arms the parent-death signal first (it survives execv).
 _ENTRY = "from kubedra.cli.runtime import follow_supervisor; follow_supervisor({pid}); {run}"
@@ -58,8 +68,8 @@ class ClusterError(Exception):
 def lock_data_dir(data_dir: Path) -> int:
     """Hold ``<data dir>/lock`` (released when this process exits, however it exits) and
     write our pid in it; the returned descriptor must stay open."""
-    data_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(data_dir / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+    private_directory(data_dir)
+    fd = os.open(data_dir / "lock", os.O_RDWR | os.O_CREAT, 0o600)
     try:
         fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
     except BlockingIOError:
@@ -142,6 +152,12 @@ def etcd_components(plan: LoopbackCluster, logs: Path) -> list[Component]:
     return components
 
 
+def _keep_port(replica: Component, url: str) -> None:
+    """Start ``replica`` on the port it bound (``url``'s) from now on."""
+    at = replica.args.index("--port") + 1
+    replica.args[at] = url.rsplit(":", 1)[1]
+
+
 @contextlib.asynccontextmanager
 async def local_etcd(data_dir: Path, members: int = 1) -> AsyncIterator[str]:
     """Run a loopback etcd under ``data_dir``; yields its ``--etcd-servers`` value."""
@@ -183,15 +199,18 @@ class LocalCluster:
             plan = LoopbackCluster.plan(data_dir / "etcd", etcd_members)
             etcd_servers = plan.client_urls
             self.etcd = etcd_components(plan, logs)
+        self.store_kind = "sqlite" if etcd_servers is None else "etcd"
         if apiservers > 1 and etcd_servers is None:
             raise ClusterError("several API servers need etcd (the SQLite file has one owner)")
-        self.kubeconfigs = [self.kubeconfig_path, *(data_dir / f"kubeconfig-{i}"
-                                                    for i in range(1, apiservers))]
+        self.front: Front | None = None
+        #: Each replica's own kubeconfig; with one replica, the administrator's.
+        self.kubeconfigs = ([self.kubeconfig_path] if apiservers == 1 else
+                            [data_dir / f"kubeconfig-{i}" for i in range(apiservers)])
         self.apiservers: list[Component] = []
         for i, kc in enumerate(self.kubeconfigs):
             replica_dir = data_dir if i == 0 else data_dir / f"apiserver-{i}"
             args = ["apiserver", "--data-dir", str(replica_dir), "--cert-dir",
-                    str(self.pki.directory), "--port", str(port if i == 0 else 0),
+                    str(self.pki.directory), "--port", str(port if apiservers == 1 else 0),
                     "--kubeconfig", str(kc), *vflag]
             if audit_log:
                 args += ["--audit-log-path", str(replica_dir / "audit.log")]
@@ -224,11 +243,14 @@ class LocalCluster:
             self.others.append(self.controller_manager)
         else:
             self.controller_manager = None
+        #: The replicas' URLs (once started).
         self.servers: list[str] = []
 
     @property
     def server(self) -> str:
-        """The first API server's URL (once started)."""
+        """The URL clients dial (once started): the front's, or the one replica's."""
+        if self.front is not None:
+            return self.front.url
         return self.servers[0] if self.servers else ""
 
     @property
@@ -237,10 +259,14 @@ class LocalCluster:
 
     async def start(self, timeout: float = 60.0) -> None:
         """Raises :class:`ClusterError` (having changed nothing) if the data dir or the port
-        is taken."""
+        is taken, or the data dir's cluster lives in the other store."""
         self._lock = lock_data_dir(self.data_dir)
         try:
             check_port_free(self.port)
+            claim_data_dir(self.data_dir, self.store_kind)
+        except StoreKindError as err:
+            self._release()
+            raise ClusterError(str(err)) from None
         except ClusterError:
             self._release()
             raise
@@ -249,23 +275,29 @@ class LocalCluster:
         self.pki.ensure_serving("127.0.0.1")
         for c in self.etcd:
             await c.start()
+        self.kubeconfig_path.unlink(missing_ok=True)  # a previous run's names an old port
         for c, kc in zip(self.apiservers, self.kubeconfigs, strict=True):
             kc.unlink(missing_ok=True)
             await c.start()
         self.servers = [await self._wait_ready(c, kc, timeout)
                         for c, kc in zip(self.apiservers, self.kubeconfigs, strict=True)]
+        for c, url in zip(self.apiservers, self.servers, strict=True):
+            _keep_port(c, url)
+        if len(self.servers) > 1:
+            credentials, ca_pem = certificate(self.pki, FRONT)
+            probe = kubeconfig.client_config(self.servers[0], credentials, ca_pem)
+            self.front = Front(self.servers, probe.ssl_context(), port=self.port)
+            await self.front.start()
+            write_kubeconfig(self.pki, self.kubeconfig_path, self.server, ADMIN)
         self._write_credentials()
         for c in self.others:
             await c.start()
 
     def _write_credentials(self) -> None:
-        """A kubeconfig per component and per node, each with its own client certificate:
-        the scheduler talks to the first API server, the controller manager to the second
-        (if any), the nodes to the first."""
-        write_kubeconfig(self.pki, self.component_kubeconfigs[SCHEDULER], self.server,
-                         SCHEDULER)
-        write_kubeconfig(self.pki, self.component_kubeconfigs[CONTROLLER_MANAGER],
-                         self.servers[1 % len(self.servers)], CONTROLLER_MANAGER)
+        """A kubeconfig per component and per node, each with its own client certificate,
+        all dialing :attr:`server`."""
+        for who, path in self.component_kubeconfigs.items():
+            write_kubeconfig(self.pki, path, self.server, who)
         for name in self.node_names:
             self.node_kubeconfig(name)
 
@@ -299,6 +331,8 @@ class LocalCluster:
     async def stop(self) -> None:
         for c in reversed(self.components):
             await c.stop()
+        if self.front is not None:
+            await self.front.stop()
         self._release()
 
     def _release(self) -> None:

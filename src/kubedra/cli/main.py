@@ -20,6 +20,7 @@ SUBCOMMANDS: dict[str, str] = {
     "kubelet": "kubedra.cli.kubelet:kubelet",
     "node-pool": "kubedra.cli.nodepool:node_pool",
     "example-driver": "kubedra.cli.example_driver:example_driver",
+    "fetch-kubectl": "kubedra.cli.kubectl:fetch_kubectl",
 }
 
 

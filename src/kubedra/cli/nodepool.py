@@ -25,6 +25,8 @@ from kubedra.client.rest import Client
 from kubedra.driver import Driver, dra_socket_path
 from kubedra.driver.example import ExampleDriver, instance_names
 from kubedra.kubelet.agent import NodeAgent, bound_pods
+from kubedra.kubelet.holder import RootDirInUse
+from kubedra.kubelet.node import NodeClaimed
 from kubedra.testing import gpu_attributes
 
 MAX_SOCKET_PATH = 107
@@ -97,6 +99,8 @@ def node_pool(kubeconfig_path: str | None, kubeconfig_dir: Path | None, root_dir
                     agents.append(NodeAgent(client, node_config(name, cpu, memory, pods,
                                                                 labels, taints), root, bound))
                 await until_stopped(stop, *(a.run() for a in agents))
+            except (NodeClaimed, RootDirInUse) as e:
+                raise click.ClickException(str(e)) from None
             finally:
                 if bound is not None:
                     await bound.stop()

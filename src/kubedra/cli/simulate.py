@@ -1,7 +1,8 @@
 """``kubedra simulate`` and ``kubedra explain``: offline structured allocation on a snapshot.
 
 A snapshot is multi-document YAML (or JSON) with Nodes, ResourceSlices, ResourceClasses,
-parameter objects, claims (some allocated), claim templates and pods. ``simulate`` places the
+parameter objects, claims (some allocated), claim templates and pods; without ``-f`` both
+commands read those objects from the cluster ``--kubeconfig`` names. ``simulate`` places the
 pending pods (no ``spec.nodeName``) one after another and, with ``--node-template`` (a Node and
 its ResourceSlices), answers how many such nodes must be added for every pending pod to fit.
 ``explain`` shows, per node, which instances each request of a pod (or claim) could use, and
@@ -16,19 +17,23 @@ without the other plugins (:data:`NOT_MODELLED`).
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import json
+import os
 from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
 import click
+import uvloop
 import yaml
 
 from kubedra.allocation.autoscale import Autoscale, extra_nodes_needed
 from kubedra.allocation.explain import PodExplanation, to_data
 from kubedra.allocation.simulate import (
     NOT_MODELLED,
+    SNAPSHOT_KINDS,
     Placement,
     Simulator,
     Snapshot,
@@ -38,6 +43,9 @@ from kubedra.api import codec
 from kubedra.api.core import Namespace, Node
 from kubedra.api.meta import TypedObject
 from kubedra.api.resource import ResourceSlice
+from kubedra.client import kubeconfig
+from kubedra.client.errors import ApiError
+from kubedra.client.rest import Client
 from kubedra.scheduler.config import ConfigError, default_config, load, resolve
 from kubedra.scheduler.offline import ProfileChooser
 from kubedra.scheduler.setup import IMPLEMENTS
@@ -89,6 +97,50 @@ def chooser(objects: list[TypedObject], snapshot: Snapshot, config_path: str | N
                           namespace_labels=lambda ns: labels.get(ns, {}))
 
 
+DEFAULT_KUBECONFIG = Path("kubedra-data") / "kubeconfig"
+"""Where ``kubedra up`` (and ``make up``) write the administrator's kubeconfig."""
+
+
+CLUSTER_KINDS: tuple[type, ...] = (*SNAPSHOT_KINDS, Namespace)
+"""What is read from a cluster: the snapshot's kinds, and the Namespaces whose labels the
+profile's InterPodAffinity matches namespace selectors against."""
+
+
+def kubeconfig_option(f: Any) -> Any:
+    return click.option(
+        "--kubeconfig", "kubeconfig_path", type=click.Path(dir_okay=False),
+        help="without -f, read the cluster this kubeconfig names "
+             f"(default: $KUBECONFIG, else {DEFAULT_KUBECONFIG})")(f)
+
+
+def read_cluster(path: str | None) -> list[TypedObject]:
+    """Every object of :data:`CLUSTER_KINDS`, read from the cluster's API server."""
+    if path is None:
+        path = str(kubeconfig.default_path() if os.environ.get("KUBECONFIG")
+                   else DEFAULT_KUBECONFIG)
+
+    async def read() -> list[TypedObject]:
+        out: list[TypedObject] = []
+        async with Client(kubeconfig.load(path), user_agent="kubedra-explain") as client:
+            for kind in CLUSTER_KINDS:
+                out += (await client.list_all(kind)).items
+        return out
+
+    try:
+        with asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
+            return runner.run(read())
+    except kubeconfig.KubeconfigError as err:
+        raise click.ClickException(f"{err} (give -f SNAPSHOT, or the --kubeconfig of a "
+                                   "running cluster)") from None
+    except (ApiError, OSError) as err:
+        raise click.ClickException(f"cannot read the cluster of {path}: {err}") from None
+
+
+def objects_of(files: tuple[str, ...], kubeconfig_path: str | None) -> list[TypedObject]:
+    """The objects of the files, or of the cluster when no file is given."""
+    return load_objects(files) if files else read_cluster(kubeconfig_path)
+
+
 def _emit(data: Any, output: str) -> None:
     if output == "json":
         click.echo(json.dumps(data, indent=2))
@@ -121,16 +173,25 @@ def _table(rows: list[list[str]], headers: list[str]) -> str:
 
 
 def _autoscale_text(a: Autoscale, template: str) -> str:
+    """The answer, then each pending pod in exactly one group: fits on the existing nodes,
+    needs an added node, never fits on this template, or still finds no room."""
     if a.extra_nodes is None:
-        text = f"node template {template}: no number of extra nodes up to {a.tried} " \
-               "lets every pending pod fit"
+        head = f"no number of extra nodes up to {a.tried} lets every pending pod fit"
+    elif a.never_fit:
+        head = (f"{a.extra_nodes} extra node(s) needed by the pods that can fit; "
+                f"{len(a.never_fit)} never fit on this template")
     elif a.extra_nodes == 0:
-        text = f"node template {template}: 0 extra nodes needed (every pending pod fits)"
+        head = "0 extra nodes needed: every pending pod fits on the existing nodes"
     else:
-        text = f"node template {template}: {a.extra_nodes} extra node(s) let every pending pod fit"
-    if a.never_fit:
-        text += f"; never fit on this template: {', '.join(a.never_fit)}"
-    return text
+        head = f"{a.extra_nodes} extra node(s) let every pending pod fit"
+    lines = [f"node template {template}: {head}"]
+    for label, pods in (("fit on the existing nodes", a.on_existing),
+                        ("need an added node", a.on_new),
+                        ("never fit on this template", a.never_fit),
+                        (f"no room even with {a.tried} added", a.unplaced)):
+        if pods:
+            lines.append(f"  {label}: {', '.join(pods)}")
+    return "\n".join(lines)
 
 
 def _template(path: str) -> tuple[Node, list[ResourceSlice]]:
@@ -145,16 +206,17 @@ def _template(path: str) -> tuple[Node, list[ResourceSlice]]:
 
 
 @click.command()
-@click.option("-f", "--filename", "files", multiple=True, required=True,
-              help="snapshot file(s): multi-document YAML or JSON")
+@click.option("-f", "--filename", "files", multiple=True,
+              help="snapshot file(s): multi-document YAML or JSON (default: the cluster)")
+@kubeconfig_option
 @click.option("--node-template", help="a Node plus its ResourceSlices: how many to add?")
 @click.option("-o", "--output", type=OUTPUTS, default="table", show_default=True)
 @profile_options
-def simulate(files: tuple[str, ...], node_template: str | None, output: str,
-             config_path: str | None, seed: int | None) -> None:
+def simulate(files: tuple[str, ...], kubeconfig_path: str | None, node_template: str | None,
+             output: str, config_path: str | None, seed: int | None) -> None:
     """Place pending pods on the snapshot's nodes as the scheduler would; optionally size a
     node template."""
-    objects = load_objects(files)
+    objects = objects_of(files, kubeconfig_path)
     snapshot = Snapshot.from_objects(objects)
     pending = pending_pods(snapshot)
     placements = Simulator(snapshot, chooser=chooser(objects, snapshot, config_path, seed)
@@ -181,6 +243,9 @@ def simulate(files: tuple[str, ...], node_template: str | None, output: str,
             "extra_nodes": autoscale.extra_nodes,
             "tried": autoscale.tried,
             "never_fit": autoscale.never_fit,
+            "on_existing": autoscale.on_existing,
+            "on_new": autoscale.on_new,
+            "unplaced": autoscale.unplaced,
             "placements": [asdict(p) for p in autoscale.placements],
             "not_modelled": list(NOT_MODELLED),
         }
@@ -188,29 +253,31 @@ def simulate(files: tuple[str, ...], node_template: str | None, output: str,
 
 
 @click.command()
-@click.option("-f", "--filename", "files", multiple=True, required=True,
-              help="snapshot file(s): multi-document YAML or JSON")
+@click.option("-f", "--filename", "files", multiple=True,
+              help="snapshot file(s): multi-document YAML or JSON (default: the cluster)")
+@kubeconfig_option
 @click.option("-n", "--namespace", default="default", show_default=True)
 @click.option("-o", "--output", type=OUTPUTS, default="table", show_default=True)
 @click.option("--scores", "show_scores", is_flag=True,
               help="also show each score plugin's score per node")
 @profile_options
 @click.argument("target")
-def explain(files: tuple[str, ...], namespace: str, output: str, show_scores: bool,
-            config_path: str | None, seed: int | None, target: str) -> None:
+def explain(files: tuple[str, ...], kubeconfig_path: str | None, namespace: str, output: str,
+            show_scores: bool, config_path: str | None, seed: int | None, target: str) -> None:
     """Explain per node why pod/NAME (or claim/NAME) fits or not, and where the scheduler
     would put it."""
     kind, _, name = target.partition("/")
     if not name or kind not in ("pod", "pods", "claim", "resourceclaim", "resourceclaims"):
         raise click.UsageError("TARGET must be pod/NAME or claim/NAME")
-    objects = load_objects(files)
+    objects = objects_of(files, kubeconfig_path)
     snapshot = Snapshot.from_objects(objects)
     sim = Simulator(snapshot, chooser=chooser(objects, snapshot, config_path, seed))
     if kind.startswith("pod"):
         pod = next((p for p in snapshot.pods
                     if p.metadata.name == name and p.metadata.namespace == namespace), None)
         if pod is None:
-            raise click.ClickException(f'pod "{namespace}/{name}" not found in the snapshot')
+            where = "in the snapshot" if files else "in the cluster"
+            raise click.ClickException(f'pod "{namespace}/{name}" not found {where}')
         result = sim.explain(pod)
     else:
         result = sim.explain_claim(namespace, name)
@@ -241,6 +308,8 @@ def render(explanation: PodExplanation) -> str:
         lines.append("")
         verdict = "suitable" if n.suitable else f"unsuitable: {n.reason}"
         lines.append(f"node {n.node}: {verdict}")
+        if n.why:
+            lines.append(f"  why: {n.why}")
         lines += [f"  note: {note}" for note in n.notes]
         rows: list[list[str]] = []
         for r in n.requests:

@@ -18,13 +18,15 @@ from pathlib import Path
 
 import click
 
-from kubedra.cli.fakenodes import create_fake_nodes
+from kubedra.cli.fakenodes import create_fake_nodes, keep_alive
+from kubedra.cli.kubectl import VERSION as KUBECTL_VERSION
+from kubedra.cli.kubectl import cached_kubectl
 from kubedra.cli.localcluster import ClusterError, LocalCluster
 from kubedra.cli.nodepool import node_names, pool_components
-from kubedra.cli.runtime import run_until_signalled, setup_logging
+from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
-from kubedra.storage.etcd.server import EtcdNotFoundError
+from kubedra.storage.etcd.server import EtcdNotFoundError, describe_etcd
 
 RESTART_LIMIT = 5
 
@@ -32,7 +34,8 @@ RESTART_LIMIT = 5
 @click.command("up")
 @click.option("--data-dir", type=click.Path(file_okay=False), default="kubedra-data",
               show_default=True, help="where the SQLite store, kubeconfig and logs live")
-@click.option("--port", default=6443, show_default=True, help="API server port on 127.0.0.1")
+@click.option("--port", default=6443, show_default=True,
+              help="API server port on 127.0.0.1 (with several replicas, their front's)")
 @click.option("--fake-nodes", default=0, show_default=True,
               help="create this many Nodes, each with a ResourceSlice of GPU-like instances "
                    "(no node agent needed)")
@@ -54,8 +57,8 @@ RESTART_LIMIT = 5
               help="run a local etcd (the bundled binary; data in the data dir) and store "
                    "objects there")
 @click.option("--apiservers", default=1, show_default=True, type=click.IntRange(1),
-              help="API server replicas (more than one needs etcd); the scheduler uses the "
-                   "first, the controller manager the second")
+              help="API server replicas (more than one needs etcd), behind a front on --port "
+                   "that every client dials: the cluster works while any one is down")
 @click.option("--scheduler-metrics-port", type=int, default=None,
               help="the scheduler serves Prometheus metrics on 127.0.0.1:PORT/metrics")
 @click.option("--seed", type=int, default=None,
@@ -76,12 +79,18 @@ def up(data_dir: str, port: int, fake_nodes: int, nodes: int, nodes_per_process:
     setup_logging(verbose)
     if local_etcd and etcd_servers:
         raise click.UsageError("--etcd and --etcd-servers exclude each other")
+    if nodes and fake_nodes:
+        raise click.UsageError(
+            "--nodes and --fake-nodes exclude each other: both make the Nodes node-0, node-1, "
+            "..., and an agent would take over a fake Node; choose one")
     scheduler_args = _metrics_args(scheduler_metrics_port)
     if seed is not None:
         scheduler_args += ["--seed", str(seed)]
     if scheduler_config is not None:
         scheduler_args += ["--config", str(Path(scheduler_config).resolve())]
     try:
+        if local_etcd:
+            click.echo(describe_etcd())
         cluster = LocalCluster(Path(data_dir).resolve(), port=port, verbose=verbose,
                                feature_gates=feature_gates, scheduler_args=scheduler_args,
                                controller_manager_args=_metrics_args(
@@ -101,23 +110,38 @@ def up(data_dir: str, port: int, fake_nodes: int, nodes: int, nodes_per_process:
             await cluster.stop()
             raise click.ClickException(str(e)) from e
         try:
-            if fake_nodes:
-                async with Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
+            async with Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
+                if fake_nodes:
                     await create_fake_nodes(client, fake_nodes, instances, driver,
                                             attributes=True)
-            click.echo(
-                f"kubedra is up: API server {', '.join(cluster.servers)}, "
-                f"data in {cluster.data_dir}\n"
-                f"  export KUBECONFIG={cluster.kubeconfig_path}\n"
-                f"  kubectl get nodes,resourceslices\n"
-                f"  kubectl apply -f examples/\n"
-                f"logs: {cluster.data_dir / 'logs'}. Press Ctrl-C to stop.")
-            await supervise(stop, cluster)
+                await _up(stop, cluster, client, node_names(fake_nodes))
         finally:
             await cluster.stop()
             click.echo("kubedra stopped.")
 
+    async def _up(stop: asyncio.Event, cluster: LocalCluster, client: Client,
+                  fakes: list[str]) -> None:
+        replicas = (f" (front of {', '.join(cluster.servers)})"
+                    if cluster.front is not None else "")
+        click.echo(
+            f"kubedra is up: API server {cluster.server}{replicas}, "
+            f"data in {cluster.data_dir}\n"
+            f"  export KUBECONFIG={cluster.kubeconfig_path}\n"
+            f"  kubectl get nodes,resourceslices\n"
+            f"  kubectl apply -f examples/\n"
+            f"{_kubectl_line()}\n"
+            f"logs: {cluster.data_dir / 'logs'}. Press Ctrl-C to stop.")
+        # the fake Nodes' heartbeat, so the node lifecycle controller sees them alive
+        await until_stopped(stop, supervise(stop, cluster), keep_alive(client, fakes))
+
     run_until_signalled(main)
+
+
+def _kubectl_line() -> str:
+    binary = cached_kubectl()
+    if binary is None:
+        return f"kubectl {KUBECTL_VERSION}: `make kubectl` (kubedra fetch-kubectl) fetches it"
+    return f"kubectl {KUBECTL_VERSION}: {binary}"
 
 
 def _metrics_args(port: int | None) -> list[str]:

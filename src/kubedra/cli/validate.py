@@ -19,7 +19,7 @@ import click
 
 from kubedra.api import codec
 from kubedra.api.features import FeatureGateError, FeatureGates, parse_feature_gates
-from kubedra.registry import pipeline, table
+from kubedra.registry import pipeline, resources
 from kubedra.validation.field import FieldError
 
 MANIFEST_SUFFIXES = (".json", ".yaml", ".yml")
@@ -81,7 +81,7 @@ class Checker:
 
     def __init__(self, namespace: str, gates: FeatureGates, mode: str) -> None:
         self.namespace = namespace
-        self.strategies = table.strategies(gates)
+        self.strategies = resources.strategies(gates)
         self.mode = mode.capitalize()  # kubectl's --validate names the fieldValidation values
         self.failed = False
 
@@ -117,8 +117,9 @@ class Checker:
             return
         try:
             decoded = pipeline.admit_new(
-                self.strategies[kind.kind], kind, raw, namespace=self._namespace(raw),
-                mode=self.mode, duplicates=duplicates, size=len(codec.encode(raw)),
+                self.strategies[kind.resource.storage_gvr], kind, raw,
+                namespace=self._namespace(raw), mode=self.mode, duplicates=duplicates,
+                size=len(codec.encode(raw)),
             )
         except pipeline.Invalid as err:
             self._fail(invalid_message(kind.kind, err.name, err.errors))

@@ -31,10 +31,15 @@ log = logging.getLogger(__name__)
 
 
 def _error_text(claim_uid: str, err: BaseException) -> str:
+    """The claim's error for the kubelet; an unexpected failure is also logged, on one line
+    (its traceback at debug level, ``-v``)."""
     if isinstance(err, ClaimError):
+        log.warning("claim %s: %s", claim_uid, err)
         return str(err)
-    log.error("claim %s: driver callback failed", claim_uid, exc_info=err)
-    return str(err) or type(err).__name__
+    text = str(err) or type(err).__name__
+    log.error("claim %s: driver callback failed: %s", claim_uid, text)
+    log.debug("claim %s: driver callback traceback", claim_uid, exc_info=err)
+    return text
 
 
 class NodeService(dra_grpc.NodeServicer):  # type: ignore[misc]
@@ -109,6 +114,8 @@ class NodeService(dra_grpc.NodeServicer):  # type: ignore[misc]
             except cdi.CDIError as err:
                 raise ClaimError(f"driver returned {err}") from None
         self._prepared[claim.uid] = devices
+        log.info("prepared claim %s/%s (%s): %s", claim.namespace, claim.name, claim.uid,
+                 ", ".join(devices) or "no CDI devices")
         return devices
 
     async def _unprepare(self, pb: Any) -> Any:
@@ -121,6 +128,7 @@ class NodeService(dra_grpc.NodeServicer):  # type: ignore[misc]
         except Exception as err:
             return dra_pb2.NodeUnprepareResourceResponse(error=_error_text(pb.uid, err))
         self._prepared.pop(claim.uid, None)
+        log.info("unprepared claim %s/%s (%s)", claim.namespace, claim.name, claim.uid)
         return dra_pb2.NodeUnprepareResourceResponse()
 
     def cancel_running(self) -> None:

@@ -29,6 +29,15 @@ from kubedra.proto.generated import pluginregistration_v1_pb2_grpc as reg_grpc
 DEFAULT_ROOT_DIR = Path("/var/lib/kubelet")
 log = logging.getLogger(__name__)
 
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def default_logging() -> None:
+    """INFO to stderr when the root logger has no handler yet, as ``logging.basicConfig``
+    decides; a program that configured logging keeps its own."""
+    if not logging.getLogger().handlers:
+        logging.basicConfig(level=logging.INFO, format=LOG_FORMAT)
+
 
 def registration_socket_path(root_dir: Path, driver_name: str) -> Path:
     return root_dir / "plugins_registry" / f"{driver_name}-reg.sock"
@@ -187,7 +196,9 @@ class Driver:
         await self.stop()
 
     async def run(self, stop: asyncio.Event | None = None) -> None:
-        """Serve until ``stop`` is set or SIGTERM/SIGINT arrives, then stop cleanly."""
+        """Serve until ``stop`` is set or SIGTERM/SIGINT arrives, then stop cleanly. As a
+        program's main loop, it logs at INFO to stderr unless the program set up logging."""
+        default_logging()
         stop = stop or asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):

@@ -2,7 +2,9 @@
 the claim manager with its checkpoint, and a pod worker per pod bound to the node. Several
 agents can share one process and event loop (each with its own root dir, sockets and Lease).
 
-At start the checkpoint is read; claims of pods that are gone or finished are unprepared once
+At start the agent locks its root dir and takes its Node's Lease under the root dir's holder
+identity (:mod:`kubedra.kubelet.holder`), refusing a Node another live agent holds. The
+checkpoint is read; claims of pods that are gone or finished are unprepared once
 the pod list is known, so a claim released while the agent was down is not forgotten.
 """
 
@@ -10,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import os
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
@@ -20,9 +23,10 @@ from kubedra.client.events import EventRecorder
 from kubedra.client.informer import Informer, object_key
 from kubedra.client.rest import Client
 from kubedra.kubelet.checkpoint import CheckpointState
+from kubedra.kubelet.holder import holder_identity, lock_root_dir
 from kubedra.kubelet.ledger import DriverClient
 from kubedra.kubelet.manager import ClaimManager
-from kubedra.kubelet.node import NodeAgentNode, NodeConfig
+from kubedra.kubelet.node import NodeAgentNode, NodeClaimed, NodeConfig
 from kubedra.kubelet.noderesources import NodeResourcesController
 from kubedra.kubelet.pluginmanager import PluginManager
 from kubedra.kubelet.plugins import Plugin, PluginStore
@@ -168,12 +172,24 @@ class NodeAgent:
                 await self.node.register()
                 return
             except Exception as e:
-                if isinstance(e, ApiError) and e.code in (400, 403, 422):
+                if isinstance(e, NodeClaimed) or (isinstance(e, ApiError)
+                                                  and e.code in (400, 403, 422)):
                     raise
                 log.warning("registering node %s failed (retrying): %s", self.config.name, e)
             await asyncio.sleep(REGISTER_RETRY)
 
     async def run(self) -> None:
+        """Raises :class:`~kubedra.kubelet.holder.RootDirInUse` or
+        :class:`~kubedra.kubelet.node.NodeClaimed` when another agent runs this root dir or
+        this Node."""
+        lock = lock_root_dir(self.root_dir)
+        try:
+            self.config.lease_holder = holder_identity(self.root_dir, self.config.name)
+            await self._run()
+        finally:
+            os.close(lock)
+
+    async def _run(self) -> None:
         await self._register_node()
         self.resources = NodeResourcesController(self.client, self.node.get)
         tasks = [asyncio.create_task(coro) for coro in (

@@ -1,12 +1,18 @@
 """The node's own objects: registering its Node (capacity, labels, taints, a Ready condition)
 and keeping it alive with a Lease in ``kube-node-lease`` renewed every 10 s (upstream
 pkg/kubelet/kubelet_node_status.go and pkg/kubelet/nodelease). A restarted agent reuses the
-Node that already exists (its uid, hence the ResourceSlices' owner, stays the same).
+Node that already exists (its uid, hence the ResourceSlices' owner, stays the same) and posts
+its status (Ready) at once; so does an agent whose heartbeat stalled, as the node lifecycle
+controller may have marked its Node Unknown meanwhile.
+
+The Lease says which agent holds the Node (:mod:`kubedra.kubelet.holder`): an agent refuses a
+Node whose Lease another holder still renews, at start and whenever it finds the Lease changed.
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
 import logging
 import platform
@@ -58,10 +64,24 @@ class NodeConfig:
     labels: dict[str, str] = field(default_factory=dict)
     taints: list[Taint] = field(default_factory=list)
     address: str = "127.0.0.1"
+    lease_holder: str = ""
+    """The Lease's holderIdentity (default: the node name, as upstream's kubelet)."""
+
+    @property
+    def holder(self) -> str:
+        return self.lease_holder or self.name
 
     def all_labels(self) -> dict[str, str]:
         return {"kubernetes.io/hostname": self.name, "kubernetes.io/os": "linux",
                 "kubernetes.io/arch": _arch(), **self.labels}
+
+
+class NodeClaimed(Exception):
+    """The Node's Lease is held, and still renewed, by another agent."""
+
+
+def _seconds(stamp: str) -> float:
+    return datetime.datetime.fromisoformat(stamp).timestamp()
 
 
 def _conditions(previous: list[NodeCondition] | None) -> list[NodeCondition]:
@@ -115,9 +135,29 @@ class NodeAgentNode:
                                      os_image="kubedra simulated node",
                                      kernel_version=platform.release()))
 
+    def check_holder(self, lease: Lease) -> None:
+        """Raise :class:`NodeClaimed` if ``lease`` is another holder's and not expired (on
+        this machine's clock)."""
+        spec = lease.spec
+        holder = spec.holder_identity
+        if not holder or holder == self.config.holder or not spec.renew_time:
+            return
+        until = _seconds(spec.renew_time) + (spec.lease_duration_seconds or 0)
+        if until > time.time():
+            name = self.config.name
+            expiry = datetime.datetime.fromtimestamp(until, datetime.UTC)
+            raise NodeClaimed(
+                f"node {name} is already run by another node agent: its Lease "
+                f"{LEASE_NAMESPACE}/{name} is held by {holder!r} and renewed until "
+                f"{expiry:%Y-%m-%dT%H:%M:%SZ}; stop that agent, or give this one another "
+                f"--node-name")
+
     async def register(self) -> Node:
-        """Create the Node, or adopt the existing one (labels merged, status refreshed)."""
+        """Create the Node, or adopt the existing one (labels merged, status refreshed), and
+        take its Lease; refuse (:class:`NodeClaimed`) a Node another live agent holds."""
         cfg = self.config
+        with contextlib.suppress(ApiError):  # no Lease yet (or unreadable: renewing tells)
+            self.check_holder(await self.client.get(Lease, cfg.name, LEASE_NAMESPACE))
         node = Node(api_version="v1", kind="Node",
                     metadata=ObjectMeta(name=cfg.name, labels=cfg.all_labels()),
                     spec=NodeSpec(taints=list(cfg.taints) or None),
@@ -139,6 +179,7 @@ class NodeAgentNode:
             self.node = existing
             await self.update_status()
             log.info("reusing existing node %s", cfg.name)
+        await self.renew_lease()
         return self.get()
 
     async def update_status(self) -> None:
@@ -149,7 +190,8 @@ class NodeAgentNode:
     async def renew_lease(self) -> None:
         node = self.get()
         name = self.config.name
-        spec = LeaseSpec(holder_identity=name, lease_duration_seconds=LEASE_DURATION,
+        spec = LeaseSpec(holder_identity=self.config.holder,
+                         lease_duration_seconds=LEASE_DURATION,
                          renew_time=now(micro=True))
         if self.lease is not None:
             try:
@@ -172,19 +214,26 @@ class NodeAgentNode:
                 metadata=ObjectMeta(name=name, namespace=LEASE_NAMESPACE,
                                     owner_references=[owner]), spec=spec))
             return
+        self.check_holder(lease)
         self.lease = await self.client.update(msgspec.structs.replace(lease, spec=spec))
 
     async def run(self) -> None:
         """Renew the Lease every 10 s and post the status every minute (the Lease is the
-        heartbeat); failures are logged and retried on the next beat, so an unreachable API
-        server never stops the agent."""
-        last_status = time.monotonic()
+        heartbeat), and at once after a beat was missed; failures are logged and retried on
+        the next beat, so an unreachable API server never stops the agent. Another agent
+        holding the Lease does (:class:`NodeClaimed`)."""
+        last_status = last_renewed = time.monotonic()
         while True:
             try:
                 await self.renew_lease()
-                if time.monotonic() - last_status >= STATUS_INTERVAL:
+                beat = time.monotonic()
+                stalled = beat - last_renewed > 2 * RENEW_INTERVAL
+                last_renewed = beat
+                if stalled or beat - last_status >= STATUS_INTERVAL:
                     await self.update_status()
                     last_status = time.monotonic()
+            except NodeClaimed:
+                raise
             except Exception as e:
                 log.warning("node %s heartbeat failed: %s", self.config.name, e)
             await asyncio.sleep(RENEW_INTERVAL)

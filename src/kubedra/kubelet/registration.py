@@ -36,6 +36,16 @@ def _target(path: str) -> str:
     return path if path.startswith("unix:") else f"unix://{path}"
 
 
+class DriverCallError(Exception):
+    """A failed DRA call, worded on one line as grpc-go's status error is (``rpc error: code =
+    DeadlineExceeded desc = Deadline Exceeded``), which the kubelet's events and logs quote;
+    Python's own text for it is a multi-line repr."""
+
+    def __init__(self, err: grpc.aio.AioRpcError) -> None:
+        code = "".join(part.capitalize() for part in err.code().name.split("_"))
+        super().__init__(f"rpc error: code = {code} desc = {err.details() or ''}")
+
+
 class DraClient:
     """A registered driver's DRA API on one cached channel (a new registration makes a new
     client). Satisfies both ``manager.DriverClient`` and ``noderesources.ResourceSource``."""
@@ -76,7 +86,7 @@ class DraClient:
                 return {uid: ClaimResult(error=r.error) for uid, r in uresp.claims.items()}
             except grpc.aio.AioRpcError as e:
                 if e.code() != grpc.StatusCode.UNIMPLEMENTED:
-                    raise
+                    raise DriverCallError(e) from None
                 log.info("driver %s has no v1alpha3 batch API; using v1alpha2",
                          self.plugin.name)
                 self.plugin.version = "v1alpha2"
@@ -99,7 +109,7 @@ class DraClient:
                 resource_handle=c.resource_handle), timeout=timeout)
             return ClaimResult()
         except grpc.aio.AioRpcError as e:
-            return ClaimResult(error=str(e.details() or e.code()))
+            return ClaimResult(error=str(DriverCallError(e)))
 
     async def watch_resources(self) -> AsyncIterator[list[ResourceModel]]:
         call = self._v3.NodeListAndWatchResources(v1alpha3.NodeListAndWatchResourcesRequest())
@@ -109,7 +119,7 @@ class DraClient:
         except grpc.aio.AioRpcError as e:
             if e.code() == grpc.StatusCode.UNIMPLEMENTED:
                 raise ResourcesUnsupported(str(e.details())) from None
-            raise
+            raise DriverCallError(e) from None
         finally:
             call.cancel()
 

@@ -33,6 +33,9 @@ class Status:
     code: Code = Code.SUCCESS
     message: str = ""
     plugin: str = ""
+    quiet: bool = False
+    """A PreEnqueue rejection another component resolves in its normal course: the pod
+    waits without being reported (see ``Scheduler._pre_enqueue``)."""
 
     @property
     def ok(self) -> bool:
@@ -167,6 +170,22 @@ class Diagnosis:
     unresolvable_plugins: set[str] = field(default_factory=set)
     pre_filter_message: str = ""
     post_filter_message: str = ""
+    detail: str = ""
+    """What upstream's counts do not say (a PostFilter plugin may fill it): the
+    FailedScheduling event appends it, the condition and the log keep upstream's text."""
+
+
+NOTE_LENGTH_LIMIT = 1024
+"""Characters of an event message (upstream ``validation.NoteLengthLimit``)."""
+
+
+def event_message(message: str, diagnosis: Diagnosis) -> str:
+    """The FailedScheduling event's text: upstream's ``message``, then the detail, cut to
+    :data:`NOTE_LENGTH_LIMIT` as upstream's ``truncateMessage`` does."""
+    text = f"{message} {diagnosis.detail}" if diagnosis.detail else message
+    if len(text) <= NOTE_LENGTH_LIMIT:
+        return text
+    return text[:NOTE_LENGTH_LIMIT - 4] + " ..."
 
 
 def fit_error_message(num_nodes: int, diagnosis: Diagnosis) -> str:
@@ -199,7 +218,7 @@ class Plugin(Protocol):
 
 class PreEnqueuePlugin(Plugin, Protocol):
     def pre_enqueue(self, pod: Pod) -> Status:
-        """Not SUCCESS: the pod waits (no condition, no event) until an event moves it."""
+        """Not SUCCESS: the pod waits until an event moves it (reported unless quiet)."""
 
 
 class EnqueueExtensions(Plugin, Protocol):

@@ -36,6 +36,7 @@ from kubedra.scheduler.framework import (
     Profile,
     ReservePlugin,
     Status,
+    event_message,
     feasible_nodes_to_find,
     fit_error_message,
 )
@@ -45,6 +46,11 @@ from kubedra.scheduler.queue import ClusterEvent, QueuedPod, SchedulingQueue, po
 log = logging.getLogger(__name__)
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
+
+GATED_REPORT_DELAY = 2.0
+"""Seconds a PreEnqueue plugin must keep rejecting a pod before the pod is reported, so a
+rejection that the next informer event resolves (a claim seen before its pod, or after)
+is not."""
 
 
 def _now() -> str:
@@ -76,6 +82,8 @@ class Scheduler:
         self.cache = SchedulerCache()
         self._binds = asyncio.Semaphore(parallel_binds)
         self._bind_tasks: set[asyncio.Task[None]] = set()
+        self._gated_checks: dict[str, asyncio.TimerHandle] = {}
+        self._reports: set[asyncio.Task[None]] = set()
         self._record_event = record_event
         self.rng = random.Random(seed)
         """Breaks ties between the best nodes; seeded, placement is reproducible."""
@@ -101,10 +109,41 @@ class Scheduler:
                                  (self.profile, self.profile))
 
     def _pre_enqueue(self, pod: Pod) -> set[str]:
-        """PreEnqueue plugins that reject the pod. Such a pod waits, without a condition or
-        an event, until an event its rejectors registered for (or a pod update) moves it."""
-        return {p.name for p in self._profiles_of(pod)[0].pre_enqueue
-                if not p.pre_enqueue(pod).ok}
+        """PreEnqueue plugins that reject the pod. Such a pod waits until an event its
+        rejectors registered for (or a pod update) moves it; one still rejected, not quietly,
+        after :data:`GATED_REPORT_DELAY` is reported (upstream v1.30 reports none)."""
+        rejections = [(p.name, s) for p in self._profiles_of(pod)[0].pre_enqueue
+                      if not (s := p.pre_enqueue(pod)).ok]
+        key = pod_key(pod)
+        if (any(not s.quiet for _, s in rejections) and self._record_event is not None
+                and key not in self._gated_checks):
+            self._gated_checks[key] = asyncio.get_running_loop().call_later(
+                GATED_REPORT_DELAY, self._report_gated, pod.metadata.namespace or "",
+                pod.metadata.name or "")
+        return {name for name, _ in rejections}
+
+    def _report_gated(self, namespace: str, name: str) -> None:
+        """FailedScheduling (and the condition) for a pod PreEnqueue still rejects, with the
+        text upstream's PreFilter gives the same rejection: ``0/N nodes are available:
+        resourceclaim.resource.k8s.io "x" not found.``"""
+        self._gated_checks.pop(f"{namespace}/{name}", None)
+        pod = self.pods.get(name, namespace)
+        if pod is None or pod.spec.node_name or pod.metadata.deletion_timestamp is not None:
+            return
+        status = next((s for p in self._profiles_of(pod)[0].pre_enqueue
+                       if not (s := p.pre_enqueue(pod)).ok and not s.quiet), None)
+        if status is None:
+            return
+        diagnosis = Diagnosis(pre_filter_message=status.message)
+        message = fit_error_message(len(self.cache.nodes), diagnosis)
+        if any(c.type == "PodScheduled" and c.status == "False" and c.message == message
+               for c in pod.status.conditions or ()):
+            return  # reported already
+        log.info("Unable to schedule pod; waiting", {"pod": pod_key(pod), "err": message})
+        task = asyncio.create_task(
+            self._report_unschedulable(pod, message, event_message(message, diagnosis)))
+        self._reports.add(task)
+        task.add_done_callback(self._reports.discard)
 
     def _wire(self) -> None:
         self.pods.add_handler(on_add=self._pod_added, on_update=self._pod_updated,
@@ -149,7 +188,9 @@ class Scheduler:
         try:
             await self.informers.run(self._schedule_forever)
         finally:
-            for task in list(self._bind_tasks):
+            for handle in self._gated_checks.values():
+                handle.cancel()
+            for task in [*self._bind_tasks, *self._reports]:
                 task.cancel()
 
     async def _schedule_forever(self) -> None:
@@ -231,11 +272,12 @@ class Scheduler:
         self._attempted(state, UNSCHEDULABLE)
         log.info("Unable to schedule pod; no fit; waiting", {"pod": qp.key, "err": message})
         self.queue.requeue_unschedulable(qp, rejectors)
-        await self._report_unschedulable(pod, message)
+        await self._report_unschedulable(pod, message, event_message(message, diagnosis))
 
-    async def _report_unschedulable(self, pod: Pod, message: str) -> None:
+    async def _report_unschedulable(self, pod: Pod, message: str, event: str) -> None:
+        """The FailedScheduling ``event`` and the PodScheduled condition with ``message``."""
         if self._record_event is not None:
-            await self._record_event(pod, "Warning", "FailedScheduling", message)
+            await self._record_event(pod, "Warning", "FailedScheduling", event)
         condition = {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
                      "message": message, "lastTransitionTime": _now(), "lastProbeTime": None}
         for c in pod.status.conditions or ():

@@ -115,11 +115,14 @@ def build_profile(config: ProfileConfig, dra: DynamicResources | None,
     own_pre_filters = [p for p in halves("filter", 0, "pre_filter")
                        if "preFilter" not in IMPLEMENTS[p.name]]
     with_dra = {stage: [dra] if dra is not None and "DynamicResources" in points[point] else []
-                for stage, point in (("shortlist", "filter"), ("enqueue", "preEnqueue"),
-                                     ("after_unreserve", "reserve"))}
+                for stage, point in (("shortlist", "filter"), ("after_unreserve", "reserve"))}
+    # upstream registers the queueing hints of every enabled plugin, whatever its points
+    enabled = dict.fromkeys(n for names in points.values() for n in names if n in plugins)
+    enqueue = [p for n in enabled if (p := plugins[n][0]) is not None
+               and hasattr(p, "events_to_register")]
     return Profile(
         pre_enqueue=halves("preEnqueue", 0, "pre_enqueue"),
-        enqueue=with_dra["enqueue"],
+        enqueue=enqueue,
         pre_filter=own_pre_filters + halves("preFilter", 0, "pre_filter"),
         filter=halves("filter", 0, "filter"),
         shortlist=with_dra["shortlist"],

@@ -4,6 +4,11 @@ Every write gets the next global revision. Updates and deletes are compare-and-s
 key's modification revision. Watches deliver every change after a revision, in revision
 order, without gaps or repeats. Old revisions can be compacted away; reading or watching
 from before the compacted revision raises :class:`CompactedError` (the API server's 410).
+
+A write may carry a time to live (etcd's leases, kube-apiserver's ``--event-ttl``): the store
+deletes the key once ``ttl`` seconds have passed since that write, unless a later write
+replaced it; the deletion is an ordinary one (a new revision, a DELETED watch event). Expiry
+is never early and may be late by a few seconds (etcd's lease checks, lease reuse).
 """
 
 from __future__ import annotations
@@ -126,12 +131,16 @@ class Store(abc.ABC):
         """Keys under ``prefix`` in key order, as of ``revision`` (default: now)."""
 
     @abc.abstractmethod
-    async def create(self, key: str, value: bytes) -> KeyValue:
-        """Store a new key; raises :class:`KeyExistsError` if it exists."""
+    async def create(self, key: str, value: bytes, *, ttl: int = 0) -> KeyValue:
+        """Store a new key; raises :class:`KeyExistsError` if it exists. ``ttl`` > 0: the key
+        expires that many seconds after this write (see the module docstring)."""
 
     @abc.abstractmethod
-    async def update(self, key: str, value: bytes, expected_revision: int) -> KeyValue:
+    async def update(
+        self, key: str, value: bytes, expected_revision: int, *, ttl: int = 0
+    ) -> KeyValue:
         """Replace a key whose mod revision is ``expected_revision`` (else ConflictError).
+        ``ttl`` as for :meth:`create`: the new value expires on its own terms (0: never).
 
         Raises :class:`NotFoundError` if the key does not exist.
         """

@@ -10,7 +10,7 @@ from kubedra.allocation.engine import (
     AllocationError,
     PodAllocator,
 )
-from kubedra.allocation.explain import PodExplanation, explain_node, to_data
+from kubedra.allocation.explain import PodExplanation, explain_node, first_failure, to_data
 from kubedra.allocation.index import AllocationIndex
 from kubedra.allocation.instance import Instance
 from kubedra.allocation.selectors import Evaluator, Selectors
@@ -186,3 +186,38 @@ def test_failure_reason_names_the_failing_driver() -> None:
     assert verdict.error == ('checking node "n" and resources of driver "d-b": '
                              "evaluate request CEL expression: no such key: color")
     assert verdict.cause == "evaluate request CEL expression: no such key: color"
+
+
+def test_first_failure_names_the_check_explain_shows() -> None:
+    index = AllocationIndex()
+    index.upsert_slice(make_slice("s", "n", "d", [("i0", {"size": 1, "color": "g"}),
+                                                   ("i1", {"size": 2, "color": "r"})]))
+    index.upsert_claim(make_claim("other", [("n", "d", "i1")]))
+
+    def why(requests: dict[str, list[str]], filters: dict[str, str] | None = None,
+            node: str = "n", plans: int = 1) -> str:
+        return first_failure(PodAllocator(index, [
+            make_plan(i, make_claim(f"c{i}"), requests, filters) for i in range(plans)]), node)
+
+    assert why({"d": ["size>=1"]}) == ""  # suitable
+    assert why({"d": ["size>=1"]}, node="elsewhere") == \
+        'default/c0: the node has no instances of driver "d"'
+    assert why({"d": ["true"]}, {"d": "color==r"}) == \
+        ('default/c0#0: the class filter `color==r` admits none of the free instances of '
+         'driver "d"')  # i1, the red one, is held by default/other
+    assert why({"d": ["true", "size>=2"]}) == \
+        ('default/c0#1: the selector `size>=2` matches none of the free instances of '
+         'driver "d" the class admits')
+    assert why({"d": ["true", "true"]}) == \
+        'default/c0: too few free instances of driver "d" match its 2 requests'
+    assert why({"d": ["true"]}, plans=2) == "each claim fits alone, but not all of them together"
+    index.upsert_claim(make_claim("last", [("n", "d", "i0")]))
+    assert why({"d": ["true"]}) == 'default/c0: every instance of driver "d" is allocated'
+
+
+def test_first_failure_leaves_evaluation_errors_to_the_reason() -> None:
+    index = AllocationIndex()
+    index.upsert_slice(make_slice("s", "n", "d", [("i0", {})]))
+    alloc = PodAllocator(index, [make_plan(0, make_claim("c"), {"d": ["color==r"]})])
+    assert alloc.filter("n").error is not None
+    assert first_failure(alloc, "n") == ""

@@ -8,10 +8,9 @@ import re
 from typing import Any
 
 from kubedra.api import codec, kinds
-from tests.vectors import REPO, VECTORS, load
+from tests.vectors import EXAMPLES, VECTORS, example_files, load
 
 SPEC = VECTORS.parent / "spec"
-EXAMPLES = REPO / "examples"
 
 
 def _served(obj: Any) -> bool:
@@ -25,9 +24,9 @@ def _served(obj: Any) -> bool:
 
 def example_objects() -> list[tuple[str, dict[str, Any]]]:
     out = []
-    for path in sorted(EXAMPLES.glob("*.yaml")):
+    for path in example_files():
         for i, doc in enumerate(codec.load_documents(path.read_text())):
-            out.append((f"{path.name}#{i}", doc))
+            out.append((f"{path.relative_to(EXAMPLES)}#{i}", doc))
     return out
 
 

@@ -173,6 +173,18 @@ def test_quantities_decode_from_strings_and_numbers(given: str, canonical: str) 
     assert json.loads(codec.encode(rr)) == {"requests": {"cpu": canonical}}
 
 
+def test_raw_extensions_hold_the_parsed_value() -> None:
+    """A RawExtension is re-encoded compactly from its parsed value, key order kept: a
+    number comes back as its value writes (Go keeps the bytes as sent; docs/deviations.md)."""
+    body = ('{"driverName": "d", "parameters": {"z": 1.50, "a": [1e2, "x"], '
+            '"n": {"k": null}}}')
+    vendor = codec.decode(body, resource.VendorParameters)
+    assert codec.encode(vendor) == (b'{"driverName":"d","parameters":'
+                                    b'{"z":1.5,"a":[100.0,"x"],"n":{"k":null}}}')
+    assert codec.encode(resource.VendorParameters(driver_name="d")) == (
+        b'{"driverName":"d","parameters":null}')
+
+
 def test_quantity_from_yaml_number() -> None:
     (doc,) = codec.load_documents("requests:\n  cpu: 1\n  memory: 0.5\n")
     rr = codec.decode(doc, core.ResourceRequirements)

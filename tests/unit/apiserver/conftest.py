@@ -22,12 +22,13 @@ class Env:
     http: aiohttp.ClientSession
 
     async def call(self, method: str, path: str, body: Any = None,
-                   content_type: str = "application/json", token: str = "") -> tuple[int, Any]:
-        headers = {"Content-Type": content_type}
+                   content_type: str = "application/json", token: str = "",
+                   headers: tuple[tuple[str, str], ...] = ()) -> tuple[int, Any]:
+        sent = [("Content-Type", content_type), *headers]
         if token:
-            headers["Authorization"] = f"Bearer {token}"
+            sent.append(("Authorization", f"Bearer {token}"))
         data = json.dumps(body).encode() if body is not None else None
-        async with self.http.request(method, path, data=data, headers=headers) as resp:
+        async with self.http.request(method, path, data=data, headers=sent) as resp:
             text = await resp.text()
             return resp.status, json.loads(text) if text.startswith("{") else text
 

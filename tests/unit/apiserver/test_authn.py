@@ -87,8 +87,9 @@ async def test_token_users_and_upstream_header_parsing(make_env: MakeEnv) -> Non
     assert await _raw(env, "Authorization: Bearer tä".encode()) == (401, UNAUTHORIZED)
     assert await _raw(env, b"Authorization: Bearer \xc3\x28.x.y") == (401, UNAUTHORIZED)
     assert (await _raw(env, b"Authorization: bearer t"))[0] == 200
-    for path in ("/healthz", "/livez", "/readyz"):
-        assert (await env.call("GET", path))[0] == 200
+    for path in ("/healthz", "/livez", "/readyz"):  # no anonymous access: as upstream, 401
+        assert await env.call("GET", path) == (401, UNAUTHORIZED)
+        assert await env.call("GET", path, token="t") == (200, "ok")
 
 
 async def test_anonymous_auth(make_env: MakeEnv) -> None:
@@ -97,6 +98,17 @@ async def test_anonymous_auth(make_env: MakeEnv) -> None:
     assert (await env.call("GET", "/api/v1/namespaces"))[0] == 200
     # credentials that fail are not turned into an anonymous request
     assert await env.call("GET", "/api/v1/namespaces", token="wrong") == (401, UNAUTHORIZED)
+
+
+async def test_anonymous_probes_under_rbac(make_env: MakeEnv) -> None:
+    """system:public-info-viewer grants the probes to system:unauthenticated, not the
+    single checks under them."""
+    env = await make_env(authn=AuthnOptions(anonymous=True))
+    for path in ("/healthz", "/livez", "/readyz"):
+        assert await env.call("GET", path) == (200, "ok")
+    status, err = await env.call("GET", "/readyz/etcd")
+    assert status == 403 and err["message"] == (
+        'forbidden: User "system:anonymous" cannot get path "/readyz/etcd"')
 
 
 # --- client certificates ------------------------------------------------------------------------

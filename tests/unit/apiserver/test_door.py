@@ -197,9 +197,10 @@ async def test_a_write_past_its_deadline_is_applied_whole(
     assert (await env.call("POST", LEASES, {"metadata": {"name": "cas"}}))[0] == 201
     update = env.store.update
 
-    async def slow_update(key: str, value: bytes, expected_revision: int) -> KeyValue:
+    async def slow_update(key: str, value: bytes, expected_revision: int, *,
+                          ttl: int = 0) -> KeyValue:
         await asyncio.sleep(1.0)
-        return await update(key, value, expected_revision)
+        return await update(key, value, expected_revision, ttl=ttl)
 
     monkeypatch.setattr(env.store, "update", slow_update)
     status, err = await env.call(

@@ -94,6 +94,26 @@ def test_table_columns_match_rows() -> None:
         assert tbl["rows"][0]["object"]["kind"] == "PartialObjectMetadata"
 
 
+def test_cells_kubedra_keeps_no_data_for_print_none() -> None:
+    """Pod readiness gates and node roles other than labels (docs/deviations.md)."""
+    registry = {res.kind.kind: res for res in Registry()}
+    made = "2024-01-01T00:00:00Z"
+
+    def cells(kind: str, obj: dict[str, object]) -> dict[str, object]:
+        tbl = tables.table(registry[kind], [obj])
+        return dict(zip([c["name"] for c in tbl["columnDefinitions"]],
+                        tbl["rows"][0]["cells"], strict=True))
+
+    pod = {"metadata": {"name": "p", "creationTimestamp": made},
+           "spec": {"readinessGates": [{"conditionType": "example.com/ready"}]}}
+    assert cells("Pod", pod)["Readiness Gates"] == "<none>"
+    node = {"metadata": {"name": "n", "creationTimestamp": made,
+                         "labels": {"node-role.kubernetes.io/gpu": ""}}}
+    assert cells("Node", node)["Roles"] == "gpu"
+    node["metadata"]["labels"] = {"kubernetes.io/role": "gpu"}  # type: ignore[index]
+    assert cells("Node", node)["Roles"] == "<none>"
+
+
 def test_aggregated_discovery_accept_parsing() -> None:
     kubectl = ("application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,"
                "application/json;g=apidiscovery.k8s.io;v=v2beta1;as=APIGroupDiscoveryList,"

@@ -26,7 +26,7 @@ from kubedra.apiserver.patch.fieldset import (
     strip,
     to_fields_v1,
 )
-from kubedra.apiserver.patch.schema import UNTYPED, schema_for
+from kubedra.apiserver.patch.schema import UNTYPED, schema_of
 from kubedra.apiserver.patch.values import go_json, json_equal, same_json
 
 NOW = "2026-11-29T12:00:00Z"
@@ -164,7 +164,7 @@ def test_update_managed_fields_leaves_its_input_alone() -> None:
     before = copy.deepcopy(new)
     out = update_managed_fields(old, new, "a", now=NOW)
     assert new == before and out is not new and out["metadata"] is not new["metadata"]
-    assert schema_for("coordination.k8s.io", "Lease") is not UNTYPED
+    assert schema_of("coordination.k8s.io/v1", "Lease") is not UNTYPED
 
 
 # Pods in the shapes the schema types: list-maps (containers, claims), a set (finalizers),
@@ -198,7 +198,7 @@ _resets = st.sampled_from([set(), {("f:status",)}, {("f:spec",), ("f:other",)},
 @given(_pod, _resets)
 @settings(max_examples=300, deadline=None)
 def test_created_is_the_diff_from_nothing(obj: dict[str, Any], reset: set[Any]) -> None:
-    schema = schema_for("", "Pod")
+    schema = schema_of("v1", "Pod")
     added, modified, removed = diff({}, strip(obj), schema)
     assert not modified and not removed
     assert created(obj, schema, reset) == outside(added, reset)
@@ -215,7 +215,7 @@ def test_update_managed_fields_is_the_plain_set_algebra(
         writes: list[tuple[dict[str, Any], str, set[Any]]]) -> None:
     """A chain of writes by several managers: every manager's set as the plain computation
     (copies of every set, added | modified, the removed paths taken from everyone) has it."""
-    schema = schema_for("", "Pod")
+    schema = schema_of("v1", "Pod")
     live: dict[str, Any] | None = None
     plain: dict[str, set[Any]] = {}
     for obj, manager, reset in writes:

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from kubedra.apiserver.errors import ApiError
-from kubedra.apiserver.patch import annotate_openapi, schema_for, server_side_apply
+from kubedra.apiserver.patch import annotate_openapi, schema_of, server_side_apply
 from kubedra.apiserver.patch.fieldset import field_set
 
 
@@ -31,7 +31,7 @@ def _components() -> dict[str, Any]:
 
 def test_annotate_openapi_follows_refs() -> None:
     comps = _components()
-    annotate_openapi(comps, "Pod", schema_for("", "Pod"))
+    annotate_openapi(comps, "Pod", schema_of("v1", "Pod"))
     containers = comps["PodSpec"]["properties"]["containers"]
     assert containers["x-kubernetes-patch-strategy"] == "merge"
     assert containers["x-kubernetes-patch-merge-key"] == "name"
@@ -47,7 +47,7 @@ def test_annotate_openapi_follows_refs() -> None:
                           "x-kubernetes-list-type": "set"}
     assert "x-kubernetes-patch-strategy" not in comps["PodSpec"]["properties"]["tolerations"]
     before = repr(comps)
-    annotate_openapi(comps, "Pod", schema_for("", "Pod"))
+    annotate_openapi(comps, "Pod", schema_of("v1", "Pod"))
     assert repr(comps) == before
 
 
@@ -56,7 +56,7 @@ def test_set_and_map_members() -> None:
            "metadata": {"name": "p", "labels": {"a": "b"}},
            "spec": {"potentialNodes": ["n1", "n2"], "selectedNode": "n1"},
            "status": {"resourceClaims": [{"name": "gpu", "unsuitableNodes": ["n2"]}]}}
-    got = field_set(psc, schema_for("resource.k8s.io", "PodSchedulingContext"))
+    got = field_set(psc, schema_of("resource.k8s.io/v1alpha2", "PodSchedulingContext"))
     assert got == {
         ("f:metadata", "f:labels", "f:a"),
         ("f:spec", "f:potentialNodes", 'v:"n1"'), ("f:spec", "f:potentialNodes", 'v:"n2"'),
@@ -71,7 +71,7 @@ def test_atomic_list_is_one_leaf() -> None:
     rs = {"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceSlice",
           "metadata": {"name": "s"}, "driverName": "d",
           "namedResources": {"instances": [{"name": "gpu-0"}]}}
-    assert field_set(rs, schema_for("resource.k8s.io", "ResourceSlice")) == {
+    assert field_set(rs, schema_of("resource.k8s.io/v1alpha2", "ResourceSlice")) == {
         ("f:driverName",), ("f:namedResources", "f:instances")}
 
 

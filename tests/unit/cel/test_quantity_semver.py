@@ -3,8 +3,6 @@ bounds that keep hostile values cheap."""
 
 from __future__ import annotations
 
-import time
-
 import pytest
 
 from kubedra.api.goformat import go_quote
@@ -16,6 +14,7 @@ from kubedra.api.quantity import (
     QuantityError,
 )
 from kubedra.api.semver import Version
+from tests.timing import within
 
 
 def test_fast_path_keeps_the_input_string() -> None:
@@ -51,14 +50,14 @@ def test_equality_ordering_hash_by_value() -> None:
     assert Quantity.from_value_key(a.value_key()) == a
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize(
     "text", ["1e2147483647", "1e-2147483648", "1234567890123456789012e2000000000", "9" * MAX_DIGITS]
 )
 def test_hostile_inputs_are_cheap(text: str) -> None:
-    start = time.perf_counter()
-    q = Quantity.parse(text)
-    str(q), q.cmp(Quantity.parse("1")), q.as_approximate_float(), q.is_integer()
-    assert time.perf_counter() - start < 0.5
+    with within(0.5, text[:20]):
+        q = Quantity.parse(text)
+        str(q), q.cmp(Quantity.parse("1")), q.as_approximate_float(), q.is_integer()
 
 
 def test_bounds() -> None:

@@ -24,3 +24,15 @@ def test_no_resource_claim_workers_is_refused() -> None:
     result = CliRunner().invoke(controller_manager, ["--concurrent-resource-claim-syncs", "0"])
     assert result.exit_code == 2
     assert "--concurrent-resource-claim-syncs" in result.output
+
+
+def test_unknown_controller_is_refused() -> None:
+    result = CliRunner().invoke(controller_manager, ["--controllers", "*,-nodelifecycle"])
+    assert result.exit_code == 2
+    assert '"nodelifecycle" is not in the list of known controllers' in result.output
+
+
+def test_grace_period_is_a_go_duration() -> None:
+    result = CliRunner().invoke(controller_manager, ["--node-monitor-grace-period", "40"])
+    assert result.exit_code == 2
+    assert 'time: missing unit in duration "40"' in result.output

@@ -30,10 +30,10 @@ def run_edited_example(name: str, old: str, new: str) -> Result:
 
 
 def test_every_example_is_valid() -> None:
-    result = run("-f", str(EXAMPLES))
+    result = run("-R", "-f", str(EXAMPLES))
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
-    assert "ResourceSlice/worker-1-gpu.example.com-x7k2p valid" in lines
+    assert "ResourceSlice/worker-1-gpu.example.com-x7k2p valid" in lines  # reference/
     assert "ResourceClass/gpu.example.com valid" in lines
     assert "ResourceClassParameters/gpu-class-params valid" in lines
     assert "ResourceClaimParameters/large-gpu valid" in lines

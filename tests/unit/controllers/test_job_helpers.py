@@ -11,6 +11,7 @@ from kubedra.api.core import Pod
 from kubedra.api.features import FeatureGates
 from kubedra.controllers.job import conditions, failure_policy, indexed
 from kubedra.controllers.job.backoff import remaining_for_failures
+from kubedra.controllers.job.pods import removal_order
 
 NOW = datetime(2024, 1, 1, tzinfo=UTC)
 
@@ -75,3 +76,23 @@ def test_ensure_condition_status() -> None:
     again, changed = conditions.ensure_status(conds, "Suspended", "True", "JobSuspended",
                                               "Job suspended", NOW)
     assert again is conds and not changed
+
+
+def test_pods_cheapest_to_lose_are_removed_first() -> None:
+    """A subset of ``controller.ActivePods``: unscheduled, then Pending < Unknown < Running,
+    not ready, most restarts, newest; no ready-time or rank tie-breakers
+    (docs/deviations.md)."""
+    def pod(name: str, node: str = "n", phase: str = "Running", ready: bool = True,
+            restarts: int = 0, created: str = "2024-01-01T00:00:00Z") -> Pod:
+        return codec.decode({
+            "metadata": {"name": name, "creationTimestamp": created},
+            "spec": {"nodeName": node},
+            "status": {"phase": phase,
+                       "conditions": [{"type": "Ready", "status": str(ready)}],
+                       "containerStatuses": [{"name": "c", "restartCount": restarts}]}}, Pod)
+
+    pods = [pod("old"), pod("new", created="2024-01-02T00:00:00Z"), pod("restarted", restarts=2),
+            pod("unready", ready=False), pod("unknown", phase="Unknown"),
+            pod("pending", phase="Pending"), pod("unscheduled", node="", phase="Pending")]
+    assert [p.metadata.name for p in sorted(pods, key=removal_order)] == [
+        "unscheduled", "pending", "unknown", "unready", "restarted", "new", "old"]

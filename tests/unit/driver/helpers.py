@@ -1,7 +1,9 @@
-"""Shared pieces of the driver SDK tests: short socket dirs and claim YAML."""
+"""Shared pieces of the driver SDK tests: short socket dirs, claim YAML, and the tutorial of
+docs/driver-sdk.md as a driver author's project."""
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -10,6 +12,7 @@ from pathlib import Path
 import pytest
 
 DRIVER = "gpu.example.com"
+DOC = Path(__file__).resolve().parents[3] / "docs" / "driver-sdk.md"
 
 
 @pytest.fixture
@@ -57,3 +60,17 @@ status:
         nodeName: {node}
         results:{results}
 """
+
+
+def blocks(lang: str) -> list[str]:
+    """The doc's fenced blocks of ``lang``, in order."""
+    return re.findall(rf"```{lang}\n(.*?)```", DOC.read_text(), re.DOTALL)
+
+
+def write_project(where: Path) -> None:
+    """The driver author's project: ``mydriver.py``, ``test_mydriver.py``, ``pytest.ini``."""
+    driver_src, test_src = blocks("python")
+    (ini_src,) = blocks("ini")
+    (where / "mydriver.py").write_text(driver_src)
+    (where / "test_mydriver.py").write_text(test_src)
+    (where / "pytest.ini").write_text(ini_src)

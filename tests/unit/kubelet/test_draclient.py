@@ -63,7 +63,8 @@ async def test_v1alpha2_fallback_per_claim(old_driver: tuple[OldDriver, str]) ->
         results = await client.prepare([claim("u1"), claim("bad")])
         assert plugin.version == "v1alpha2"  # switched for this registration
         assert results["u1"].cdi_devices == ["v/c=u1"] and not results["u1"].error
-        assert results["bad"].error == "no such device"
+        # the call's error as grpc-go words it (upstream: result.Error = err.Error())
+        assert results["bad"].error == "rpc error: code = Internal desc = no such device"
         kind, first = servicer.seen[0]
         assert (kind, first.namespace, first.claim_uid, first.claim_name) == (
             "prepare", "ns", "u1", "claim-u1")

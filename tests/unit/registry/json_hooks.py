@@ -7,7 +7,7 @@ from typing import Any
 
 from kubedra.api import codec, kinds
 from kubedra.api.features import FeatureGates
-from kubedra.registry import table
+from kubedra.registry import resources
 from kubedra.registry.strategies.base import AnyStrategy
 
 Obj = dict[str, Any]
@@ -61,5 +61,5 @@ class OnJSON:
 
 def json_strategies(gates: FeatureGates | None = None) -> dict[str, OnJSON]:
     """Every kind's strategy, driven with dicts."""
-    found = table.strategies(gates or FeatureGates())
-    return {k.kind: OnJSON(found[k.kind], k.model) for k in kinds.KINDS}
+    found = resources.strategies(gates or FeatureGates())
+    return {k.kind: OnJSON(found[k.resource.storage_gvr], k.model) for k in kinds.KINDS}

@@ -9,14 +9,14 @@ import pytest
 
 from kubedra.api import codec, kinds
 from kubedra.api.features import FeatureGates
-from kubedra.registry import pipeline, table
+from kubedra.registry import pipeline, resources
 
-STRATEGIES = table.strategies(FeatureGates())
+STRATEGIES = resources.strategies(FeatureGates())
 
 
 def create(raw: dict[str, Any], namespace: str = "default") -> dict[str, Any]:
     kind = codec.kind_of(raw)
-    dec = pipeline.admit_new(STRATEGIES[kind.kind], kind, raw, namespace=namespace,
+    dec = pipeline.admit_new(STRATEGIES[kind.resource.storage_gvr], kind, raw, namespace=namespace,
                              mode="Strict")
     out: dict[str, Any] = codec.to_builtins(dec.obj)
     return out

@@ -128,6 +128,30 @@ profiles:
     assert weighted.percentage_of_nodes_to_score == 70
 
 
+def test_queueing_hints_of_every_enabled_plugin_are_registered() -> None:
+    """As upstream's framework: a plugin enabled at any extension point registers its
+    events (TaintToleration's Node hint requeues a pod it kept off a tainted Node), one
+    disabled everywhere does not."""
+    cfg = config("""profiles:
+- schedulerName: default-scheduler
+- schedulerName: scores-taints
+  plugins:
+    filter:
+      disabled:
+      - name: TaintToleration
+- schedulerName: no-taints
+  plugins:
+    multiPoint:
+      disabled:
+      - name: TaintToleration
+""")
+    dra = DynamicResources(DRAState())
+    registered = [sorted(p.name for p in build_profile(one, dra).enqueue)
+                  for one in cfg.profiles]  # type: ignore[attr-defined]
+    assert registered == [["DynamicResources", "TaintToleration"],
+                          ["DynamicResources", "TaintToleration"], ["DynamicResources"]]
+
+
 def test_plugin_args_are_refused_rather_than_ignored() -> None:
     assert error("profiles:\n- pluginConfig:\n  - name: InterPodAffinity\n    args:\n"
                  "      hardPodAffinityWeight: 5\n") == (

@@ -155,6 +155,19 @@ def test_structured_claim_without_requests_fits_any_node() -> None:
     assert plugin.filter(cycle, pod, node("n0")).ok
 
 
+def test_a_claim_is_read_from_our_own_newer_copy() -> None:
+    """A claim our own write allocated is seen allocated at once (by the next pod that
+    shares it too), before the informer's copy catches up (docs/deviations.md)."""
+    state = cluster(1, 1)
+    state.set_claim(decode({"metadata": {"name": "c0", "namespace": "ns", "uid": "u-c0",
+                                         "resourceVersion": "1"},
+                            "spec": {"resourceClassName": "c"}}, ResourceClaim))
+    state.index.assume(_allocated("c0", "n0", "i0"))
+    seen = state.lookup("ns", "c0")
+    assert seen is not None and seen.status.allocation is not None
+    assert state.claims["ns/c0"].status.allocation is None  # the informer's copy
+
+
 def _allocated(name: str, node_name: str, instance: str) -> ResourceClaim:
     return decode({
         "metadata": {"name": name, "namespace": "ns", "uid": f"u-{name}",

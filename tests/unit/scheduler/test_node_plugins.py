@@ -5,7 +5,14 @@ from __future__ import annotations
 from kubedra.api import codec
 from kubedra.api.core import Node, Pod
 from kubedra.scheduler.cache import SchedulerCache
-from kubedra.scheduler.framework import Code, CycleState, Diagnosis, fit_error_message
+from kubedra.scheduler.framework import (
+    NOTE_LENGTH_LIMIT,
+    Code,
+    CycleState,
+    Diagnosis,
+    event_message,
+    fit_error_message,
+)
 from kubedra.scheduler.plugins.nodes import (
     NodeAffinity,
     NodeName,
@@ -64,6 +71,22 @@ def test_taints() -> None:
     assert check(TaintToleration(), wrong_value, n)[0] == "UnschedulableAndUnresolvable"
 
 
+def test_taint_hint_requeues_once_the_taint_is_gone() -> None:
+    """A pod kept off by the unreachable taint is requeued when its Node loses the taint
+    (the node agent is back), not on every other Node update."""
+    unreachable = [{"key": "node.kubernetes.io/unreachable", "effect": "NoSchedule"}]
+    tainted, healthy = node("n1", taints=unreachable), node("n1")
+    hint = TaintToleration.hint_node
+    assert hint(pod(), tainted, healthy)
+    assert not hint(pod(), tainted, tainted)
+    assert not hint(pod(), healthy, healthy)  # it was not the taint that kept the pod off
+    assert not hint(pod(), healthy, tainted)
+    assert hint(pod(), None, healthy)  # a new Node
+    tolerant = pod(tolerations=[{"key": "node.kubernetes.io/unreachable",
+                                 "operator": "Exists"}])
+    assert not hint(tolerant, tainted, healthy)
+
+
 def test_node_selector_and_required_affinity() -> None:
     n = node("n1")
     reason = "node(s) didn't match Pod's node affinity/selector"
@@ -109,3 +132,13 @@ def test_fit_error_message_counts_and_sorts_reasons() -> None:
     assert fit_error_message(3, diagnosis) == (
         "0/3 nodes are available: 1 Too many pods, "
         "2 node(s) didn't match the requested node name.")
+
+
+def test_event_message_appends_the_detail_and_keeps_the_event_short() -> None:
+    upstream = "0/1 nodes are available: 1 Too many pods."
+    assert event_message(upstream, Diagnosis()) == upstream
+    assert event_message(upstream, Diagnosis(detail="On 1 node(s): x.")) == \
+        f"{upstream} On 1 node(s): x."
+    long = event_message(upstream, Diagnosis(detail="y" * 2000))
+    assert len(long) == NOTE_LENGTH_LIMIT and long.startswith(upstream)
+    assert long.endswith("y ...")  # as upstream's truncateMessage

@@ -234,7 +234,7 @@ async def test_cache_agrees_with_the_log(tmp_path: Path) -> None:
             for i in range(50):
                 key = f"/k/{i % 7}/{i}"
                 assert await store.get(key) == reads.get_at(conn, key, current)
-            latest, _, revision, _ = reads.load_state(conn)
+            loaded = reads.load_state(conn)
             for prefix in ["", "/k/", "/k/3/", "/k/9/", "/j"]:
                 for start_after in [None, "/k/3/", "/k/3/10", "/a", "/z"]:
                     for limit in [0, 1, 3, 100]:
@@ -244,8 +244,9 @@ async def test_cache_agrees_with_the_log(tmp_path: Path) -> None:
                         ) == reads.list_at(conn, *args), args
         finally:
             conn.close()
-        assert revision == current
-        assert sorted(latest.values(), key=lambda kv: kv.key) == (await store.list("/")).items
+        assert loaded.revision == current
+        assert sorted(loaded.latest.values(), key=lambda kv: kv.key) == (
+            await store.list("/")).items
     finally:
         await store.close()
 

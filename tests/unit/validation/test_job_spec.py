@@ -214,6 +214,15 @@ def test_success_policy() -> None:
     assert created(raw).spec.success_policy is None
 
 
+def test_success_policy_of_an_indexed_job_without_completions() -> None:
+    """Upstream dereferences the nil completions (a 500); we answer that they are required
+    and skip the rules that need them (docs/deviations.md)."""
+    raw = manifest(completionMode="Indexed", parallelism=2,
+                   successPolicy={"rules": [{"succeededCount": 5}]})
+    assert raw_errors(raw, FeatureGates(job_success_policy=True)) == [
+        "spec.completions: Required value: when completion mode is Indexed"]
+
+
 # --- update ----------------------------------------------------------------------------------
 
 

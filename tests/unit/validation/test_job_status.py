@@ -121,6 +121,21 @@ def test_same_instant_in_other_notation_is_not_a_change() -> None:
     ]
 
 
+def test_unparsable_timestamps_compare_as_text() -> None:
+    """Upstream rejects them when decoding; the status rules compare their text
+    (docs/deviations.md)."""
+    new, old = finished_pair()
+    old.status.completion_time = "yesterday"
+    old.status.conditions = [JobCondition(type="Complete", status="True")]
+    new.status.conditions = old.status.conditions
+    new.status.completion_time = "yesterday"
+    assert validate_job_status_update(new, old, ON) == []  # and is never "before" startTime
+    new.status.completion_time = "today"
+    assert [e.detail for e in validate_job_status_update(new, old, ON)] == [
+        "completionTime cannot be mutated"
+    ]
+
+
 def test_elastic_indexed_job_may_decrease_succeeded() -> None:
     old = stored(manifest(completionMode="Indexed", completions=4, parallelism=4))
     old.status.succeeded = 4

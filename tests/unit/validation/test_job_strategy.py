@@ -7,12 +7,12 @@ from typing import Any
 
 from kubedra.api.batch import Job
 from kubedra.api.features import FeatureGates
+from kubedra.registry.resources import strategies
 from kubedra.registry.strategies.job import (
     JobStrategy,
     prepare_for_create,
     prepare_for_update,
 )
-from kubedra.registry.table import strategies
 from tests.unit.registry.json_hooks import OnJSON
 from tests.unit.validation.job_samples import copy as copy_job
 from tests.unit.validation.job_samples import created, manifest, stored
@@ -197,5 +197,5 @@ def test_typed_prepare_for_create_sets_generation_one() -> None:
 
 
 def test_registry_entry_point_uses_the_gates() -> None:
-    job_strategy = strategies(ON)["Job"]
+    job_strategy = strategies(ON)[("batch", "v1", "jobs")]
     assert isinstance(job_strategy, JobStrategy) and job_strategy.gates is ON

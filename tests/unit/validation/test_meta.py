@@ -169,6 +169,14 @@ def test_labels_key_and_value() -> None:
     assert [e.bad_value for e in errs] == ["bad key", "-bad"]
 
 
+def test_map_errors_come_in_key_order() -> None:
+    """Go walks a map in random order; we sort its keys (docs/deviations.md)."""
+    labels = validate_labels({"z z": "v", "m": "-bad", "a a": "v"}, Path("metadata.labels"))
+    assert [e.bad_value for e in labels] == ["a a", "-bad", "z z"]
+    notes = validate_annotations({"z/x/y": "v", "a/x/y": "v"}, Path("metadata.annotations"))
+    assert [e.bad_value for e in notes] == ["a/x/y", "z/x/y"]
+
+
 def test_update_rules() -> None:
     old = ObjectMeta(
         name="a",

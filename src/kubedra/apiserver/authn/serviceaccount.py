@@ -29,6 +29,7 @@ from cryptography.hazmat.primitives.asymmetric.utils import (
 )
 
 from kubedra.apiserver.auth import User
+from kubedra.validation.names import name_is_dns_label, name_is_dns_subdomain
 
 PREFIX = "system:serviceaccount:"
 GROUP = "system:serviceaccounts"
@@ -44,6 +45,28 @@ PublicKey = rsa.RSAPublicKey | ec.EllipticCurvePublicKey
 
 #: ``(resource, namespace, name) -> uid``, None when no such object is stored.
 UidLookup = Callable[[str, str, str], Awaitable[str | None]]
+
+
+def username(namespace: str, name: str) -> str:
+    """``serviceaccount.MakeUsername``: ``system:serviceaccount:<namespace>:<name>``."""
+    return f"{PREFIX}{namespace}:{name}"
+
+
+def groups(namespace: str) -> tuple[str, str]:
+    """``serviceaccount.MakeGroupNames``: the groups every ServiceAccount is in."""
+    return (GROUP, f"{GROUP}:{namespace}")
+
+
+def split_username(user: str) -> tuple[str, str] | None:
+    """``serviceaccount.SplitUsername``: the namespace and name a ServiceAccount user name
+    holds, or None for any other name (a malformed one included)."""
+    if not user.startswith(PREFIX):
+        return None
+    parts = user[len(PREFIX):].split(":")
+    if len(parts) != 2 or name_is_dns_label(parts[0], False) or name_is_dns_subdomain(
+            parts[1], False):
+        return None
+    return parts[0], parts[1]
 
 
 class KeyFileError(ValueError):
@@ -168,7 +191,7 @@ class TokenKeys:
             private["pod"] = {"name": subject.pod_name, "uid": subject.pod_uid}
         claims = {"aud": audiences, "exp": exp, "iat": issued, "iss": self.issuer,
                   "jti": str(uuid.uuid4()), CLAIMS: private, "nbf": issued,
-                  "sub": PREFIX + f"{subject.namespace}:{subject.name}"}
+                  "sub": username(subject.namespace, subject.name)}
         header = {"alg": self.algorithm, "kid": self._kid}
         signed = (_b64(json.dumps(header, separators=(",", ":")).encode()) + "."
                   + _b64(json.dumps(claims, separators=(",", ":")).encode()))
@@ -221,7 +244,7 @@ def _subject(claims: dict[str, Any]) -> Subject | None:
     strings = [f for f in fields if isinstance(f, str)]
     if len(strings) != len(fields) or not strings[0]:
         return None
-    if claims.get("sub") != f"{PREFIX}{ns}:{strings[0]}":
+    if claims.get("sub") != username(ns, strings[0]):
         return None
     return Subject(ns, *strings)
 
@@ -242,5 +265,5 @@ async def service_account_user(keys: TokenKeys, token: str, current_uid: UidLook
         extra = {POD_NAME: (subject.pod_name,), POD_UID: (subject.pod_uid,)}
     if isinstance(claims.get("jti"), str):
         extra[CREDENTIAL_ID] = (f"JTI={claims['jti']}",)
-    return User(f"{PREFIX}{subject.namespace}:{subject.name}",
-                (GROUP, f"{GROUP}:{subject.namespace}"), subject.uid, extra)
+    return User(username(subject.namespace, subject.name), groups(subject.namespace),
+                subject.uid, extra)

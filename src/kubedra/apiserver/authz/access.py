@@ -83,10 +83,13 @@ class Access:
         await noderestriction.admit_existing(a, self.rest, self.pods)
 
     def admit_write(self, user: User, res: Resource, namespace: str, obj: TypedObject,
-                    create: bool) -> None:
-        """Admission of a decoded create or update body."""
-        if create:
+                    old: Obj | None = None, subresource: str = "") -> None:
+        """Admission of a decoded create body, or of an update's new object over the stored
+        ``old``."""
+        if old is None:
             noderestriction.admit_create(user, res, obj)
+        else:
+            noderestriction.admit_update(user, res, subresource, obj, old)
         if self.rbac and res.kind.group == _RBAC:
             self.escalation.admit(user, res, namespace, obj)
 

@@ -15,6 +15,7 @@ READ = ("get", "list", "watch")
 READ_WRITE = ("get", "list", "watch", "create", "update", "patch", "delete", "deletecollection")
 WRITE = ("create", "delete", "deletecollection", "patch", "update")
 CORE, BATCH, RBAC, AUTHZ = "", "batch", "rbac.authorization.k8s.io", "authorization.k8s.io"
+AUTHN = "authentication.k8s.io"
 COORDINATION, RESOURCE, EVENTS = "coordination.k8s.io", "resource.k8s.io", "events.k8s.io"
 
 _EVENTS = Rule(("create", "update", "patch"), (CORE, EVENTS), ("events",))
@@ -66,6 +67,7 @@ _VIEW = (
 _EDIT = (
     Rule(WRITE, (CORE,), ("pods",)),
     Rule(("create",), (CORE,), ("pods/eviction",)),
+    Rule(("impersonate",), (CORE,), ("serviceaccounts",)),
     Rule(WRITE, (BATCH,), ("jobs",)),
     Rule(WRITE, (COORDINATION,), ("leases",)),
     Rule(WRITE, (RESOURCE,), ("resourceclaims", "resourceclaimtemplates",
@@ -95,12 +97,15 @@ _SCHEDULER = (
     Rule(("get", "list", "watch", "update", "patch"), (CORE,), ("pods/finalizers",)),
 )
 # kube-controller-manager without --use-service-account-credentials: its own identity runs
-# the controllers, so it holds what kubedra's ResourceClaim, Job and TTL controllers do.
+# the controllers, so it holds what kubedra's ResourceClaim, Job, TTL, node lifecycle and taint
+# eviction controllers do.
 _CONTROLLER_MANAGER = (
     _REVIEWS, _EVENTS,
     Rule(("create",), (COORDINATION,), ("leases",)),
     Rule(("get", "update"), (COORDINATION,), ("leases",), ("kube-controller-manager",)),
+    Rule(READ, (COORDINATION,), ("leases",)),
     Rule(READ, (CORE,), ("namespaces", "nodes")),
+    Rule(("update", "patch"), (CORE,), ("nodes", "nodes/status")),
     Rule(("get", "list", "watch", "create", "update", "patch", "delete"), (CORE,), ("pods",)),
     Rule(("update", "patch"), (CORE,), ("pods/status", "pods/finalizers")),
     Rule(("get", "list", "watch", "update", "patch", "delete"), (BATCH,), ("jobs",)),
@@ -128,7 +133,8 @@ def cluster_roles(node_rules: tuple[Rule, ...]) -> list[Obj]:
             "/readyz", "/readyz/*")),)),
         _role("system:basic-user", (Rule(("create",), (AUTHZ,),
                                          ("selfsubjectaccessreviews",
-                                          "selfsubjectrulesreviews")),)),
+                                          "selfsubjectrulesreviews")),
+                                    Rule(("create",), (AUTHN,), ("selfsubjectreviews",)))),
         _role("admin", aggregate_from=("admin",)),
         _role("edit", labels=_aggregate_labels("admin"), aggregate_from=("edit",)),
         _role("view", labels=_aggregate_labels("edit"), aggregate_from=("view",)),

@@ -8,7 +8,7 @@ from kubedra.apiserver.patch.errors import PatchError
 from kubedra.apiserver.patch.jsonpatch import apply_json_patch
 from kubedra.apiserver.patch.merge import apply_merge_patch
 from kubedra.apiserver.patch.openapi import annotate as annotate_openapi
-from kubedra.apiserver.patch.schema import SCHEMAS, Meta, schema_for
+from kubedra.apiserver.patch.schema import SCHEMAS, Meta, schema_for, schema_of
 from kubedra.apiserver.patch.ssa import (
     LAST_APPLIED,
     Conflict,
@@ -34,6 +34,7 @@ __all__ = [
     "conflict_error",
     "conflict_message",
     "schema_for",
+    "schema_of",
     "server_side_apply",
     "update_managed_fields",
 ]

@@ -90,12 +90,12 @@ def apply(
         out = patch.apply_merge_patch(base, doc)
     elif content_type == STRATEGIC:
         out = patch.apply_strategic_merge_patch(
-            base, doc, patch.schema_for(res.kind.group, res.kind.kind)
+            base, doc, patch.schema_for(*res.kind.gvr)
         )
     else:
         out = patch.server_side_apply(
             live, doc, manager=manager, force=force, subresource=subresource,
-            schema=patch.schema_for(res.kind.group, res.kind.kind),
+            schema=patch.schema_for(*res.kind.gvr),
             reset_fields=res.strategy.reset_fields(subresource, live, doc),
         )
     if not isinstance(out, dict):

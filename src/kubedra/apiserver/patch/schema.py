@@ -13,6 +13,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
 
+from kubedra.api import kinds
+from kubedra.api.scheme import AUTHENTICATION, AUTHORIZATION, GVR, RBAC, RESOURCE
+
 
 @dataclass(frozen=True, slots=True)
 class Meta:
@@ -147,35 +150,42 @@ RESOURCE_CLASS_PARAMETERS = struct(metadata=OBJECT_META, generatedFrom=struct())
 # authorization/v1 reviews are never stored, so never patched.
 METADATA_ONLY = struct(metadata=OBJECT_META)
 
-_RESOURCE = "resource.k8s.io"
-_RBAC = "rbac.authorization.k8s.io"
-_AUTHORIZATION = "authorization.k8s.io"
-SCHEMAS: Mapping[tuple[str, str], Meta] = MappingProxyType({
-    ("", "Namespace"): NAMESPACE,
-    ("", "Node"): NODE,
-    ("", "Pod"): POD,
-    ("", "Event"): EVENT,
-    ("", "Service"): SERVICE,
-    ("", "ServiceAccount"): SERVICE_ACCOUNT,
-    ("batch", "Job"): JOB,
-    ("coordination.k8s.io", "Lease"): LEASE,
-    (_RESOURCE, "ResourceClass"): RESOURCE_CLASS,
-    (_RESOURCE, "ResourceClaim"): RESOURCE_CLAIM,
-    (_RESOURCE, "ResourceClaimTemplate"): RESOURCE_CLAIM_TEMPLATE,
-    (_RESOURCE, "PodSchedulingContext"): POD_SCHEDULING_CONTEXT,
-    (_RESOURCE, "ResourceSlice"): RESOURCE_SLICE,
-    (_RESOURCE, "ResourceClaimParameters"): RESOURCE_CLAIM_PARAMETERS,
-    (_RESOURCE, "ResourceClassParameters"): RESOURCE_CLASS_PARAMETERS,
-    (_RBAC, "Role"): METADATA_ONLY,
-    (_RBAC, "ClusterRole"): METADATA_ONLY,
-    (_RBAC, "RoleBinding"): METADATA_ONLY,
-    (_RBAC, "ClusterRoleBinding"): METADATA_ONLY,
-    (_AUTHORIZATION, "SelfSubjectAccessReview"): METADATA_ONLY,
-    (_AUTHORIZATION, "SelfSubjectRulesReview"): METADATA_ONLY,
-    (_AUTHORIZATION, "SubjectAccessReview"): METADATA_ONLY,
+#: The tags of each served version, keyed as the resource table
+#: (:data:`kubedra.api.scheme.SCHEME`) by (group, version, plural).
+SCHEMAS: Mapping[GVR, Meta] = MappingProxyType({
+    ("", "v1", "namespaces"): NAMESPACE,
+    ("", "v1", "nodes"): NODE,
+    ("", "v1", "pods"): POD,
+    ("", "v1", "events"): EVENT,
+    ("", "v1", "services"): SERVICE,
+    ("", "v1", "serviceaccounts"): SERVICE_ACCOUNT,
+    ("batch", "v1", "jobs"): JOB,
+    ("coordination.k8s.io", "v1", "leases"): LEASE,
+    (RESOURCE, "v1alpha2", "resourceclasses"): RESOURCE_CLASS,
+    (RESOURCE, "v1alpha2", "resourceclaims"): RESOURCE_CLAIM,
+    (RESOURCE, "v1alpha2", "resourceclaimtemplates"): RESOURCE_CLAIM_TEMPLATE,
+    (RESOURCE, "v1alpha2", "podschedulingcontexts"): POD_SCHEDULING_CONTEXT,
+    (RESOURCE, "v1alpha2", "resourceslices"): RESOURCE_SLICE,
+    (RESOURCE, "v1alpha2", "resourceclaimparameters"): RESOURCE_CLAIM_PARAMETERS,
+    (RESOURCE, "v1alpha2", "resourceclassparameters"): RESOURCE_CLASS_PARAMETERS,
+    (RBAC, "v1", "roles"): METADATA_ONLY,
+    (RBAC, "v1", "clusterroles"): METADATA_ONLY,
+    (RBAC, "v1", "rolebindings"): METADATA_ONLY,
+    (RBAC, "v1", "clusterrolebindings"): METADATA_ONLY,
+    (AUTHORIZATION, "v1", "selfsubjectaccessreviews"): METADATA_ONLY,
+    (AUTHORIZATION, "v1", "selfsubjectrulesreviews"): METADATA_ONLY,
+    (AUTHORIZATION, "v1", "subjectaccessreviews"): METADATA_ONLY,
+    (AUTHENTICATION, "v1", "selfsubjectreviews"): METADATA_ONLY,
 })
 
 
-def schema_for(group: str, kind: str) -> Meta:
-    """Patch metadata of a kind; unknown kinds patch as untagged JSON."""
-    return SCHEMAS.get((group, kind), UNTYPED)
+def schema_for(group: str, version: str, plural: str) -> Meta:
+    """Patch metadata of a served version of a resource; unknown ones patch as untagged
+    JSON."""
+    return SCHEMAS.get((group, version, plural), UNTYPED)
+
+
+def schema_of(api_version: str, kind: str) -> Meta:
+    """Patch metadata of the served version an object's ``apiVersion`` and ``kind`` name."""
+    found = kinds.by_api_version(api_version, kind)
+    return UNTYPED if found is None else schema_for(*found.gvr)

@@ -34,7 +34,7 @@ from kubedra.apiserver.patch.fieldset import (
     remove_path,
     strip,
 )
-from kubedra.apiserver.patch.schema import Meta, schema_for
+from kubedra.apiserver.patch.schema import Meta, schema_of
 from kubedra.apiserver.patch.values import go_json
 from kubedra.registry.identity import now as objects_now
 
@@ -170,9 +170,8 @@ def _store(obj: JsonMap, managers: dict[Manager, _Owned], api_version: str) -> N
         meta.pop("managedFields", None)
 
 
-def _group_kind(obj: JsonMap) -> tuple[str, str]:
-    group, _, _ = str(obj.get("apiVersion", "")).rpartition("/")
-    return group, str(obj.get("kind", ""))
+def _schema_of(obj: JsonMap) -> Meta:
+    return schema_of(str(obj.get("apiVersion", "")), str(obj.get("kind", "")))
 
 
 def update_managed_fields(
@@ -184,7 +183,7 @@ def update_managed_fields(
     managers; removed fields leave everyone. The result is a new dict with a new metadata
     dict; everything else is shared with ``new``."""
     api_version = str(new.get("apiVersion", ""))
-    schema = schema_for(*_group_kind(new))
+    schema = _schema_of(new)
     key = Manager(manager, "Update", api_version, subresource)
     if old is None:  # a create: no one owned anything, and nothing was removed
         managers = {key: _Owned(frozenset(created(new, schema, set(reset_fields))),
@@ -286,7 +285,7 @@ def apply_server_side(
     if not applied.get("kind"):
         raise bad_request("apply patch must set kind")
     api_version = given
-    schema = schema or schema_for(*_group_kind(applied))
+    schema = schema or _schema_of(applied)
     reset = set(reset_fields)
     base = copy.deepcopy(live) if live is not None else {}
     managers = decode_managed(live)

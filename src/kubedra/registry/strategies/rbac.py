@@ -1,8 +1,9 @@
-"""Strategies of the RBAC kinds (upstream ``pkg/registry/rbac``) and of the access reviews,
-which are answered, never stored, so they need no write rules."""
+"""Strategies of the RBAC kinds (upstream ``pkg/registry/rbac``) and of the access reviews
+and SelfSubjectReview, which are answered, never stored, so they need no write rules."""
 
 from __future__ import annotations
 
+from kubedra.api.authentication import SelfSubjectReview
 from kubedra.api.authorization import (
     SelfSubjectAccessReview,
     SelfSubjectRulesReview,
@@ -63,3 +64,7 @@ class SubjectAccessReviewStrategy(Strategy[SubjectAccessReview]):
 
 class SelfSubjectRulesReviewStrategy(Strategy[SelfSubjectRulesReview]):
     """Answered by the authorizer (``apiserver/authz/reviews.py``)."""
+
+
+class SelfSubjectReviewStrategy(Strategy[SelfSubjectReview]):
+    """Answered from the request's user (``apiserver/authn/selfreview.py``)."""

@@ -27,10 +27,12 @@ import msgspec
 
 from kubedra.allocation.celadapter import cel_selectors
 from kubedra.allocation.engine import ClaimAllocation, NodeVerdict, PodAllocator
+from kubedra.allocation.explain import first_failure
 from kubedra.allocation.index import AllocationIndex, claim_key
 from kubedra.allocation.parameters import ParameterStore
 from kubedra.allocation.podclaims import (
     NOT_AVAILABLE,
+    ClaimNotCreated,
     PodPlan,
     Unschedulable,
     node_reason,
@@ -53,6 +55,7 @@ from kubedra.scheduler.framework import (
     SKIP,
     SUCCESS,
     AfterUnreservePlugin,
+    Code,
     CycleState,
     Diagnosis,
     EnqueueExtensions,
@@ -243,6 +246,8 @@ class DynamicResources:
     def pre_enqueue(self, pod: Pod) -> Status:
         try:
             pod_claims(pod, self.state.lookup)
+        except ClaimNotCreated as e:  # the claim controller is about to create it
+            return Status(Code.UNRESOLVABLE, e.message, quiet=True)
         except Unschedulable as e:
             return unresolvable(e.message)
         return SUCCESS
@@ -295,6 +300,7 @@ class DynamicResources:
         cycle: _Cycle | None = state.get(NAME)
         if cycle is None:
             return unschedulable("no new claims to deallocate")
+        diagnosis.detail = _first_failures(cycle.plan.allocator, diagnosis)
         for i in sorted(cycle.unavailable):
             check = cycle.plan.checks[i]
             reserved = check.claim.status.reserved_for or []
@@ -376,6 +382,18 @@ class DynamicResources:
 def _unresolvable(message: str) -> Status:
     """Filter statuses repeat a few messages very often: share the objects."""
     return unresolvable(message)
+
+
+def _first_failures(allocator: PodAllocator, diagnosis: Diagnosis, most: int = 3) -> str:
+    """The first failing check (as ``kubedra explain`` shows it) of each node this plugin
+    rejected, the ``most`` commonest with their node counts: ``On 3 node(s): ...``."""
+    counts: dict[str, int] = {}
+    for node, status in diagnosis.node_statuses.items():
+        if status.plugin == NAME and (why := first_failure(allocator, node)):
+            counts[why] = counts.get(why, 0) + 1
+    ranked = sorted(counts.items(), key=lambda c: (-c[1], c[0]))[:most]
+    return ("On " + "; on ".join(f"{n} node(s): {why}" for why, n in ranked) + "."
+            if ranked else "")
 
 
 def free_counter(allocator: PodAllocator) -> Callable[[str], int]:

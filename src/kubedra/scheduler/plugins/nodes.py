@@ -6,13 +6,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from kubedra.api.core import Pod, Taint, Toleration
+from kubedra.api.core import Node, Pod, Taint
 from kubedra.api.nodeaffinity import MISMATCH, pod_matches_node, required_node_selector
+from kubedra.api.taints import UNSCHEDULABLE, tolerates
 from kubedra.scheduler.framework import (
     SCHEDULING_TAINT_EFFECTS,
     SKIP,
     SUCCESS,
     CycleState,
+    EnqueueExtensions,
     FilterPlugin,
     NodeInfo,
     PreFilterPlugin,
@@ -21,8 +23,7 @@ from kubedra.scheduler.framework import (
     unresolvable,
     unschedulable,
 )
-
-UNSCHEDULABLE_TAINT = "node.kubernetes.io/unschedulable"
+from kubedra.scheduler.queue import ClusterEvent, Hint
 
 
 class NodeName:
@@ -38,18 +39,6 @@ class NodeName:
         return SUCCESS
 
 
-def tolerates(toleration: Toleration, taint: Taint) -> bool:
-    """core/v1 ``Toleration.ToleratesTaint``."""
-    if toleration.effect and toleration.effect != taint.effect:
-        return False
-    if toleration.key and toleration.key != taint.key:
-        return False
-    op = toleration.operator or "Equal"
-    if op == "Exists":
-        return True
-    return op == "Equal" and (toleration.value or "") == (taint.value or "")
-
-
 class NodeUnschedulable:
     name = "NodeUnschedulable"
 
@@ -60,7 +49,7 @@ class NodeUnschedulable:
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status:
         if not node.node.spec.unschedulable:
             return SUCCESS
-        taint = Taint(key=UNSCHEDULABLE_TAINT, effect="NoSchedule")
+        taint = Taint(key=UNSCHEDULABLE, effect="NoSchedule")
         if any(tolerates(t, taint) for t in pod.spec.tolerations or ()):
             return SUCCESS
         return unresolvable("node(s) were unschedulable")
@@ -74,14 +63,35 @@ class TaintToleration:
         return SKIP if state.nodes is not None and not state.nodes.tainted else SUCCESS
 
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status:
-        tolerations = pod.spec.tolerations or ()
-        for taint in node.node.spec.taints or ():
-            if taint.effect not in SCHEDULING_TAINT_EFFECTS:
-                continue
-            if not any(tolerates(t, taint) for t in tolerations):
-                return unresolvable(
-                    f"node(s) had untolerated taint {{{taint.key}: {taint.value or ''}}}")
+        taint = untolerated(pod, node.node)
+        if taint is not None:
+            return unresolvable(
+                f"node(s) had untolerated taint {{{taint.key}: {taint.value or ''}}}")
         return SUCCESS
+
+    def events_to_register(self) -> list[tuple[ClusterEvent, Hint | None]]:
+        return [(ClusterEvent("Node", "Add"), self.hint_node),
+                (ClusterEvent("Node", "Update"), self.hint_node)]
+
+    @staticmethod
+    def hint_node(pod: Pod, old: object, new: object) -> bool:
+        """isSchedulableAfterNodeChange: the Node's taints kept the pod off and no longer do
+        (a Node whose agent is back loses its unreachable taint)."""
+        if not isinstance(new, Node):
+            return False
+        was_untolerated = not isinstance(old, Node) or untolerated(pod, old) is not None
+        return was_untolerated and untolerated(pod, new) is None
+
+
+def untolerated(pod: Pod, node: Node) -> Taint | None:
+    """The first taint of ``node`` that keeps ``pod`` off (``FindMatchingUntoleratedTaint``
+    with the NoSchedule and NoExecute effects)."""
+    tolerations = pod.spec.tolerations or ()
+    for taint in node.spec.taints or ():
+        if taint.effect in SCHEDULING_TAINT_EFFECTS and not any(
+                tolerates(t, taint) for t in tolerations):
+            return taint
+    return None
 
 
 class NodeAffinity:
@@ -128,6 +138,7 @@ class NodeResourcesFit:
 if TYPE_CHECKING:  # the stages each plugin implements (upstream: var _ framework.X = ...)
     _filters: tuple[FilterPlugin, ...] = (NodeName(), NodeUnschedulable(), TaintToleration(),
                                           NodeAffinity(), NodeResourcesFit())
+    _enqueue: EnqueueExtensions = TaintToleration()
     _pre_filters: tuple[PreFilterPlugin, ...] = (NodeName(), NodeUnschedulable(),
                                                  TaintToleration(), NodeAffinity(),
                                                  NodeResourcesFit())

@@ -17,7 +17,6 @@ from typing import TYPE_CHECKING, Any
 from kubedra.api.core import Node, Pod
 from kubedra.api.nodeaffinity import pod_matches_node
 from kubedra.scheduler.framework import (
-    SCHEDULING_TAINT_EFFECTS,
     SKIP,
     SUCCESS,
     CycleState,
@@ -32,7 +31,7 @@ from kubedra.scheduler.framework import (
     unschedulable,
 )
 from kubedra.scheduler.plugins.helper import MAX_NODE_SCORE, LabelMatcher, label_matcher
-from kubedra.scheduler.plugins.nodes import tolerates
+from kubedra.scheduler.plugins.nodes import untolerated
 
 NAME = "PodTopologySpread"
 HOSTNAME = "kubernetes.io/hostname"
@@ -59,13 +58,7 @@ class Constraint:
         """Upstream ``MatchNodeInclusionPolicies``."""
         if self.honor_affinity and not pod_matches_node(pod, labels, node.metadata.name or ""):
             return False
-        if self.honor_taints:
-            tolerations = pod.spec.tolerations or ()
-            for taint in node.spec.taints or ():
-                if taint.effect in SCHEDULING_TAINT_EFFECTS and not any(
-                        tolerates(t, taint) for t in tolerations):
-                    return False
-        return True
+        return not self.honor_taints or untolerated(pod, node) is None
 
 
 def constraints(pod: Pod, action: str) -> list[Constraint]:

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from kubedra.api.core import Pod
+from kubedra.api.taints import tolerates
 from kubedra.scheduler.framework import (
     SKIP,
     SUCCESS,
@@ -19,7 +20,6 @@ from kubedra.scheduler.framework import (
     Status,
 )
 from kubedra.scheduler.plugins.helper import default_normalize_score
-from kubedra.scheduler.plugins.nodes import tolerates
 
 PREFER_NO_SCHEDULE = "PreferNoSchedule"
 

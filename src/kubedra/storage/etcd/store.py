@@ -12,6 +12,9 @@ elsewhere; when the retry's compare then fails, reading back tells whether the f
 landed: the key holds exactly the value written. So an acknowledged write is never reported
 as failed, and a failed-looking one that landed is acknowledged, across member failures.
 
+A write with a time to live puts the key with a lease (shared, see ``leases.py``): etcd
+deletes the key when the lease expires, and watchers see the delete.
+
 Compaction to R compacts etcd at R-1 and treats R-1 itself as gone: etcd answers a watch
 event's ``prev_kv`` by reading the revision before it, so keeping that one extra revision
 lets every event from R on carry its previous value, as the contract promises. etcd does
@@ -24,7 +27,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from typing import Any
 
 import grpc
@@ -46,6 +49,7 @@ from kubedra.storage.contract import (
     WatchEvent,
 )
 from kubedra.storage.etcd.client import RETRYABLE, Connection, EtcdConfig
+from kubedra.storage.etcd.leases import Leases
 from kubedra.storage.keys import prefix_end
 from kubedra.tasks import cancel_and_wait
 
@@ -61,6 +65,7 @@ _MOD_EQUAL = rpc.Compare.CompareResult.Value("EQUAL")
 _MOD_GREATER = rpc.Compare.CompareResult.Value("GREATER")
 _MOD = rpc.Compare.CompareTarget.Value("MOD")
 _PUT = rpc.Event.EventType.Value("PUT")
+_LEASE_GONE = "requested lease not found"
 
 
 class EtcdStore(Store):
@@ -74,6 +79,7 @@ class EtcdStore(Store):
         self._compacted = 0  # the newest compacted revision this store has seen
         self._calls: set[Any] = set()
         self._compactor: asyncio.Task[None] | None = None
+        self._leases = Leases(conn.lease_grant)
 
     @classmethod
     async def open(
@@ -256,10 +262,35 @@ class EtcdStore(Store):
 
     # -- writes ----------------------------------------------------------------------------
 
-    async def create(self, key: str, value: bytes) -> KeyValue:
+    async def _leased(self, ttl: int, txn: Callable[[int], Awaitable[tuple[Any, bool]]]
+                      ) -> tuple[Any, bool]:
+        """Run ``txn(lease id)`` (0: no lease); a lease etcd lost is replaced once."""
+        if ttl <= 0:
+            return await txn(0)
+        lease = await self._call_lease(ttl)
+        try:
+            return await txn(lease)
+        except StoreError as err:
+            if _LEASE_GONE not in str(err):
+                raise
+            self._leases.forget(lease)
+        return await txn(await self._call_lease(ttl))
+
+    async def _call_lease(self, ttl: int) -> int:
+        self._check_open()
+        try:
+            return await self._leases.get(ttl)
+        except grpc.aio.AioRpcError as err:
+            raise await self._error(err, 0) from None
+
+    async def create(self, key: str, value: bytes, *, ttl: int = 0) -> KeyValue:
         k = self._key(key)
-        put = rpc.RequestOp(request_put=rpc.PutRequest(key=k, value=value))
-        response, unsure = await self._txn([self._mod(k, _MOD_EQUAL, 0)], [put])
+
+        def txn(lease: int) -> Awaitable[tuple[Any, bool]]:
+            put = rpc.RequestOp(request_put=rpc.PutRequest(key=k, value=value, lease=lease))
+            return self._txn([self._mod(k, _MOD_EQUAL, 0)], [put])
+
+        response, unsure = await self._leased(ttl, txn)
         if not response.succeeded:
             if unsure:
                 current = await self.get(key)
@@ -269,17 +300,24 @@ class EtcdStore(Store):
         revision = response.header.revision
         return KeyValue(key, bytes(value), revision, revision)
 
-    async def update(self, key: str, value: bytes, expected_revision: int) -> KeyValue:
+    async def update(
+        self, key: str, value: bytes, expected_revision: int, *, ttl: int = 0
+    ) -> KeyValue:
         k = self._key(key)
         if expected_revision < 1:  # ``mod_revision == 0`` would be a create, not an update
             current = await self.get(key)
             if current is None:
                 raise NotFoundError(key)
             raise ConflictError(key, current)
-        put = rpc.RequestOp(request_put=rpc.PutRequest(key=k, value=value, prev_kv=True))
-        response, unsure = await self._txn(
-            [self._mod(k, _MOD_EQUAL, expected_revision)], [put], [self._read(k)]
-        )
+
+        def txn(lease: int) -> Awaitable[tuple[Any, bool]]:
+            put = rpc.RequestOp(
+                request_put=rpc.PutRequest(key=k, value=value, prev_kv=True, lease=lease))
+            return self._txn(
+                [self._mod(k, _MOD_EQUAL, expected_revision)], [put], [self._read(k)]
+            )
+
+        response, unsure = await self._leased(ttl, txn)
         if not response.succeeded:
             lost = self._lost(key, response)
             if unsure and isinstance(lost, ConflictError) and lost.current is not None:

@@ -8,6 +8,7 @@ back a half-compacted answer.
 from __future__ import annotations
 
 import sqlite3
+from dataclasses import dataclass
 from typing import Any
 
 from kubedra.storage.broadcast import HistoryPage
@@ -137,22 +138,35 @@ def history_after(conn: sqlite3.Connection, prefix: str, after: int, page: int) 
     return [event_of(row) for row in rows], covered, done
 
 
-def load_state(
-    conn: sqlite3.Connection,
-) -> tuple[dict[str, KeyValue], dict[str, int], int, int]:
-    """Latest live value of every key, the tombstone of every deleted key still in the log
-    (key -> row id), the current revision and the compacted revision: one scan of each
-    key's newest row."""
+@dataclass(slots=True)
+class Loaded:
+    """What an opened store starts from."""
+
+    latest: dict[str, KeyValue]
+    """The latest live value of every key."""
+    tombstones: dict[str, int]
+    """The tombstone's row id of every deleted key still in the log."""
+    expiring: list[tuple[float, str, int]]
+    """(expires, key, mod revision) of the live values that expire."""
+    revision: int
+    compacted: int
+
+
+def load_state(conn: sqlite3.Connection) -> Loaded:
+    """One scan of each key's newest row."""
     compacted = _begin(conn)
     try:
         newest = int(conn.execute("SELECT MAX(id) FROM log").fetchone()[0] or 0)
         rows = conn.execute(
-            "SELECT k.name, k.deleted, k.value, k.create_revision, k.id FROM log AS k"
+            "SELECT k.name, k.deleted, k.value, k.create_revision, k.id, k.expires FROM log AS k"
             " JOIN (SELECT MAX(id) AS id FROM log GROUP BY name) AS m ON k.id = m.id"
         ).fetchall()
     finally:
         conn.execute("COMMIT")
     latest = {name: KeyValue(name, value, cr, rev)
-              for name, deleted, value, cr, rev in rows if not deleted}
-    tombstones = {name: rev for name, deleted, _, _, rev in rows if deleted}
-    return latest, tombstones, max(newest, compacted), compacted
+              for name, deleted, value, cr, rev, _ in rows if not deleted}
+    tombstones = {name: rev for name, deleted, _, _, rev, _ in rows if deleted}
+    expiring = [(float(expires), name, rev)
+                for name, deleted, _, _, rev, expires in rows
+                if not deleted and expires is not None]
+    return Loaded(latest, tombstones, expiring, max(newest, compacted), compacted)

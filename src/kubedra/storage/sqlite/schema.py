@@ -5,7 +5,8 @@ that keeps the last value), otherwise an update whose ``old_value`` holds the pr
 watch events can carry it even after compaction removed the previous row. ``prev_revision``
 is the key's previous row id (the tombstone's, for a re-create); the unique index on
 ``(name, prev_revision)`` makes two writes from the same predecessor collide even if the
-in-memory compare-and-swap were wrong.
+in-memory compare-and-swap were wrong. ``expires`` (version 2) is the wall-clock time (Unix
+seconds) at which the row's value expires, for writes with a time to live; NULL otherwise.
 
 ``kubedra_schema`` holds the layout version; :func:`migrate` brings older files forward and
 refuses files written by a newer kubedra.
@@ -16,7 +17,7 @@ from __future__ import annotations
 import sqlite3
 from collections.abc import Callable
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 COMPACT_KEY = "compact_revision"
 
@@ -44,8 +45,12 @@ def _create_v1(conn: sqlite3.Connection) -> None:
         conn.execute(stmt)
 
 
+def _add_expires(conn: sqlite3.Connection) -> None:
+    conn.execute("ALTER TABLE log ADD COLUMN expires REAL")
+
+
 # MIGRATIONS[n] turns a version-n file into version n+1. Version 0 is an empty file.
-MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _create_v1}
+MIGRATIONS: dict[int, Callable[[sqlite3.Connection], None]] = {0: _create_v1, 1: _add_expires}
 
 
 class SchemaError(Exception):

@@ -9,6 +9,7 @@ process. Nothing here blocks the loop on disk I/O.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import fcntl
 import os
 import sqlite3
@@ -32,6 +33,7 @@ from kubedra.storage.contract import (
 )
 from kubedra.storage.sqlite import reads, schema
 from kubedra.storage.sqlite.committer import Committer
+from kubedra.storage.sqlite.expiry import Expiry
 from kubedra.storage.sqlite.state import State
 from kubedra.storage.sqlite.writer import Compact, Outcome, Request, Stop, Write, Writer
 from kubedra.tasks import cancel_and_wait
@@ -76,6 +78,22 @@ class _Readers:
             self._conns.clear()
 
 
+_FILE_MODE = 0o600
+_FILES = ("", "-wal", "-shm", ".lock")
+"""The database, its WAL and shared-memory index, and its lock: they hold every object."""
+
+
+def _private_files(path: str) -> None:
+    """Make the store's files owner-only. SQLite creates the WAL and SHM with the mode of the
+    database file, so a new store's file is created 0600 first; older stores' are
+    tightened."""
+    os.close(os.open(path, os.O_RDWR | os.O_CREAT, _FILE_MODE))
+    for suffix in _FILES:
+        with contextlib.suppress(FileNotFoundError):
+            if os.stat(path + suffix).st_mode & 0o777 != _FILE_MODE:
+                os.chmod(path + suffix, _FILE_MODE)
+
+
 _LOCK_WAIT = 2.0
 """How long an open waits for the file's lock: the committer process of a writer that just
 died holds it until it has finished the commit it was given."""
@@ -84,7 +102,7 @@ died holds it until it has finished the commit it was given."""
 def _lock_file(path: str, wait: float) -> IO[bytes]:
     """Hold an exclusive lock so a second process cannot become a second writer (the
     committer process holds it too, for as long as it lives)."""
-    handle = open(f"{path}.lock", "wb")  # noqa: SIM115 - held until close()
+    handle = os.fdopen(os.open(f"{path}.lock", os.O_WRONLY | os.O_CREAT, _FILE_MODE), "wb")
     deadline = time.monotonic() + wait
     while True:
         try:
@@ -108,6 +126,7 @@ class SQLiteStore(Store):
         lock: IO[bytes],
         state: State,
         tombstones: dict[str, int],
+        expiring: list[tuple[float, str, int]],
         readers: _Readers,
         max_batch: int,
         compact_chunk: int,
@@ -121,6 +140,8 @@ class SQLiteStore(Store):
         self._broadcaster = Broadcaster(watch_buffer)
         self._closed = False
         self._compactor: asyncio.Task[None] | None = None
+        self._expiry = Expiry(expiring, lambda key: self._state.latest.get(key), self.delete)
+        self._expirer = asyncio.create_task(self._expiry.run(), name="sqlite-expiry")
         self._writer = Writer(
             start_committer,
             committer,
@@ -158,21 +179,22 @@ class SQLiteStore(Store):
             raise ValueError("max_batch, compact_chunk, watch_buffer, read_threads must be >= 1")
         file = os.fspath(path)
 
-        def prepare() -> tuple[IO[bytes], State, dict[str, int]]:
+        def prepare() -> tuple[IO[bytes], reads.Loaded]:
             lock = _lock_file(file, lock_wait)
             try:
+                _private_files(file)
                 conn = schema.connect(file)
                 try:
                     schema.migrate(conn)
-                    latest, tombstones, revision, compacted = reads.load_state(conn)
+                    loaded = reads.load_state(conn)
                 finally:
                     conn.close()
             except BaseException:
                 lock.close()
                 raise
-            return lock, State(latest, revision, compacted), tombstones
+            return lock, loaded
 
-        lock, state, tombstones = await asyncio.to_thread(prepare)
+        lock, loaded = await asyncio.to_thread(prepare)
 
         def start_committer() -> Awaitable[Committer]:
             return Committer.start(file, _SETUP, keep=lock)
@@ -186,8 +208,9 @@ class SQLiteStore(Store):
             start_committer=start_committer,
             loop=asyncio.get_running_loop(),
             lock=lock,
-            state=state,
-            tombstones=tombstones,
+            state=State(loaded.latest, loaded.revision, loaded.compacted),
+            tombstones=loaded.tombstones,
+            expiring=loaded.expiring,
             readers=_Readers(file, read_threads),
             max_batch=max_batch,
             compact_chunk=compact_chunk,
@@ -268,17 +291,27 @@ class SQLiteStore(Store):
 
     # -- writes ----------------------------------------------------------------------------
 
-    async def create(self, key: str, value: bytes) -> KeyValue:
+    async def create(self, key: str, value: bytes, *, ttl: int = 0) -> KeyValue:
+        expires = time.time() + ttl if ttl > 0 else None
         result: KeyValue = await self._submit(
-            lambda f: Write("create", key, bytes(value), None, f)
+            lambda f: Write("create", key, bytes(value), None, f, expires)
         )
+        self._expires(expires, result)
         return result
 
-    async def update(self, key: str, value: bytes, expected_revision: int) -> KeyValue:
+    async def update(
+        self, key: str, value: bytes, expected_revision: int, *, ttl: int = 0
+    ) -> KeyValue:
+        expires = time.time() + ttl if ttl > 0 else None
         result: KeyValue = await self._submit(
-            lambda f: Write("update", key, bytes(value), expected_revision, f)
+            lambda f: Write("update", key, bytes(value), expected_revision, f, expires)
         )
+        self._expires(expires, result)
         return result
+
+    def _expires(self, expires: float | None, written: KeyValue) -> None:
+        if expires is not None:
+            self._expiry.add(expires, written.key, written.mod_revision)
 
     async def delete(self, key: str, expected_revision: int | None = None) -> KeyValue:
         result: KeyValue = await self._submit(
@@ -316,6 +349,7 @@ class SQLiteStore(Store):
         if self._closed:
             return
         self._closed = True
+        await cancel_and_wait(self._expirer)
         if self._compactor is not None:
             await cancel_and_wait(self._compactor)
         self._broadcaster.close()

