@@ -40,9 +40,10 @@ class Expiry:
         self._wake = asyncio.Event()
 
     def add(self, expires: float, key: str, revision: int) -> None:
-        entry = (expires, key, revision)
-        heapq.heappush(self._heap, entry)
-        if self._heap[0] is entry:  # sooner than what the task waits for
+        # compared by value: compiled, a tuple is boxed anew each time it is read
+        sooner = not self._heap or expires < self._heap[0][0]
+        heapq.heappush(self._heap, (expires, key, revision))
+        if sooner:  # than what the task waits for
             self._wake.set()
 
     async def run(self) -> None:
