@@ -49,6 +49,10 @@ BODIES: dict[str, Callable[[str, int], dict[str, Any]]] = {
         "apiVersion": "v1", "kind": "Pod", "metadata": {"name": name, "namespace": NS},
         "spec": {"containers": [{"name": "c", "image": "registry.k8s.io/pause:3.9",
                                  "env": [{"name": "BIG", "value": "x" * n}]}]}},
+    # a Namespace has no free-form field; labels are unbounded in number (about n bytes)
+    "Namespace": lambda name, n: {
+        "apiVersion": "v1", "kind": "Namespace",
+        "metadata": {"name": name, "labels": {f"l{i}": "x" * 63 for i in range(n // 76)}}},
     "Node": lambda name, n: {
         "apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
         "spec": {"providerID": "x" * n}},
