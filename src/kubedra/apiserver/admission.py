@@ -8,7 +8,7 @@ decode the new and the stored object once each and hand back the admitted JSON.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final, TypeVar
 
@@ -101,8 +101,10 @@ def _budgeted(step: Callable[[], T]) -> T:
         return step()
 
 
-async def before_create(res: Resource, obj: TypedObject) -> None:
-    await _admit(res, lambda: pipeline.before_create(res.strategy, res.kind, obj))
+async def before_create(res: Resource, obj: TypedObject,
+                        namespace_labels: Mapping[str, str] | None = None) -> None:
+    await _admit(res, lambda: pipeline.before_create(res.strategy, res.kind, obj,
+                                                     namespace_labels))
 
 
 def _typed(res: Resource, obj: Obj) -> Any:
@@ -113,7 +115,8 @@ def _typed(res: Resource, obj: Obj) -> Any:
 
 
 async def before_update(res: Resource, new: Obj, old: Obj, *, status: bool = False,
-                        own_managed_fields: bool = False) -> Obj:
+                        own_managed_fields: bool = False,
+                        namespace_labels: Mapping[str, str] | None = None) -> Obj:
     """The main or status update pipeline over JSON; returns the admitted new object.
 
     ``own_managed_fields``: the new object's managedFields are the server's record, made
@@ -125,8 +128,12 @@ async def before_update(res: Resource, new: Obj, old: Obj, *, status: bool = Fal
         new, managed = _without_managed_fields(new)
         old, _ = _without_managed_fields(old)
     typed_new, typed_old = _typed(res, new), _typed(res, old)
-    step = pipeline.before_status_update if status else pipeline.before_update
-    await _admit(res, lambda: step(res.strategy, res.kind, typed_new, typed_old))
+    if status:
+        await _admit(res, lambda: pipeline.before_status_update(
+            res.strategy, res.kind, typed_new, typed_old, namespace_labels))
+    else:
+        await _admit(res, lambda: pipeline.before_update(res.strategy, res.kind, typed_new,
+                                                         typed_old))
     out: Obj = codec.to_builtins(typed_new)
     if managed is not None:
         objects.put_managed_fields(out, managed)

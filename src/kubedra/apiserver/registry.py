@@ -45,7 +45,7 @@ class Resource:
     def check_field_label(self, label: str) -> str | None:
         if label in self.field_labels:
             return None
-        return self.strategy.field_label_error(label)
+        return self.strategy.field_label_error(label, self.kind.api_version)
 
 
 EVENT_TTL = 3600

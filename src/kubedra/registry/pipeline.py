@@ -14,6 +14,7 @@ them into Status bodies, the CLI into kubectl's rendering of those.
 from __future__ import annotations
 
 import copy
+from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
@@ -136,9 +137,11 @@ def ensure_namespace(kind: Kind, obj: TypedObject, namespace: str) -> None:
     meta.namespace = namespace
 
 
-def before_create(strategy: AnyStrategy, kind: Kind, obj: TypedObject) -> None:
+def before_create(strategy: AnyStrategy, kind: Kind, obj: TypedObject,
+                  namespace_labels: Mapping[str, str] | None = None) -> None:
     """System fields, generated name, defaults, ``prepare_for_create``, the kind's validation
-    and then the generic ObjectMeta checks; :class:`Invalid` on any field error."""
+    (``namespace_labels``: its namespace's, where known) and then the generic ObjectMeta
+    checks; :class:`Invalid` on any field error."""
     meta = obj.metadata
     meta.deletion_timestamp = meta.deletion_grace_period_seconds = None
     meta.resource_version = meta.self_link = None
@@ -148,7 +151,7 @@ def before_create(strategy: AnyStrategy, kind: Kind, obj: TypedObject) -> None:
         meta.name = generate_name(meta.generate_name)
     strategy.default(obj)
     strategy.prepare_for_create(obj)
-    errs = strategy.validate(obj)
+    errs = strategy.validate_namespace(obj, namespace_labels) + strategy.validate(obj)
     if not errs:  # rest.BeforeCreate: the generic ObjectMeta check, once the kind's passed
         errs = meta_validation.validate_object_meta(
             obj.metadata, kind.namespaced, corekinds.validate_path_segment_name
@@ -170,10 +173,12 @@ def before_update(strategy: AnyStrategy, kind: Kind, new: TypedObject, old: Type
 
 
 def before_status_update(
-    strategy: AnyStrategy, kind: Kind, new: TypedObject, old: TypedObject
+    strategy: AnyStrategy, kind: Kind, new: TypedObject, old: TypedObject,
+    namespace_labels: Mapping[str, str] | None = None,
 ) -> None:
     strategy.prepare_for_status_update(new, old)
     _raise_invalid(kind, new, _common_update_errors(kind, new, old)
+                   + strategy.validate_status_namespace(new, old, namespace_labels)
                    + strategy.validate_status_update(new, old))
 
 
