@@ -16,7 +16,7 @@ import dataclasses
 from collections.abc import Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
-from typing import Final
+from typing import Any, Final
 
 from kubedra.api.goformat import go_quote
 from kubedra.api.release import DEFAULT_RELEASE, R1_30, R1_34, Release
@@ -124,7 +124,7 @@ class FeatureGates:
         """A copy with the gates in ``values`` (upstream names) set; ``AllAlpha``/``AllBeta``
         set every unlisted gate of that stage."""
         known = self.known
-        changes: dict[str, bool] = {}
+        changes: dict[str, Any] = {}  # gate attributes only (bool); Any for replace()
         for key, stage in _ALL_STAGE.items():
             if key in values:
                 for name, spec in known.items():
