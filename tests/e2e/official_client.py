@@ -10,10 +10,13 @@ cannot be installed.
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import venv
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 PIN = "kubernetes==34.1.0"
 VERSION = PIN.partition("==")[2]
@@ -44,6 +47,24 @@ def ensure_client() -> Path:
     if proc.returncode != 0 or _version(python) != VERSION:
         raise ClientUnavailable(f"pip install {PIN} into {ENV} failed: {proc.stderr[-500:]}")
     return python
+
+
+@dataclass(frozen=True)
+class OfficialClient:
+    """Runs scripts under the 34.1.0 client's Python against one kubeconfig."""
+
+    python: Path
+    kubeconfig: Path
+
+    def run(self, script: str, *args: str, timeout: float = 120) -> Any:
+        """Run ``script`` (``sys.argv[1]`` is the kubeconfig, then ``args``); its stdout,
+        parsed as JSON. A failing script fails the test with its output."""
+        proc = subprocess.run([str(self.python), "-c", script, str(self.kubeconfig), *args],
+                              capture_output=True, text=True, timeout=timeout, check=False)
+        if proc.returncode != 0:
+            raise AssertionError(f"client script failed ({proc.returncode}):\n"
+                                 f"{proc.stdout}\n{proc.stderr}")
+        return json.loads(proc.stdout)
 
 
 if __name__ == "__main__":

@@ -108,8 +108,9 @@ async def before_create(res: Resource, obj: TypedObject,
 
 
 def _typed(res: Resource, obj: Obj) -> Any:
+    """A stored or admitted object (always the storage version's JSON) typed."""
     try:
-        return codec.decode(obj, res.kind.model)
+        return codec.decode(obj, res.kind.storage_model)
     except codec.DecodeError as err:  # normalized bodies always decode; keep it a 400 anyway
         raise errors.bad_request(pipeline.cannot_handle(res.kind, str(err))) from None
 

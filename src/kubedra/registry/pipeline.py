@@ -14,6 +14,7 @@ them into Status bodies, the CLI into kubectl's rendering of those.
 from __future__ import annotations
 
 import copy
+import dataclasses
 from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
@@ -28,7 +29,7 @@ from kubedra.registry.identity import generate_name, new_uid, now
 from kubedra.registry.strategies.base import AnyStrategy
 from kubedra.validation import corekinds
 from kubedra.validation import meta as meta_validation
-from kubedra.validation.field import FieldError
+from kubedra.validation.field import FieldError, Path
 
 #: Largest request body (and so object) the server accepts (kube-apiserver's 3 MiB).
 MAX_REQUEST_BYTES = 3 * 1024 * 1024
@@ -102,8 +103,9 @@ def _check_type_meta(kind: Kind, raw: dict[str, Any]) -> None:
 
 
 def decode(kind: Kind, raw: Any, mode: str, duplicates: list[str] | None = None) -> Decoded:
-    """A parsed JSON body → the kind's typed object. ``mode`` is a ``fieldValidation``
-    value; ``duplicates`` the repeated keys of the body when the caller looked for them."""
+    """A parsed JSON body → the kind's typed object, in the resource's storage (hub) form
+    (converted when ``kind`` is another version). ``mode`` is a ``fieldValidation`` value;
+    ``duplicates`` the repeated keys of the body when the caller looked for them."""
     if not isinstance(raw, dict):
         raise BadRequest(cannot_handle(kind, "expected a JSON object"))
     _check_type_meta(kind, raw)
@@ -119,6 +121,8 @@ def decode(kind: Kind, raw: Any, mode: str, duplicates: list[str] | None = None)
         typed = codec.decode(raw, kind.model)
     except codec.DecodeError as err:
         raise BadRequest(cannot_handle(kind, str(err))) from None
+    if not kind.stored:
+        typed = kind.row.to_hub(typed)
     return Decoded(typed, warnings)
 
 
@@ -204,7 +208,11 @@ def _common_update_errors(kind: Kind, new: TypedObject, old: TypedObject) -> lis
 
 
 def _raise_invalid(kind: Kind, obj: TypedObject, errs: list[FieldError]) -> None:
+    """A 422 of the errors found on the hub form, their paths in the client's version."""
     if errs:
+        if not kind.stored:
+            path = kind.row.field_path
+            errs = [dataclasses.replace(e, field=Path(path(e.field.text))) for e in errs]
         raise Invalid(kind, obj.metadata.name or "", errs)
 
 
