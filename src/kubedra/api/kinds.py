@@ -59,6 +59,21 @@ class Kind:
     def openapi_package(self) -> str:
         return openapi_package(self.group, self.version)
 
+    @property
+    def row(self) -> Served:
+        """This version's row of the resource table (its conversions)."""
+        return self.resource.row(self.version)
+
+    @property
+    def stored(self) -> bool:
+        """Objects are stored in this version (no conversion at the edge)."""
+        return self.version == self.resource.storage
+
+    @property
+    def storage_model(self) -> type[TypedObject]:
+        """The model of the version objects are stored in (the hub form)."""
+        return self.resource.row(self.resource.storage).model
+
 
 KINDS: tuple[Kind, ...] = tuple(Kind.of(res, s) for res in SCHEME for s in res.served)
 

@@ -29,6 +29,8 @@ GVR = tuple[str, str, str]
 """(group, version, plural): the key of a served version of a resource."""
 
 RESOURCE = "resource.k8s.io"
+#: The versions of the resource.k8s.io/v1 generation (1.34), stored as v1.
+DEVICE_VERSIONS: Final = ("v1", "v1beta2", "v1beta1")
 RBAC = "rbac.authorization.k8s.io"
 AUTHORIZATION = "authorization.k8s.io"
 AUTHENTICATION = authentication.GROUP
@@ -91,6 +93,10 @@ class GroupResource:
     def storage_gvr(self) -> GVR:
         """The storage version's key: what the resource's strategy is bound under."""
         return (self.group, self.storage, self.plural)
+
+    def row(self, version: str) -> Served:
+        """The served row of ``version``."""
+        return next(s for s in self.served if s.version == version)
 
     @property
     def prefix(self) -> str:

@@ -177,7 +177,7 @@ def admin_access_errors(requests: list[Any], labels: Mapping[str, str],
 def _results_admin(claim: Any) -> bool:
     allocation = claim.status.allocation
     return allocation is not None and any(
-        r.admin_access for r in allocation.devices.results)
+        r.admin_access for r in allocation.devices.results or ())
 
 
 # --- strategies -----------------------------------------------------------------------------
@@ -280,7 +280,7 @@ class ClaimStrategy(ClaimTemplateStrategy):
             return []
         path = field.ROOT.child("status", "allocation", "devices", "results")
         return [field.forbidden(path.index(i).child("adminAccess"), _ADMIN_DETAIL)
-                for i, r in enumerate(allocation.devices.results) if r.admin_access]
+                for i, r in enumerate(allocation.devices.results or ()) if r.admin_access]
 
 
 def drop_deallocated_status_devices(new: Any, old: Any) -> None:
@@ -288,8 +288,10 @@ def drop_deallocated_status_devices(new: Any, old: Any) -> None:
     (in the stored allocation's results, not in the new one's)."""
     if old.status.allocation is None:
         return
-    gone = {(r.driver, r.pool, r.device) for r in old.status.allocation.devices.results}
+    gone = {(r.driver, r.pool, r.device)
+            for r in old.status.allocation.devices.results or ()}
     if new.status.allocation is not None:
-        gone -= {(r.driver, r.pool, r.device) for r in new.status.allocation.devices.results}
+        gone -= {(r.driver, r.pool, r.device)
+                 for r in new.status.allocation.devices.results or ()}
     kept = [d for d in new.status.devices or () if (d.driver, d.pool, d.device) not in gone]
     new.status.devices = kept or _default(new.status, "devices")
