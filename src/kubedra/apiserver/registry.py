@@ -57,6 +57,7 @@ class Resource:
         res = self.kind.resource
         hub = codec.decode(obj, res.row(res.storage).model)
         out: Obj = codec.to_builtins(self.kind.row.from_hub(hub))
+        out["apiVersion"] = self.kind.api_version
         return out, codec.encode(out)
 
     def check_field_label(self, label: str) -> str | None:

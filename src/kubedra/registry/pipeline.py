@@ -123,6 +123,7 @@ def decode(kind: Kind, raw: Any, mode: str, duplicates: list[str] | None = None)
         raise BadRequest(cannot_handle(kind, str(err))) from None
     if not kind.stored:
         typed = kind.row.to_hub(typed)
+        typed.api_version = f"{kind.group}/{kind.resource.storage}"
     return Decoded(typed, warnings)
 
 

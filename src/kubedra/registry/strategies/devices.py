@@ -30,16 +30,17 @@ import msgspec
 from kubedra.api.base import Obj
 from kubedra.api.features import FeatureGates
 from kubedra.api.meta import TypedObject
-from kubedra.registry.strategies.base import Strategy, sub_dict
+from kubedra.api.resource import v1
+from kubedra.api.scheme import GVR, RESOURCE
+from kubedra.registry.strategies.base import AnyStrategy, Strategy, sub_dict
+from kubedra.validation import devices as v
 from kubedra.validation import field
 from kubedra.validation.field import FieldError
 
 T = TypeVar("T", bound=TypedObject)
 Errors = list[FieldError]
 
-#: The namespace label that allows admin access to devices (1.34; 1.32/1.33 used
-#: ``resource.k8s.io/admin-access``).
-ADMIN_ACCESS_LABEL = "resource.kubernetes.io/admin-access"
+ADMIN_ACCESS_LABEL = v1.DRA_ADMIN_NAMESPACE_LABEL_KEY
 
 
 # --- fields of disabled gates ---------------------------------------------------------------
@@ -100,14 +101,35 @@ def _paths(*dotted: str) -> tuple[tuple[str, ...], ...]:
 
 
 _DEVICE = "spec.devices[]."
-_REQUEST = "devices.requests[]."
-_RESULT = "status.allocation.devices.results[]."
 
 
-def _claim_spec(*dotted: str) -> tuple[str, ...]:
-    """Claim-spec paths as they sit in a claim (``spec.…``) and in a template
-    (``spec.spec.…``)."""
-    return tuple(f"{prefix}{p}" for prefix in ("spec.", "spec.spec.") for p in dotted)
+def _claim_features(spec: str, status: bool) -> tuple[Gated, ...]:
+    """The gated fields of a claim spec at ``spec`` (``spec.`` in a claim, ``spec.spec.``
+    in a template), and of a claim's status when ``status``."""
+    req = spec + "devices.requests[]."
+
+    def in_status(*dotted: str) -> tuple[str, ...]:
+        return dotted if status else ()
+
+    def results(*names: str) -> tuple[str, ...]:
+        return in_status(*("status.allocation.devices.results[]." + n for n in names))
+
+    return (
+        Gated(("dra_prioritized_list",), _paths(req + "first_available")),
+        Gated(("dra_admin_access",), _paths(req + "exactly.admin_access",
+                                             *results("admin_access"))),
+        Gated(("dra_resource_claim_device_status",), _paths(*in_status("status.devices"))),
+        Gated(("dra_device_taints",), _paths(
+            req + "exactly.tolerations", req + "first_available[].tolerations",
+            *results("tolerations"))),
+        Gated(("dra_consumable_capacity",), _paths(
+            req + "exactly.capacity", req + "first_available[].capacity",
+            spec + "devices.constraints[].distinct_attribute",
+            *results("share_id", "consumed_capacity"), *in_status("status.devices[].share_id"))),
+        Gated(("dra_device_binding_conditions", "dra_resource_claim_device_status"), _paths(
+            *results("binding_conditions", "binding_failure_conditions"),
+            *in_status("status.allocation.allocation_timestamp"))),
+    )
 
 
 #: Per kind, the gated fields (k8s 1.34 ``dropDisabled*Fields`` of each strategy).
@@ -127,26 +149,9 @@ GATED: Mapping[str, tuple[Gated, ...]] = {
         Gated(("dra_consumable_capacity",), _paths(
             _DEVICE + "allow_multiple_allocations", _DEVICE + "capacity{}.request_policy")),
     ),
-    "ResourceClaim": (
-        Gated(("dra_prioritized_list",), _paths(*_claim_spec(_REQUEST + "first_available"))),
-        Gated(("dra_admin_access",), _paths(*_claim_spec(_REQUEST + "exactly.admin_access"),
-                                             _RESULT + "admin_access")),
-        Gated(("dra_resource_claim_device_status",), _paths("status.devices")),
-        Gated(("dra_device_taints",), _paths(
-            *_claim_spec(_REQUEST + "exactly.tolerations",
-                         _REQUEST + "first_available[].tolerations"),
-            _RESULT + "tolerations")),
-        Gated(("dra_consumable_capacity",), _paths(
-            *_claim_spec(_REQUEST + "exactly.capacity",
-                         _REQUEST + "first_available[].capacity",
-                         "devices.constraints[].distinct_attribute"),
-            _RESULT + "share_id", _RESULT + "consumed_capacity", "status.devices[].share_id")),
-        Gated(("dra_device_binding_conditions", "dra_resource_claim_device_status"), _paths(
-            _RESULT + "binding_conditions", _RESULT + "binding_failure_conditions",
-            "status.allocation.allocation_timestamp")),
-    ),
+    "ResourceClaim": _claim_features("spec.", status=True),
+    "ResourceClaimTemplate": _claim_features("spec.spec.", status=False),
 }
-GATED = {**GATED, "ResourceClaimTemplate": GATED["ResourceClaim"]}
 
 
 def drop_disabled_fields(gates: FeatureGates, kind: str, new: Any, old: Any | None) -> None:
@@ -259,7 +264,7 @@ class ClaimStrategy(ClaimTemplateStrategy):
 
     def __init__(self, gates: FeatureGates, create: Validate[Any], update: ValidateUpdate[Any],
                  status_update: ValidateUpdate[Any]) -> None:
-        super().__init__(gates, "ResourceClaim", create, update)
+        super().__init__(gates, "ResourceClaim", create, update, compiles_cel=True)
         self._status_update = status_update
 
     def prepare_for_status_update(self, new: Any, old: Any) -> None:
@@ -295,3 +300,27 @@ def drop_deallocated_status_devices(new: Any, old: Any) -> None:
                  for r in new.status.allocation.devices.results or ()}
     kept = [d for d in new.status.devices or () if (d.driver, d.pool, d.device) not in gone]
     new.status.devices = kept or _default(new.status, "devices")
+
+
+def strategies(gates: FeatureGates) -> dict[GVR, AnyStrategy]:
+    """The four kinds' strategies under ``gates``, by their storage GVR (v1). The
+    validators read one gate themselves (DRAConsumableCapacity: the CEL ``device`` type)."""
+    cap = {"consumable_capacity": gates.dra_consumable_capacity}
+
+    def with_gate(validate: Callable[..., Errors]) -> Callable[..., Errors]:
+        return lambda *objs: validate(*objs, **cap)
+
+    return {
+        (RESOURCE, "v1", "deviceclasses"): DeviceClassStrategy(
+            gates, "DeviceClass", with_gate(v.validate_device_class),
+            with_gate(v.validate_device_class_update), compiles_cel=True),
+        (RESOURCE, "v1", "resourceclaims"): ClaimStrategy(
+            gates, with_gate(v.validate_resource_claim),
+            with_gate(v.validate_resource_claim_update),
+            v.validate_resource_claim_status_update),
+        (RESOURCE, "v1", "resourceclaimtemplates"): ClaimTemplateStrategy(
+            gates, "ResourceClaimTemplate", with_gate(v.validate_resource_claim_template),
+            with_gate(v.validate_resource_claim_template_update), compiles_cel=True),
+        (RESOURCE, "v1", "resourceslices"): ResourceSliceStrategy(
+            gates, "ResourceSlice", v.validate_resource_slice, v.validate_resource_slice_update),
+    }
