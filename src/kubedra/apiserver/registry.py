@@ -85,6 +85,15 @@ class Registry:
     def __iter__(self) -> Iterator[Resource]:
         return iter(self._by_resource.values())
 
+    def by_prefix(self) -> dict[str, Resource]:
+        """One resource per store prefix, for what goes by store key: its storage version
+        where that is served (objects are stored in it)."""
+        out: dict[str, Resource] = {}
+        for res in self:
+            if not res.converts or res.prefix not in out:
+                out[res.prefix] = res
+        return out
+
     def get(self, group: str, version: str, plural: str) -> Resource | None:
         return self._by_resource.get((group, version, plural))
 
