@@ -51,7 +51,7 @@ def decode(res: Resource, raw: Any, mode: str, duplicates: list[str] | None = No
     """A parsed body → the kind's typed object; ``duplicates`` are the body's repeated keys
     where the caller looked for them (only under ``fieldValidation=Strict``)."""
     with answers():
-        return pipeline.decode(res.kind, raw, mode, duplicates)
+        return pipeline.decode(res.kind, raw, mode, duplicates, strategy=res.strategy)
 
 
 def decode_patched(res: Resource, patched: Obj, mode: str) -> Decoded:
@@ -60,7 +60,7 @@ def decode_patched(res: Resource, patched: Obj, mode: str) -> Decoded:
     words them so)."""
     with answers():
         try:
-            dec = pipeline.decode(res.kind, patched, mode)
+            dec = pipeline.decode(res.kind, patched, mode, strategy=res.strategy)
         except pipeline.StrictDecodingError as err:
             raise pipeline.BadRequest(err.detail) from None
     return dec

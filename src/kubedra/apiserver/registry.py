@@ -56,7 +56,7 @@ class Resource:
             return obj, data if data is not None else codec.encode(obj)
         res = self.kind.resource
         hub = codec.decode(obj, res.row(res.storage).model)
-        out: Obj = codec.to_builtins(self.kind.row.from_hub(hub))
+        out: Obj = codec.to_builtins(self.kind.row.conversion.from_hub(hub))
         out["apiVersion"] = self.kind.api_version
         return out, codec.encode(out)
 

@@ -102,10 +102,13 @@ def _check_type_meta(kind: Kind, raw: dict[str, Any]) -> None:
         raise BadRequest(cannot_handle(kind, "unexpected kind"))
 
 
-def decode(kind: Kind, raw: Any, mode: str, duplicates: list[str] | None = None) -> Decoded:
-    """A parsed JSON body → the kind's typed object, in the resource's storage (hub) form
-    (converted when ``kind`` is another version). ``mode`` is a ``fieldValidation`` value;
-    ``duplicates`` the repeated keys of the body when the caller looked for them."""
+def decode(kind: Kind, raw: Any, mode: str, duplicates: list[str] | None = None, *,
+           strategy: AnyStrategy | None = None) -> Decoded:
+    """A parsed JSON body → the kind's typed object, in the resource's storage (hub) form:
+    defaulted in the version it came in (``strategy.default_served``, as upstream defaults
+    before it converts) and converted when ``kind`` is another version. ``mode`` is a
+    ``fieldValidation`` value; ``duplicates`` the repeated keys of the body when the caller
+    looked for them."""
     if not isinstance(raw, dict):
         raise BadRequest(cannot_handle(kind, "expected a JSON object"))
     _check_type_meta(kind, raw)
@@ -121,8 +124,10 @@ def decode(kind: Kind, raw: Any, mode: str, duplicates: list[str] | None = None)
         typed = codec.decode(raw, kind.model)
     except codec.DecodeError as err:
         raise BadRequest(cannot_handle(kind, str(err))) from None
+    if strategy is not None:
+        strategy.default_served(typed, kind.version)
     if not kind.stored:
-        typed = kind.row.to_hub(typed)
+        typed = kind.row.conversion.to_hub(typed)
         typed.api_version = f"{kind.group}/{kind.resource.storage}"
     return Decoded(typed, warnings)
 
@@ -193,7 +198,7 @@ def admit_new(
 ) -> Decoded:
     """The whole create path of one body, as the server runs it, without the store."""
     check_size(size)
-    decoded = decode(kind, raw, mode, duplicates)
+    decoded = decode(kind, raw, mode, duplicates, strategy=strategy)
     ensure_namespace(kind, decoded.obj, namespace)
     before_create(strategy, kind, decoded.obj)
     return decoded
@@ -212,7 +217,7 @@ def _raise_invalid(kind: Kind, obj: TypedObject, errs: list[FieldError]) -> None
     """A 422 of the errors found on the hub form, their paths in the client's version."""
     if errs:
         if not kind.stored:
-            path = kind.row.field_path
+            path = kind.row.conversion.field_path
             errs = [dataclasses.replace(e, field=Path(path(e.field.text))) for e in errs]
         raise Invalid(kind, obj.metadata.name or "", errs)
 

@@ -105,6 +105,11 @@ class Strategy(Generic[T]):
     def default(self, obj: T) -> None:
         """Fill defaulted fields (SetDefaults_*); runs on every decoded body."""
 
+    def default_served(self, obj: Any, version: str) -> None:
+        """Fill the defaults of served ``version`` into a body decoded in it, before it
+        converts to the stored form (upstream defaults in the version it decodes; kinds
+        served in one version default in :meth:`default`)."""
+
     def prepare_for_create(self, obj: T) -> None:
         if self.has_status_subresource:
             reset_status(obj)

@@ -35,6 +35,7 @@ from kubedra.api.scheme import GVR, RESOURCE
 from kubedra.registry.strategies.base import AnyStrategy, Strategy, sub_dict
 from kubedra.validation import devices as v
 from kubedra.validation import field
+from kubedra.validation.defaults_resource_v1 import DEFAULTERS
 from kubedra.validation.field import FieldError
 
 T = TypeVar("T", bound=TypedObject)
@@ -203,6 +204,9 @@ class DevicesStrategy(Strategy[T], Generic[T]):
         self.compiles_cel = compiles_cel
         self._create = create
         self._update = update
+
+    def default_served(self, obj: Any, version: str) -> None:
+        DEFAULTERS[version](obj, None)
 
     def prepare_for_create(self, obj: T) -> None:
         super().prepare_for_create(obj)
