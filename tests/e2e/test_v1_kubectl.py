@@ -47,7 +47,9 @@ def applied(kubectl_134: Kubectl) -> tuple[str, str]:
     """A namespace and a suffix, with the four kinds applied by kubectl 1.34."""
     suffix = uuid.uuid4().hex[:6]
     ns = f"v1-{suffix}"
-    kubectl_134.run("create", "namespace", ns)
+    # (`kubectl create namespace` sends protobuf, which kubedra does not read)
+    kubectl_134.run("apply", "-f", "-", stdin=yaml.safe_dump(
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}))
     out = kubectl_134.run("apply", "-f", "-", stdin=_manifests(ns, suffix)).stdout
     assert f"deviceclass.resource.k8s.io/gpu-{suffix} created" in out
     assert f"resourceslice.resource.k8s.io/node-a-{suffix} created" in out
