@@ -63,7 +63,7 @@ class Resource:
     def check_field_label(self, label: str) -> str | None:
         if label in self.field_labels:
             return None
-        return self.strategy.field_label_error(label, self.kind.api_version)
+        return self.strategy.field_label_error(label)
 
 
 EVENT_TTL = 3600
