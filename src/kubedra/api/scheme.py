@@ -27,9 +27,9 @@ from typing import Final
 
 from kubedra.api import authentication, authorization, batch, coordination, core, rbac
 from kubedra.api.meta import TypedObject
+from kubedra.api.release import R1_30, R1_34, RELEASES, Release
 from kubedra.api.resource import v1, v1alpha2, v1beta1
 from kubedra.api.resource.convert import CONVERSIONS, IDENTITY, Conversion
-from kubedra.api.release import R1_30, R1_34, RELEASES, Release
 from kubedra.api.runtimeconfig import GroupVersion, RuntimeConfig
 
 GVR = tuple[str, str, str]
