@@ -11,6 +11,7 @@ import copy
 import json
 import re
 import ssl
+import time
 import urllib.error
 import urllib.request
 from collections.abc import Sequence
@@ -197,6 +198,20 @@ class Server:
         context = config.ssl_context()
         self.ssl = context if isinstance(context, ssl.SSLContext) else None
 
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        """Poll ``/readyz`` until it answers 200."""
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                request = urllib.request.Request(self.base + "/readyz", headers=self.headers)
+                with urllib.request.urlopen(request, context=self.ssl, timeout=5) as answer:
+                    if answer.status == 200:
+                        return
+            except OSError:
+                pass
+            assert time.monotonic() < deadline, "the API server did not become ready"
+            time.sleep(0.1)
+
     def call(self, method: str, path: str, body: bytes | None = None) -> tuple[int, Any]:
         request = urllib.request.Request(self.base + path, data=body, method=method,
                                          headers=self.headers)
@@ -242,3 +257,28 @@ def server_errors(server: Server, case: dict[str, Any], name: str) -> tuple[int,
         assert code == 200, stored
     obj["metadata"]["resourceVersion"] = stored["metadata"]["resourceVersion"]
     return server.call("PUT", item, json_text(obj))
+
+
+def through_server(case: dict[str, Any]) -> list[dict[str, Any]]:
+    """What a server (or ``kubedra validate``) answers for a case: the vector's errors less
+    those defaulting removes and the missing namespace, which a request's URL supplies."""
+    return [e for e in after_defaulting(case)
+            if not (e["field"] == "metadata.namespace" and e["type"] == "FieldValueRequired")]
+
+
+def cli_causes(stderr: str, kind: str, name: str) -> list[str]:
+    """The causes ``kubedra validate`` printed for one invalid object (kubectl's format:
+    one inline, several as ``* `` items; a cause may span lines)."""
+    head = f'The {kind} "{name}" is invalid: '
+    assert stderr.startswith(head), stderr
+    rest = stderr[len(head):].removesuffix("\n")
+    if not rest.startswith("\n* "):
+        return [rest]
+    return rest[len("\n* "):].split("\n* ")
+
+
+def cli_gates(case: dict[str, Any]) -> list[str]:
+    gates = case.get("featureGates") or {}
+    if not gates:
+        return []
+    return ["--feature-gates", ",".join(f"{k}={str(v).lower()}" for k, v in gates.items())]
