@@ -9,7 +9,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kubedra.api.meta import TypedObject
-from kubedra.api.scheme import GVR, SCHEME, GroupResource, Served, openapi_package
+from kubedra.api.scheme import (
+    GVR,
+    SCHEME,
+    VERSION_PRIORITY,
+    GroupResource,
+    Served,
+    openapi_package,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,12 +66,48 @@ class Kind:
     def openapi_package(self) -> str:
         return openapi_package(self.group, self.version)
 
+    @property
+    def row(self) -> Served:
+        """This version's row of the resource table (its conversions)."""
+        return self.resource.row(self.version)
+
+    @property
+    def stored(self) -> bool:
+        """Objects are stored in this version (no conversion at the edge)."""
+        return self.version == self.resource.storage
+
+    @property
+    def storage_model(self) -> type[TypedObject]:
+        """The model of the version objects are stored in (the hub form)."""
+        return self.resource.row(self.resource.storage).model
+
 
 KINDS: tuple[Kind, ...] = tuple(Kind.of(res, s) for res in SCHEME for s in res.served)
 
 _BY_GVK = {(k.group, k.version, k.kind): k for k in KINDS}
 _PREFERRED = {res.storage_gvr: _BY_GVK[(res.group, res.preferred.version, res.kind)]
               for res in SCHEME}
+
+
+def _by_model() -> dict[type[object], Kind]:
+    """Each model's (and list model's) kind: where versions share classes (v1beta2 is
+    v1's), the preferred version."""
+    out: dict[type[object], Kind] = {}
+    for k in KINDS:
+        order = VERSION_PRIORITY[k.group]
+        for model in (k.model, k.list_model):
+            have = out.get(model)
+            if have is None or order.index(k.version) < order.index(have.version):
+                out[model] = k
+    return out
+
+
+_BY_MODEL = _by_model()
+
+
+def by_model(model: type[object]) -> Kind | None:
+    """The kind a model (or list model) is written as: its preferred version."""
+    return _BY_MODEL.get(model)
 
 
 def by_gvk(group: str, version: str, kind: str) -> Kind | None:

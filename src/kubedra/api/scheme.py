@@ -23,12 +23,15 @@ from typing import Final
 
 from kubedra.api import authentication, authorization, batch, coordination, core, rbac
 from kubedra.api.meta import TypedObject
-from kubedra.api.resource import v1alpha2
+from kubedra.api.resource import v1, v1alpha2, v1beta1
+from kubedra.api.resource.convert import CONVERSIONS, IDENTITY, Conversion
 
 GVR = tuple[str, str, str]
 """(group, version, plural): the key of a served version of a resource."""
 
 RESOURCE = "resource.k8s.io"
+#: The versions of the resource.k8s.io/v1 generation (1.34), stored as v1.
+DEVICE_VERSIONS: Final = ("v1", "v1beta2", "v1beta1")
 RBAC = "rbac.authorization.k8s.io"
 AUTHORIZATION = "authorization.k8s.io"
 AUTHENTICATION = authentication.GROUP
@@ -42,7 +45,7 @@ VERSION_PRIORITY: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType({
     "": ("v1",),
     "batch": ("v1",),
     "coordination.k8s.io": ("v1",),
-    RESOURCE: ("v1alpha2",),
+    RESOURCE: ("v1", "v1beta2", "v1beta1", "v1alpha2"),
     RBAC: ("v1",),
     AUTHORIZATION: ("v1",),
     AUTHENTICATION: ("v1",),
@@ -59,6 +62,8 @@ class Served:
     version: str
     model: type[TypedObject]
     list_model: type[object]
+    #: To the storage version's model and back (the identity for the storage version).
+    conversion: Conversion = IDENTITY
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +85,10 @@ class GroupResource:
     subresources: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
     verbs: tuple[str, ...] = _ALL_VERBS
+    #: The group segment of its store keys when not the group: a later generation of a
+    #: group's resources stores apart (``resource.k8s.io@v1``), so a data directory written
+    #: under one release shows the other none of its objects.
+    segment: str = ""
 
     @property
     def preferred(self) -> Served:
@@ -92,10 +101,15 @@ class GroupResource:
         """The storage version's key: what the resource's strategy is bound under."""
         return (self.group, self.storage, self.plural)
 
+    def row(self, version: str) -> Served:
+        """The served row of ``version``."""
+        return next(s for s in self.served if s.version == version)
+
     @property
     def prefix(self) -> str:
-        """The store keys of its objects: ``/registry/<group>/<plural>/``."""
-        return f"/registry/{self.group or 'core'}/{self.plural}/"
+        """The store keys of its objects: ``/registry/<group>/<plural>/`` (``<segment>``
+        for the group where it has one)."""
+        return f"/registry/{self.segment or self.group or 'core'}/{self.plural}/"
 
 
 def openapi_package(group: str, version: str) -> str:
@@ -112,6 +126,17 @@ def _one(group: str, version: str, kind: str, plural: str, singular: str, namesp
     return GroupResource(group, plural, kind, singular, namespaced, version,
                          (Served(version, model, list_model),), short_names, subresources,
                          categories, verbs)
+
+
+def _devices(kind: str, plural: str, namespaced: bool,
+             models: dict[str, tuple[type[TypedObject], type[object]]],
+             subresources: tuple[str, ...] = ()) -> GroupResource:
+    """A resource of the resource.k8s.io/v1 generation (1.34): stored as v1 under its own
+    segment, served as v1, v1beta2 (v1's classes) and v1beta1 (``models`` by version)."""
+    served = tuple(Served(version, *models.get(version, models["v1"]),
+                          CONVERSIONS[version]) for version in DEVICE_VERSIONS)
+    return GroupResource(RESOURCE, plural, kind, kind.lower(), namespaced, "v1", served,
+                         subresources=subresources, segment=f"{RESOURCE}@v1")
 
 
 SCHEME: Final[tuple[GroupResource, ...]] = (
@@ -150,6 +175,16 @@ SCHEME: Final[tuple[GroupResource, ...]] = (
     _one(RESOURCE, "v1alpha2", "ResourceClassParameters", "resourceclassparameters",
          "resourceclassparameters", True, v1alpha2.ResourceClassParameters,
          v1alpha2.ResourceClassParametersList),
+    _devices("DeviceClass", "deviceclasses", False, {"v1": (v1.DeviceClass, v1.DeviceClassList)}),
+    _devices("ResourceClaim", "resourceclaims", True, {
+        "v1": (v1.ResourceClaim, v1.ResourceClaimList),
+        "v1beta1": (v1beta1.ResourceClaim, v1beta1.ResourceClaimList)}, ("status",)),
+    _devices("ResourceClaimTemplate", "resourceclaimtemplates", True, {
+        "v1": (v1.ResourceClaimTemplate, v1.ResourceClaimTemplateList),
+        "v1beta1": (v1beta1.ResourceClaimTemplate, v1beta1.ResourceClaimTemplateList)}),
+    _devices("ResourceSlice", "resourceslices", False, {
+        "v1": (v1.ResourceSlice, v1.ResourceSliceList),
+        "v1beta1": (v1beta1.ResourceSlice, v1beta1.ResourceSliceList)}),
     _one(RBAC, "v1", "Role", "roles", "role", True, rbac.Role, rbac.RoleList),
     _one(RBAC, "v1", "ClusterRole", "clusterroles", "clusterrole", False, rbac.ClusterRole,
          rbac.ClusterRoleList),
@@ -174,10 +209,13 @@ SCHEME: Final[tuple[GroupResource, ...]] = (
 
 
 def _openapi_packages() -> dict[str, str]:
+    """A module shared by several versions (v1's classes serve v1beta2) maps to the
+    preferred one."""
     out = {TypedObject.__module__: META_PACKAGE}
     for res in SCHEME:
-        for served in res.served:
-            out[served.model.__module__] = openapi_package(res.group, served.version)
+        order = VERSION_PRIORITY[res.group]
+        for served in sorted(res.served, key=lambda s: order.index(s.version)):
+            out.setdefault(served.model.__module__, openapi_package(res.group, served.version))
     return out
 
 

@@ -8,7 +8,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from kubedra.api import kinds, scheme
+from kubedra.api import codec, kinds, scheme
+from kubedra.api.base import Obj
 from kubedra.api.features import FeatureGates
 from kubedra.api.kinds import Kind
 from kubedra.registry import resources
@@ -42,10 +43,27 @@ class Resource:
         return frozenset((*self.strategy.generic_field_labels,
                           *self.strategy.extra_field_labels))
 
+    @property
+    def converts(self) -> bool:
+        """Served in another version than the one its objects are stored in: they convert
+        at the edge (decode, then ``to_hub``; ``from_hub``, then encode)."""
+        return not self.kind.stored
+
+    def served(self, obj: Obj, data: bytes | None = None) -> tuple[Obj, bytes]:
+        """A stored object (the storage version's JSON, ``data`` its bytes when known) as
+        this version serves it, and its bytes: itself for the storage version."""
+        if not self.converts:
+            return obj, data if data is not None else codec.encode(obj)
+        res = self.kind.resource
+        hub = codec.decode(obj, res.row(res.storage).model)
+        out: Obj = codec.to_builtins(self.kind.row.conversion.from_hub(hub))
+        out["apiVersion"] = self.kind.api_version
+        return out, codec.encode(out)
+
     def check_field_label(self, label: str) -> str | None:
         if label in self.field_labels:
             return None
-        return self.strategy.field_label_error(label)
+        return self.strategy.field_label_error(label, self.kind.api_version)
 
 
 EVENT_TTL = 3600
@@ -66,6 +84,15 @@ class Registry:
 
     def __iter__(self) -> Iterator[Resource]:
         return iter(self._by_resource.values())
+
+    def by_prefix(self) -> dict[str, Resource]:
+        """One resource per store prefix, for what goes by store key: its storage version
+        where that is served (objects are stored in it)."""
+        out: dict[str, Resource] = {}
+        for res in self:
+            if not res.converts or res.prefix not in out:
+                out[res.prefix] = res
+        return out
 
     def get(self, group: str, version: str, plural: str) -> Resource | None:
         return self._by_resource.get((group, version, plural))

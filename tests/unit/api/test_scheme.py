@@ -8,6 +8,7 @@ from collections import Counter
 
 from kubedra.api import kinds, scheme
 from kubedra.api.features import FeatureGates
+from kubedra.api.resource import v1 as resource_v1
 from kubedra.apiserver.patch.schema import SCHEMAS
 from kubedra.apiserver.registry import Registry
 from kubedra.apiserver.tables import PRINTERS
@@ -49,8 +50,14 @@ def test_printers_are_for_served_versions() -> None:
 
 
 def test_a_module_of_models_is_one_openapi_package() -> None:
+    """A module's package is that of the preferred version among those serving it
+    (resource.k8s.io v1beta2 is served with v1's classes)."""
     for k in kinds.KINDS:
-        assert scheme.OPENAPI_PACKAGES[k.model.__module__] == k.openapi_package
+        preferred = kinds.by_model(k.model)
+        assert preferred is not None
+        assert scheme.OPENAPI_PACKAGES[k.model.__module__] == preferred.openapi_package
+    assert kinds.by_model(resource_v1.ResourceClaim) == kinds.by_gvk(
+        "resource.k8s.io", "v1", "ResourceClaim")
     assert scheme.openapi_package("resource.k8s.io", "v1alpha2") == (
         "io.k8s.api.resource.v1alpha2")
     assert scheme.openapi_package("", "v1") == "io.k8s.api.core.v1"

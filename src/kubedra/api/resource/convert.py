@@ -122,7 +122,7 @@ def _slice_spec_from_hub(spec: v1.ResourceSliceSpec) -> v1beta1.ResourceSliceSpe
 
 def _api_version(obj: Any, version: str) -> str:
     """The converted object's apiVersion: the target's, unless the input left it unset."""
-    return f"{v1.GROUP}/{version}" if obj.api_version else ""
+    return f"{v1.GROUP}/{version}" if getattr(obj, "api_version", "") else ""
 
 
 def v1beta1_to_hub(obj: Any) -> Any:
