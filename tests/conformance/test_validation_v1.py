@@ -1,15 +1,35 @@
 """v1-validation-resourceslice/-deviceclass/-resourceclaim.json: the 1.34 validator tables,
-error for error, through the validators of kubedra.validation.devices."""
+error for error. Each case runs
+
+* through the validators of kubedra.validation.devices (every case);
+* through ``kubedra validate -f -`` with the case's gates (creates: the server's create path
+  without the store; not the cases whose ``$rawJSON`` bytes matter, which a manifest cannot
+  carry verbatim).
+
+The server's answer is the vector's errors less those v1 defaulting removes (the cases'
+notes) and the missing namespace a request's URL supplies."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from typing import Any
 
+from click.testing import CliRunner
+
 from kubedra.api.resource import v1
+from kubedra.cli.validate import validate
 from kubedra.validation import devices as v
 from kubedra.validation.field import FieldError
-from tests.conformance.v1_validation_support import assert_errors, decode
+from tests.conformance.v1_validation_support import (
+    assert_causes,
+    assert_errors,
+    cli_causes,
+    cli_gates,
+    decode,
+    raw_paths,
+    through_server,
+)
 from tests.vectors import load, vector_cases
 
 Validator = Callable[..., list[FieldError]]
@@ -17,7 +37,6 @@ Validator = Callable[..., list[FieldError]]
 SLICES = "v1-validation-resourceslice.json"
 CLASSES = "v1-validation-deviceclass.json"
 CLAIMS = "v1-validation-resourceclaim.json"
-
 
 def _gated(case: dict[str, Any]) -> dict[str, bool]:
     """The one gate the validators read (the strategy drops the fields of the others)."""
@@ -39,21 +58,42 @@ def run(case: dict[str, Any], model: type[Any], create: Validator, update: Valid
     return update(obj, old, **kwargs)
 
 
+def check_cli(case: dict[str, Any]) -> None:
+    """A create case through ``kubedra validate``, with the case's gates."""
+    obj = case["object"]
+    if case["operation"] != "create" or raw_paths(obj):
+        return
+    result = CliRunner().invoke(validate, ["-f", "-", *cli_gates(case)], input=json.dumps(obj),
+                                catch_exceptions=False)
+    kind, name = obj["kind"], obj["metadata"].get("name", "")
+    want = through_server(case)
+    if not want:
+        assert (result.exit_code, result.stdout) == (0, f"{kind}/{name} valid\n"), result.stderr
+        return
+    assert result.exit_code == 1, result.stdout
+    assert_causes(cli_causes(result.stderr, kind, name), want)
+
+
+def _check(case: dict[str, Any], errors: list[FieldError]) -> None:
+    assert_errors(errors, case["errors"])
+    check_cli(case)
+
+
 @vector_cases(SLICES, load(SLICES)["cases"])
 def test_resource_slice(case: dict[str, Any]) -> None:
     errors = run(case, v1.ResourceSlice, v.validate_resource_slice,
                  v.validate_resource_slice_update, gated=False)
-    assert_errors(errors, case["errors"])
+    _check(case, errors)
 
 
 @vector_cases(CLASSES, load(CLASSES)["cases"])
 def test_device_class(case: dict[str, Any]) -> None:
     errors = run(case, v1.DeviceClass, v.validate_device_class, v.validate_device_class_update)
-    assert_errors(errors, case["errors"])
+    _check(case, errors)
 
 
 @vector_cases(CLAIMS, load(CLAIMS)["cases"])
 def test_resource_claim(case: dict[str, Any]) -> None:
     errors = run(case, v1.ResourceClaim, v.validate_resource_claim,
                  v.validate_resource_claim_update, v.validate_resource_claim_status_update)
-    assert_errors(errors, case["errors"])
+    _check(case, errors)
