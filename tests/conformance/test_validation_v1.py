@@ -4,7 +4,10 @@ error for error. Each case runs
 * through the validators of kubedra.validation.devices (every case);
 * through ``kubedra validate -f -`` with the case's gates (creates: the server's create path
   without the store; not the cases whose ``$rawJSON`` bytes matter, which a manifest cannot
-  carry verbatim).
+  carry verbatim);
+* status writes whose answer the vector says depends on the server (``featureGates``):
+  through the server's status-write path (``pipeline.before_status_update``, the v1
+  ResourceClaim strategy under 1.34's gates with the case's on).
 
 The server's answer is the vector's errors less those v1 defaulting removes (the cases'
 notes) and the missing namespace a request's URL supplies."""
@@ -17,8 +20,12 @@ from typing import Any
 
 from click.testing import CliRunner
 
+from kubedra.api import codec, kinds
+from kubedra.api.features import FeatureGates
+from kubedra.api.release import R1_34
 from kubedra.api.resource import v1
 from kubedra.cli.validate import validate
+from kubedra.registry import pipeline, resources
 from kubedra.validation import devices as v
 from kubedra.validation.field import FieldError
 from tests.conformance.v1_validation_support import (
@@ -58,6 +65,23 @@ def run(case: dict[str, Any], model: type[Any], create: Validator, update: Valid
     return update(obj, old, **kwargs)
 
 
+def check_status_write(case: dict[str, Any]) -> None:
+    """A status write whose answer depends on the gates, through the server's path."""
+    if case["operation"] != "updateStatus" or not case.get("featureGates"):
+        return
+    gates = FeatureGates.for_release(R1_34).with_gates(case["featureGates"])
+    kind = kinds.by_api_version(case["object"]["apiVersion"], case["object"]["kind"])
+    assert kind is not None
+    strategy = resources.strategies(gates)[kind.resource.storage_gvr]
+    new, old = (codec.decode(case[k], kind.model) for k in ("object", "oldObject"))
+    try:
+        pipeline.before_status_update(strategy, kind, new, old)
+        errors: list[FieldError] = []
+    except pipeline.Invalid as err:
+        errors = err.errors
+    assert_causes([f"{e.field}: {e.body()}" for e in errors], through_server(case))
+
+
 def check_cli(case: dict[str, Any]) -> None:
     """A create case through ``kubedra validate``, with the case's gates."""
     obj = case["object"]
@@ -77,6 +101,7 @@ def check_cli(case: dict[str, Any]) -> None:
 def _check(case: dict[str, Any], errors: list[FieldError]) -> None:
     assert_errors(errors, case["errors"])
     check_cli(case)
+    check_status_write(case)
 
 
 @vector_cases(SLICES, load(SLICES)["cases"])
