@@ -101,21 +101,35 @@ def claim(name):
 api.create_namespaced_resource_claim(ns, claim("first"))
 rv = api.list_namespaced_resource_claim(ns).metadata.resource_version
 api.create_namespaced_resource_claim(ns, claim("second"))
+# 34.1.0 cannot deserialize a ResourceClaim watch event (it looks for a class
+# V1ResourceClaim; the v1 model is ResourceV1ResourceClaim): read the events as JSON
 seen = []
 w = watch.Watch()
 for ev in w.stream(api.list_namespaced_resource_claim, ns, resource_version=rv,
-                   timeout_seconds=20):
-    seen.append([ev["type"], ev["object"].metadata.name])
-    last = ev["object"].metadata.resource_version
+                   timeout_seconds=20, deserialize=False):
+    seen.append([ev["type"], ev["object"]["metadata"]["name"]])
+    last = ev["object"]["metadata"]["resourceVersion"]
     w.stop()
 api.delete_namespaced_resource_claim("first", ns)
 resumed = []
 w = watch.Watch()
 for ev in w.stream(api.list_namespaced_resource_claim, ns, resource_version=last,
-                   timeout_seconds=20):
-    resumed.append([ev["type"], ev["object"].metadata.name])
+                   timeout_seconds=20, deserialize=False):
+    resumed.append([ev["type"], ev["object"]["metadata"]["name"]])
     w.stop()
-print(json.dumps({"seen": seen, "resumed": resumed}))
+# typed events of another kind, with a field selector
+slices = []
+w = watch.Watch()
+api.create_resource_slice(client.V1ResourceSlice(
+    metadata=client.V1ObjectMeta(name="w-" + suffix),
+    spec=client.V1ResourceSliceSpec(driver="d.example.com", all_nodes=True,
+        pool=client.V1ResourcePool(name="p", generation=1, resource_slice_count=1),
+        devices=[])))
+for ev in w.stream(api.list_resource_slice, timeout_seconds=20,
+                   field_selector="metadata.name=w-" + suffix):
+    slices.append([ev["type"], ev["object"].metadata.name, ev["object"].spec.all_nodes])
+    w.stop()
+print(json.dumps({"seen": seen, "resumed": resumed, "slices": slices}))
 """
 
 
@@ -139,6 +153,8 @@ def test_list_resource_slices_with_field_selectors(client_134: OfficialClient) -
 
 
 def test_watch_resumes_from_the_last_resource_version(client_134: OfficialClient) -> None:
-    out = client_134.run(_WATCH, uuid.uuid4().hex[:6])
+    suffix = uuid.uuid4().hex[:6]
+    out = client_134.run(_WATCH, suffix)
     assert out["seen"] == [["ADDED", "second"]]
     assert out["resumed"] == [["DELETED", "first"]]
+    assert out["slices"] == [["ADDED", f"w-{suffix}", True]]

@@ -47,7 +47,9 @@ def applied(kubectl_134: Kubectl) -> tuple[str, str]:
     """A namespace and a suffix, with the four kinds applied by kubectl 1.34."""
     suffix = uuid.uuid4().hex[:6]
     ns = f"v1-{suffix}"
-    kubectl_134.run("create", "namespace", ns)
+    # (`kubectl create namespace` sends protobuf, which kubedra does not read)
+    kubectl_134.run("apply", "-f", "-", stdin=yaml.safe_dump(
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}))
     out = kubectl_134.run("apply", "-f", "-", stdin=_manifests(ns, suffix)).stdout
     assert f"deviceclass.resource.k8s.io/gpu-{suffix} created" in out
     assert f"resourceslice.resource.k8s.io/node-a-{suffix} created" in out
@@ -105,8 +107,10 @@ def test_get_watch_sees_a_change(kubectl_134: Kubectl, applied: tuple[str, str])
                                 "--output-watch-events")
     try:
         assert watcher.stdout is not None
+        header = watcher.stdout.readline()
+        assert header.split() == ["EVENT", "NAME", "STATE", "AGE"], header
         first = watcher.stdout.readline()
-        assert "one-gpu" in first, first
+        assert first.split()[:3] == ["ADDED", "one-gpu", "pending"], first
         kubectl_134.run("label", "resourceclaim", "one-gpu", "-n", ns, "seen=yes")
         deadline = time.monotonic() + 30
         lines = []
@@ -154,7 +158,7 @@ def test_patches_of_every_type(kubectl_134: Kubectl, applied: tuple[str, str]) -
                    "spec": {"selectors": [{"cel": {"expression": "true"}}]}}
     kubectl_134.run("apply", "--server-side", "--force-conflicts", "-f", "-",
                     stdin=yaml.safe_dump(applied_cls))
-    cls = kubectl_134.json("get", "deviceclass", f"gpu-{suffix}")
+    cls = kubectl_134.json("get", "deviceclass", f"gpu-{suffix}", "--show-managed-fields")
     assert cls["spec"]["selectors"] == [{"cel": {"expression": "true"}}]
     assert cls["metadata"]["generation"] == 2
     assert any(m["manager"] == "kubectl" and m["operation"] == "Apply"
@@ -168,7 +172,8 @@ def test_explain_deviceclass_spec(kubectl_134: Kubectl) -> None:
     assert "FIELD: spec <DeviceClassSpec>" in out
     assert "selectors\t<[]DeviceSelector>" in out
     out = kubectl_134.run("explain", "resourceclaims.spec.devices.requests.exactly").stdout
-    assert "deviceClassName\t<string> -required-" in out
+    assert "FIELD: exactly <ExactDeviceRequest>" in out
+    assert "deviceClassName\t<string>" in out
 
 
 def test_delete_every_kind(kubectl_134: Kubectl, applied: tuple[str, str]) -> None:

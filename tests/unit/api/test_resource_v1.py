@@ -10,6 +10,7 @@ import msgspec
 import pytest
 
 from kubedra.api import codec
+from kubedra.api.descriptions import DESCRIPTIONS
 from kubedra.api.quantity import Quantity
 from kubedra.api.resource import v1, v1beta1
 from tests.unit.api.resource_v1_samples import V1, V1BETA1, by_kind, documents
@@ -190,3 +191,17 @@ def test_v1beta1_classes_mirror_v1() -> None:
     for f in same:
         assert f in v1beta1.ResourceSliceSpec.__struct_fields__
     assert msgspec.structs.fields(v1beta1.ResourceSliceSpec)[0].encode_name == "driver"
+
+
+def test_every_v1_type_and_field_is_described_and_nothing_else() -> None:
+    # kubectl explain reads these once the v1 rows are served
+    prefix = "io.k8s.api.resource.v1."
+    described = {k.removeprefix(prefix): v for k, v in DESCRIPTIONS.items()
+                 if k.startswith(prefix)}
+    models = {name: cls for name, cls in vars(v1).items() if isinstance(cls, type)
+              and issubclass(cls, msgspec.Struct) and cls.__module__ == v1.__name__
+              and not name.endswith("List")}
+    assert set(described) == set(models)
+    for name, cls in models.items():
+        assert set(described[name]) == {"", *cls.__struct_encode_fields__}, name
+        assert all(text.strip() for text in described[name].values()), name

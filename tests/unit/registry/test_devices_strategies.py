@@ -163,6 +163,6 @@ def test_resource_slice_field_selectors() -> None:
                                         "spec.driver": "d"}
     assert s.selectable_fields({"metadata": {"name": "y"}, "spec": {"allNodes": True}})[
         "spec.nodeName"] == ""
-    assert s.field_label_error("nodeName", "resource.k8s.io/v1beta1") == (
-        "field label not supported for resource.k8s.io/v1beta1, Kind=ResourceSlice: nodeName")
+    assert s.field_label_error("nodeName") == (
+        "field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: nodeName")
     assert s.trigger_field == "spec.nodeName"

@@ -169,9 +169,8 @@ class Strategy(Generic[T]):
             "metadata.namespace": str(meta.get("namespace") or ""),
         }
 
-    def field_label_error(self, label: str, api_version: str = "") -> str:
-        """The 400 message for an unsupported field-selector label (default conversion) in
-        the served version ``api_version``."""
+    def field_label_error(self, label: str) -> str:
+        """The 400 message for an unsupported field-selector label (default conversion)."""
         return (
             f'"{label}" is not a known field selector: only "metadata.name", '
             '"metadata.namespace"'

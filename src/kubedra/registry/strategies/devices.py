@@ -242,8 +242,8 @@ class ResourceSliceStrategy(DevicesStrategy[Any]):
             "spec.driver": str(spec.get("driver") or ""),
         }
 
-    def field_label_error(self, label: str, api_version: str = "resource.k8s.io/v1") -> str:
-        return f"field label not supported for {api_version}, Kind=ResourceSlice: {label}"
+    def field_label_error(self, label: str) -> str:
+        return f"field label not supported for {v1.API_VERSION}, Kind=ResourceSlice: {label}"
 
 
 class ClaimTemplateStrategy(DevicesStrategy[Any]):

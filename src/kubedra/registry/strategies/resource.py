@@ -93,8 +93,8 @@ class ResourceSliceStrategy(ResourceStrategy[r.ResourceSlice]):
             "driverName": str(obj.get("driverName") or ""),
         }
 
-    def field_label_error(self, label: str, api_version: str = r.API_VERSION) -> str:
-        return f"field label not supported for {api_version}, Kind=ResourceSlice: {label}"
+    def field_label_error(self, label: str) -> str:
+        return f"field label not supported for {r.API_VERSION}, Kind=ResourceSlice: {label}"
 
 
 def resource_class() -> ResourceStrategy[r.ResourceClass]:
