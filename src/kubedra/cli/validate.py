@@ -27,14 +27,12 @@ from kubedra.api.features import FeatureGateError, FeatureGates, parse_feature_g
 from kubedra.api.kinds import Kind
 from kubedra.api.release import (
     DEFAULT_RELEASE,
-    R1_30,
-    R1_34,
     RELEASES,
     Release,
     ReleaseError,
     parse_release,
 )
-from kubedra.api.scheme import DEVICE_VERSIONS, GVR, RESOURCE
+from kubedra.api.scheme import GVR
 from kubedra.registry import pipeline, resources
 from kubedra.registry.strategies.base import AnyStrategy
 from kubedra.validation.field import FieldError
@@ -93,18 +91,10 @@ def _within(paths: list[str], prefix: str) -> list[str]:
     return [p[len(prefix) + 1:] for p in paths if p.startswith(prefix + ".")]
 
 
-def releases_of(kind: Kind) -> frozenset[Release]:
-    """The releases that have ``kind``'s version: resource.k8s.io's v1 generation is
-    1.34's, v1alpha2 1.30's, every other version both's."""
-    if kind.group != RESOURCE:
-        return frozenset(RELEASES)
-    return frozenset((R1_34,) if kind.version in DEVICE_VERSIONS else (R1_30,))
-
-
 def release_of(kind: Kind, emulated: Release) -> Release:
     """The release an object of ``kind`` is checked as: ``emulated`` if it has the kind's
     version, else the release that has it."""
-    releases = releases_of(kind)
+    releases = kind.row.releases
     return emulated if emulated in releases else min(releases, key=lambda r: r.name)
 
 
