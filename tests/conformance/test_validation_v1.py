@@ -7,7 +7,9 @@ error for error. Each case runs
   carry verbatim);
 * status writes whose answer the vector says depends on the server (``featureGates``):
   through the server's status-write path (``pipeline.before_status_update``, the v1
-  ResourceClaim strategy under 1.34's gates with the case's on).
+  ResourceClaim strategy under 1.34's gates with the case's on);
+* through the HTTP API of ``kubedra apiserver --emulated-version 1.34`` where the vector
+  says the server's answer depends on it (``featureGates``, ``defaultingChangesOutcome``).
 
 The server's answer is the vector's errors less those v1 defaulting removes (the cases'
 notes) and the missing namespace a request's URL supplies."""
@@ -15,9 +17,11 @@ notes) and the missing namespace a request's URL supplies."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from kubedra.api import codec, kinds
@@ -29,14 +33,18 @@ from kubedra.registry import pipeline, resources
 from kubedra.validation import devices as v
 from kubedra.validation.field import FieldError
 from tests.conformance.v1_validation_support import (
+    Server,
     assert_causes,
     assert_errors,
+    causes,
     cli_causes,
     cli_gates,
     decode,
     raw_paths,
+    server_errors,
     through_server,
 )
+from tests.e2e.conftest import apiserver_process
 from tests.vectors import load, vector_cases
 
 Validator = Callable[..., list[FieldError]]
@@ -44,6 +52,10 @@ Validator = Callable[..., list[FieldError]]
 SLICES = "v1-validation-resourceslice.json"
 CLASSES = "v1-validation-deviceclass.json"
 CLAIMS = "v1-validation-resourceclaim.json"
+#: The server's gates: every gate a vector names on (DRAResourceClaimDeviceStatus is on in
+#: 1.34); no case's answer depends on another gate being off.
+SERVER_GATES = ("DRADeviceTaints=true,DRAPartitionableDevices=true,"
+                "DRADeviceBindingConditions=true,DRAExtendedResource=true")
 
 def _gated(case: dict[str, Any]) -> dict[str, bool]:
     """The one gate the validators read (the strategy drops the fields of the others)."""
@@ -98,27 +110,59 @@ def check_cli(case: dict[str, Any]) -> None:
     assert_causes(cli_causes(result.stderr, kind, name), want)
 
 
-def _check(case: dict[str, Any], errors: list[FieldError]) -> None:
+@pytest.fixture(scope="module")
+def server_134(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    """``kubedra apiserver --emulated-version 1.34`` with :data:`SERVER_GATES`, and the
+    namespace the claims name."""
+    data: Path = tmp_path_factory.mktemp("v1-validation")
+    with apiserver_process(data, "--emulated-version", "1.34",
+                           "--feature-gates", SERVER_GATES) as kubeconfig:
+        server = Server(kubeconfig)
+        server.wait_ready()
+        code, answer = server.call("POST", "/api/v1/namespaces", json.dumps(
+            {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": "ns"}}).encode())
+        assert code == 201, answer
+        yield server
+
+
+def check_http(case: dict[str, Any], index: int, request: pytest.FixtureRequest) -> None:
+    """A case whose answer over HTTP the vector describes, on the 1.34 server."""
+    if not (case.get("featureGates") or "defaultingChangesOutcome" in case):
+        return
+    server: Server = request.getfixturevalue("server_134")
+    code, answer = server_errors(server, case, f"case-{index}")
+    want = through_server(case)
+    if not want:
+        assert code in (200, 201), answer
+        return
+    assert code == 422, answer
+    assert answer["reason"] == "Invalid", answer
+    assert_causes(causes(answer), want)
+
+
+def _check(case: dict[str, Any], errors: list[FieldError], request: pytest.FixtureRequest
+           ) -> None:
     assert_errors(errors, case["errors"])
     check_cli(case)
     check_status_write(case)
+    check_http(case, request.node.callspec.indices["case"], request)
 
 
 @vector_cases(SLICES, load(SLICES)["cases"])
-def test_resource_slice(case: dict[str, Any]) -> None:
+def test_resource_slice(case: dict[str, Any], request: pytest.FixtureRequest) -> None:
     errors = run(case, v1.ResourceSlice, v.validate_resource_slice,
                  v.validate_resource_slice_update, gated=False)
-    _check(case, errors)
+    _check(case, errors, request)
 
 
 @vector_cases(CLASSES, load(CLASSES)["cases"])
-def test_device_class(case: dict[str, Any]) -> None:
+def test_device_class(case: dict[str, Any], request: pytest.FixtureRequest) -> None:
     errors = run(case, v1.DeviceClass, v.validate_device_class, v.validate_device_class_update)
-    _check(case, errors)
+    _check(case, errors, request)
 
 
 @vector_cases(CLAIMS, load(CLAIMS)["cases"])
-def test_resource_claim(case: dict[str, Any]) -> None:
+def test_resource_claim(case: dict[str, Any], request: pytest.FixtureRequest) -> None:
     errors = run(case, v1.ResourceClaim, v.validate_resource_claim,
                  v.validate_resource_claim_update, v.validate_resource_claim_status_update)
-    _check(case, errors)
+    _check(case, errors, request)
