@@ -2,8 +2,8 @@
 
 Use :func:`load` for a file's JSON with the ``$repeatString`` / ``$generate`` / ``$concat``
 macros expanded, and mark each conformance test with ``@pytest.mark.vectors("<file>.json")``
-so the run ends with one ``<file>.json: N passed, 0 failed`` line per file; :func:`vector_cases` does both the
-mark and the per-case parametrization.
+so the run ends with one ``<file>.json: N passed, 0 failed`` line per file;
+:func:`vector_cases` does both the mark and the per-case parametrization.
 """
 
 from __future__ import annotations

@@ -46,7 +46,6 @@ from kubedra.cel._env import DeviceEnv, EnvType
 from kubedra.cel._program import (
     BUDGET_EXCEEDED,
     COMPILE_CACHE_SIZE,
-    DEVICE_MAX_EXPRESSION_LENGTH,
     MAX_EXPRESSION_LENGTH,
     STATIC_COST_LIMIT,
     CompileError,
@@ -69,7 +68,6 @@ __all__ = [
     "BUDGET_EXCEEDED",
     "COMPILE_CACHE_SIZE",
     "COST_LIMIT_EXCEEDED",
-    "DEVICE_MAX_EXPRESSION_LENGTH",
     "MAX_EXPRESSION_LENGTH",
     "RUNTIME_COST_LIMIT",
     "STATIC_COST_LIMIT",

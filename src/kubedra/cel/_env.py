@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from typing import Any, Final
 
 from cel_expr_python import cel
-from cel_expr_python.ext import ext_optional
+from cel_expr_python.ext import ext_bindings, ext_optional
 
 from kubedra.cel import _k8s, _lists, _metered, _net, _numeric, _strings
 from kubedra.cel._decl import Overloads
@@ -65,6 +65,7 @@ class VersionedOption:
     introduced: Version
     overloads: Callable[[], Overloads] | None = None
     optional_types: bool = False
+    bindings: bool = False
     variables: dict[str, str] | None = None
     removed: Version | None = None
     note: str = ""
@@ -116,7 +117,8 @@ def build(env: AnyEnv) -> Any:
         return _build(new if env is EnvType.NEW_EXPRESSIONS else _FOREVER, OPTIONS)
     stored = env.env_type is EnvType.STORED_EXPRESSIONS
     version = _FOREVER if stored else DEVICE_NEW_EXPRESSIONS_VERSION
-    device = VersionedOption((1, 31), variables={"device": env.device_type}, note="DRA device")
+    device = VersionedOption((1, 31), variables={"device": env.device_type}, bindings=True,
+                             note="DRA: the device variable, ext.Bindings (cel.bind)")
     return _build(version, (*BASE_OPTIONS, device))
 
 
@@ -132,6 +134,8 @@ def _build(version: Version, options: tuple[VersionedOption, ...]) -> Any:
                 by_name.setdefault(name, []).append(overload)
         if opt.optional_types:
             extensions.append(ext_optional.ExtOptional())
+        if opt.bindings:
+            extensions.append(ext_bindings.ExtBindings())
         for var, sig in (opt.variables or {}).items():
             variables[var] = T(sig)
     functions = [cel.FunctionDecl(name, ovs) for name, ovs in by_name.items()]

@@ -16,6 +16,7 @@ from cel_expr_python import cel
 
 from kubedra.api.goformat import go_quote
 from kubedra.api.quantity import Quantity
+from kubedra.api.resource import v1
 from kubedra.api.semver import SemverError, Version
 from kubedra.cel import _cost, _env, _k8s, _metered, _numeric
 from kubedra.cel._ast import CheckedAst, rename_calls
@@ -25,7 +26,7 @@ from kubedra.cel._validators import literal_issues
 MAX_EXPRESSION_LENGTH: Final = 10_000
 STATIC_COST_LIMIT: Final = 1_000_000
 # v1 device selectors: upstream's validation limit (CELSelectorExpressionMaxLength, bytes)
-DEVICE_MAX_EXPRESSION_LENGTH: Final = 10_240
+DEVICE_MAX_EXPRESSION_LENGTH: Final = v1.CEL_SELECTOR_EXPRESSION_MAX_LENGTH
 # the declared maxima a device selector's worst case is estimated with (types.go): 32
 # attributes/capacities per device, strings of at most 64 bytes
 DEVICE_MAX_ENTRIES: Final = 32

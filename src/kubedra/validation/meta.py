@@ -34,10 +34,10 @@ from kubedra.validation.field import (
 from kubedra.validation.gorepr import GoRepr, go_time
 from kubedra.validation.names import (
     NameFn,
-    regex_error,
     is_qualified_name,
     is_valid_label_value,
     name_is_dns_label,
+    regex_error,
 )
 
 METADATA = Path("metadata")

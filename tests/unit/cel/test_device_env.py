@@ -26,6 +26,7 @@ def _detail(expression: str, env: DeviceEnv = NEW) -> str:
     'device.capacity["dra.example.com"].memory.isGreaterThan(quantity("1Gi"))',
     'device.attributes["dra.example.com"].v.isGreaterThan(semver("1.0.0"))',
     'device.attributes["dra.example.com"].flag',  # dyn is accepted
+    'cel.bind(dra, device.attributes["dra.example.com"], dra.name)',  # ext.Bindings (1.31)
 ])
 def test_typed_selectors_compile(expression: str, env: DeviceEnv) -> None:
     assert compile_expression(expression, env).expression == expression
@@ -71,3 +72,5 @@ def test_the_v1alpha2_env_is_unchanged() -> None:
     with pytest.raises(CompileError) as info:
         compile_expression("1", EnvType.NEW_EXPRESSIONS)
     assert info.value.detail == "must evaluate to bool"
+    with pytest.raises(CompileError):  # no ext.Bindings in the 1.30 environment
+        compile_expression("cel.bind(x, 1, x == 1)", EnvType.NEW_EXPRESSIONS)

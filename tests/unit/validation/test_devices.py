@@ -6,10 +6,15 @@ from __future__ import annotations
 import pytest
 
 from kubedra.api.goformat import go_json_syntax_error
+from kubedra.api.meta import ObjectMeta
+from kubedra.api.resource import v1
+from kubedra.api.resource.v1alpha2 import ResourceClass
+from kubedra.validation import devices
 from kubedra.validation.devices._common import truncate_key, validate_raw_extension
 from kubedra.validation.devices.claim import validate_interface_address, validate_uid
 from kubedra.validation.devices.deviceclass import is_extended_resource_name
 from kubedra.validation.field import Apimachinery, Path, apimachinery
+from kubedra.validation.resource import validate_resource_class
 
 P = Path("x")
 
@@ -90,3 +95,16 @@ def test_long_map_keys_are_shortened_in_the_middle() -> None:
 ])
 def test_extended_resource_names(name: str, ok: bool) -> None:
     assert is_extended_resource_name(name) is ok
+
+
+def test_shared_checks_render_as_1_34_inside_the_v1_validators() -> None:
+    """Object meta is validated by the code 1.30 uses too; in a v1 validator its errors
+    are apimachinery v0.34's, and the 1.30 validators keep their texts."""
+    big = {"a": "x" * (256 * 1024)}
+    errors = devices.validate_device_class(
+        v1.DeviceClass(metadata=ObjectMeta(name="c", annotations=big)))
+    assert [(str(e.field), e.detail, e.bad_value) for e in errors] == [
+        ("metadata.annotations", "may not be more than 262144 bytes", "<value omitted>")]
+    old = validate_resource_class(ResourceClass(metadata=ObjectMeta(name="c", annotations=big),
+                                                driver_name="d.example.com"))
+    assert [e.detail for e in old] == ["must have at most 262144 bytes"]

@@ -14,8 +14,10 @@ from __future__ import annotations
 
 import functools
 from collections.abc import Callable
-from typing import Any, ParamSpec, TypeVar
+from typing import ParamSpec, TypeVar
 
+from kubedra.api.meta import TypedObject
+from kubedra.api.resource import v1 as r
 from kubedra.validation.devices import claim, deviceclass
 from kubedra.validation.devices import slice as slice_spec
 from kubedra.validation.field import Apimachinery, ErrorList, Path, apimachinery
@@ -56,7 +58,7 @@ def _v034(validator: Callable[P, R]) -> Callable[P, R]:
     return run
 
 
-def _meta(obj: Any, namespaced: bool) -> ErrorList:
+def _meta(obj: TypedObject, namespaced: bool) -> ErrorList:
     return validate_object_meta(obj.metadata, namespaced, name_is_dns_subdomain, METADATA)
 
 
@@ -64,12 +66,12 @@ def _meta(obj: Any, namespaced: bool) -> ErrorList:
 
 
 @_v034
-def validate_resource_slice(obj: Any) -> ErrorList:
+def validate_resource_slice(obj: r.ResourceSlice) -> ErrorList:
     return _meta(obj, False) + slice_spec.validate_spec(obj.spec, None, SPEC)
 
 
 @_v034
-def validate_resource_slice_update(obj: Any, old: Any) -> ErrorList:
+def validate_resource_slice_update(obj: r.ResourceSlice, old: r.ResourceSlice) -> ErrorList:
     errs = validate_object_meta_update(obj.metadata, old.metadata, METADATA)
     return errs + slice_spec.validate_spec(obj.spec, old.spec, SPEC)
 
@@ -78,14 +80,16 @@ def validate_resource_slice_update(obj: Any, old: Any) -> ErrorList:
 
 
 @_v034
-def validate_device_class(obj: Any, *, consumable_capacity: bool = False) -> ErrorList:
-    return _meta(obj, False) + deviceclass.validate_spec(obj.spec, None, SPEC,
-                                                         consumable_capacity)
+def validate_device_class(obj: r.DeviceClass, *, consumable_capacity: bool = False
+                          ) -> ErrorList:
+    errs = _meta(obj, False)
+    return errs + deviceclass.validate_spec(obj.spec, None, SPEC, consumable_capacity)
 
 
 @_v034
-def validate_device_class_update(obj: Any, old: Any, *, consumable_capacity: bool = False
-                                 ) -> ErrorList:
+def validate_device_class_update(
+    obj: r.DeviceClass, old: r.DeviceClass, *, consumable_capacity: bool = False
+) -> ErrorList:
     """Selectors (config) unchanged from ``old`` count as stored: the StoredExpressions env
     (no 10 KiB parameters limit)."""
     errs = validate_object_meta_update(obj.metadata, old.metadata, METADATA)
@@ -96,20 +100,23 @@ def validate_device_class_update(obj: Any, old: Any, *, consumable_capacity: boo
 
 
 @_v034
-def validate_resource_claim(obj: Any, *, consumable_capacity: bool = False) -> ErrorList:
-    return _meta(obj, True) + claim.validate_claim_spec(obj.spec, SPEC, False,
-                                                         consumable_capacity)
+def validate_resource_claim(obj: r.ResourceClaim, *, consumable_capacity: bool = False
+                            ) -> ErrorList:
+    errs = _meta(obj, True)
+    return errs + claim.validate_claim_spec(obj.spec, SPEC, False, consumable_capacity)
 
 
 @_v034
-def validate_resource_claim_update(obj: Any, old: Any, *, consumable_capacity: bool = False
-                                   ) -> ErrorList:
+def validate_resource_claim_update(
+    obj: r.ResourceClaim, old: r.ResourceClaim, *, consumable_capacity: bool = False
+) -> ErrorList:
     errs = validate_object_meta_update(obj.metadata, old.metadata, METADATA)
     return errs + claim.validate_claim_spec_update(obj.spec, old.spec, SPEC, consumable_capacity)
 
 
 @_v034
-def validate_resource_claim_status_update(obj: Any, old: Any) -> ErrorList:
+def validate_resource_claim_status_update(obj: r.ResourceClaim, old: r.ResourceClaim
+                                          ) -> ErrorList:
     errs = validate_object_meta_update(obj.metadata, old.metadata, METADATA)
     names = claim.request_names(obj.spec.devices)
     deleted = obj.metadata.deletion_timestamp is not None
@@ -120,21 +127,25 @@ def validate_resource_claim_status_update(obj: Any, old: Any) -> ErrorList:
 # --- ResourceClaimTemplate -------------------------------------------------------------------
 
 
-def _template_spec(spec: Any, stored: bool, consumable_capacity: bool) -> ErrorList:
+def _template_spec(spec: r.ResourceClaimTemplateSpec, stored: bool, consumable_capacity: bool
+                   ) -> ErrorList:
     errs = validate_template_object_meta(spec.metadata, SPEC.child("metadata"))
     return errs + claim.validate_claim_spec(spec.spec, SPEC.child("spec"), stored,
                                             consumable_capacity)
 
 
 @_v034
-def validate_resource_claim_template(obj: Any, *, consumable_capacity: bool = False
-                                     ) -> ErrorList:
+def validate_resource_claim_template(
+    obj: r.ResourceClaimTemplate, *, consumable_capacity: bool = False
+) -> ErrorList:
     return _meta(obj, True) + _template_spec(obj.spec, False, consumable_capacity)
 
 
 @_v034
-def validate_resource_claim_template_update(obj: Any, old: Any, *,
-                                            consumable_capacity: bool = False) -> ErrorList:
+def validate_resource_claim_template_update(
+    obj: r.ResourceClaimTemplate, old: r.ResourceClaimTemplate, *,
+    consumable_capacity: bool = False,
+) -> ErrorList:
     errs = validate_object_meta_update(obj.metadata, old.metadata, METADATA)
     errs += validate_immutable_field(obj.spec, old.spec, SPEC)
     return errs + _template_spec(obj.spec, True, consumable_capacity)

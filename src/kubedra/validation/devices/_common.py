@@ -16,6 +16,7 @@ import msgspec
 from kubedra import cel
 from kubedra.api import codec
 from kubedra.api.goformat import go_json_syntax_error
+from kubedra.api.resource import v1 as r
 from kubedra.validation.field import (
     VALUE_OMITTED,
     ErrorList,
@@ -41,16 +42,8 @@ from kubedra.validation.names import (
 T = TypeVar("T")
 K = TypeVar("K", bound=Hashable)
 
-DRIVER_NAME_MAX_LENGTH: Final = 63
-DEVICE_MAX_DOMAIN_LENGTH: Final = 63
-DEVICE_MAX_ID_LENGTH: Final = 32
-POOL_NAME_MAX_LENGTH: Final = 253
 # map keys in field paths are shortened to this (domain/id at their longest)
-ATTRIBUTE_KEY_MAX_LENGTH: Final = DEVICE_MAX_DOMAIN_LENGTH + 1 + DEVICE_MAX_ID_LENGTH
-CEL_SELECTOR_EXPRESSION_MAX_COST: Final = 1_000_000
-CEL_SELECTOR_EXPRESSION_MAX_LENGTH: Final = cel.DEVICE_MAX_EXPRESSION_LENGTH
-DEVICE_SELECTORS_MAX_SIZE: Final = 32
-BINDING_CONDITIONS_MAX_SIZE: Final = 4
+ATTRIBUTE_KEY_MAX_LENGTH: Final = r.DEVICE_MAX_DOMAIN_LENGTH + 1 + r.DEVICE_MAX_ID_LENGTH
 TAINT_EFFECTS: Final = ("NoExecute", "NoSchedule")
 TOLERATION_OPERATORS: Final = ("Equal", "Exists")
 BAD_REQUEST_REF: Final = (
@@ -135,8 +128,8 @@ def validate_driver_name(name: str, path: Path) -> ErrorList:
     errs: ErrorList = []
     if not name:
         errs.append(required(path))
-    if _blen(name) > DRIVER_NAME_MAX_LENGTH:
-        errs.append(too_long(path, name, DRIVER_NAME_MAX_LENGTH))
+    if _blen(name) > r.DRIVER_NAME_MAX_LENGTH:
+        errs.append(too_long(path, name, r.DRIVER_NAME_MAX_LENGTH))
     errs += [invalid(path, name, msg) for msg in is_dns1123_subdomain(name.lower())]
     return errs
 
@@ -158,8 +151,8 @@ def validate_pool_name(name: str, path: Path) -> ErrorList:
     if not name:
         return [required(path)]
     errs: ErrorList = []
-    if _blen(name) > POOL_NAME_MAX_LENGTH:
-        errs.append(too_long(path, "", POOL_NAME_MAX_LENGTH))
+    if _blen(name) > r.POOL_NAME_MAX_LENGTH:
+        errs.append(too_long(path, "", r.POOL_NAME_MAX_LENGTH))
     for part in name.split("/"):
         errs += validate_dns_subdomain(part, path)
     return errs
@@ -171,8 +164,8 @@ def validate_device_class_ref(name: str, path: Path) -> ErrorList:
 
 def _validate_c_identifier(name: str, path: Path) -> ErrorList:
     errs: ErrorList = []
-    if _blen(name) > DEVICE_MAX_ID_LENGTH:
-        errs.append(too_long(path, "", DEVICE_MAX_ID_LENGTH))
+    if _blen(name) > r.DEVICE_MAX_ID_LENGTH:
+        errs.append(too_long(path, "", r.DEVICE_MAX_ID_LENGTH))
     return errs + [invalid(path, name, msg) for msg in is_c_identifier(name)]
 
 
@@ -245,8 +238,8 @@ def validate_cel_expression(
     expression: str, path: Path, stored: bool, consumable_capacity: bool
 ) -> ErrorList:
     """``validateCELSelector``: too long (not compiled), compile errors, then the cost."""
-    if _blen(expression) > CEL_SELECTOR_EXPRESSION_MAX_LENGTH:
-        return [too_long(path, "", CEL_SELECTOR_EXPRESSION_MAX_LENGTH)]
+    if _blen(expression) > r.CEL_SELECTOR_EXPRESSION_MAX_LENGTH:
+        return [too_long(path, "", r.CEL_SELECTOR_EXPRESSION_MAX_LENGTH)]
     env_type = cel.EnvType.STORED_EXPRESSIONS if stored else cel.EnvType.NEW_EXPRESSIONS
     try:
         program = cel.compile_expression(expression, cel.DeviceEnv(env_type, consumable_capacity))
@@ -254,7 +247,7 @@ def validate_cel_expression(
         if e.kind == "Internal":
             return [internal_error(path, e.detail)]
         return [invalid(path, expression, e.detail)]
-    if program.max_cost > CEL_SELECTOR_EXPRESSION_MAX_COST:
+    if program.max_cost > r.CEL_SELECTOR_EXPRESSION_MAX_COST:
         return [forbidden(path, "too complex, exceeds cost limit")]
     return []
 
@@ -270,7 +263,7 @@ def validate_selectors(
         return validate_cel_expression(selector.cel.expression, p.child("cel", "expression"),
                                        stored, consumable_capacity)
 
-    return each(selectors, DEVICE_SELECTORS_MAX_SIZE, check, path)
+    return each(selectors, r.DEVICE_SELECTORS_MAX_SIZE, check, path)
 
 
 # --- opaque configuration --------------------------------------------------------------------
@@ -305,7 +298,6 @@ def validate_raw_extension(value: Any, path: Path, stored: bool, max_length: int
     return []
 
 
-OPAQUE_PARAMETERS_MAX_LENGTH: Final = 10_240
 
 
 def validate_device_configuration(config: Any, path: Path, stored: bool) -> ErrorList:
@@ -316,7 +308,7 @@ def validate_device_configuration(config: Any, path: Path, stored: bool) -> Erro
     p = path.child("opaque")
     errs = validate_driver_name(opaque.driver, p.child("driver"))
     return errs + validate_raw_extension(opaque.parameters, p.child("parameters"), stored,
-                                         OPAQUE_PARAMETERS_MAX_LENGTH)
+                                         r.OPAQUE_PARAMETERS_MAX_LENGTH)
 
 
 # --- taints, tolerations, binding conditions -------------------------------------------------
@@ -364,8 +356,8 @@ def validate_binding_conditions(
     overlap, and each list only together with the other."""
     good, bad = list(conditions or ()), list(failure_conditions or ())
     cond_path, fail_path = path.child("bindingConditions"), path.child("bindingFailureConditions")
-    errs = each(good, BINDING_CONDITIONS_MAX_SIZE, validate_label_name, cond_path)
-    errs += each(bad, BINDING_CONDITIONS_MAX_SIZE, validate_label_name, fail_path)
+    errs = each(good, r.BINDING_CONDITIONS_MAX_SIZE, validate_label_name, cond_path)
+    errs += each(bad, r.BINDING_CONDITIONS_MAX_SIZE, validate_label_name, fail_path)
     seen: set[str] = set()
     for i, c in enumerate(good):
         if c in seen:

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import ipaddress
 import re
-from typing import Any, Final
+from typing import Final
 
 import msgspec
 
 from kubedra.api.goformat import go_quote
+from kubedra.api.resource import v1 as r
 from kubedra.validation.devices._common import (
     RequestNames,
     each,
@@ -41,17 +42,6 @@ from kubedra.validation.field import (
 from kubedra.validation.meta import validate_conditions, validate_immutable_field
 from kubedra.validation.nodeselector import validate_node_selector
 
-DEVICE_REQUESTS_MAX_SIZE: Final = 32
-DEVICE_CONSTRAINTS_MAX_SIZE: Final = 32
-DEVICE_CONFIG_MAX_SIZE: Final = 32
-FIRST_AVAILABLE_MAX_SIZE: Final = 8
-ALLOCATION_RESULTS_MAX_SIZE: Final = 32
-RESERVED_FOR_MAX_SIZE: Final = 256
-DEVICE_STATUS_MAX_CONDITIONS: Final = 8
-DEVICE_STATUS_DATA_MAX_LENGTH: Final = 10_240
-INTERFACE_NAME_MAX_LENGTH: Final = 256
-HARDWARE_ADDRESS_MAX_LENGTH: Final = 128
-NETWORK_MAX_IPS: Final = 16
 ALLOCATION_MODES: Final = ("All", "ExactCount")
 CONFIG_SOURCES: Final = ("FromClaim", "FromClass")
 _ONE_REQUEST_KIND: Final = "exactly one of `exactly` or `firstAvailable` is required"
@@ -65,7 +55,7 @@ _NOT_CIDR: Final = (
 _HEX: Final = re.compile(r"[0-9a-fA-F]{32}")
 
 
-def request_names(claim: Any) -> RequestNames:
+def request_names(claim: r.DeviceClaim) -> RequestNames:
     """``gatherRequestNames``: each request, with its subrequests if it has any."""
     out: RequestNames = {}
     for request in claim.requests or ():
@@ -78,20 +68,20 @@ def request_names(claim: Any) -> RequestNames:
 
 
 def validate_claim_spec(
-    spec: Any, path: Path, stored: bool, consumable_capacity: bool
+    spec: r.ResourceClaimSpec, path: Path, stored: bool, consumable_capacity: bool
 ) -> ErrorList:
     claim, p = spec.devices, path.child("devices")
     names = request_names(claim)
     errs = each_unique(
-        claim.requests, DEVICE_REQUESTS_MAX_SIZE,
+        claim.requests, r.DEVICE_REQUESTS_MAX_SIZE,
         lambda r, rp: _validate_request(r, rp, stored, consumable_capacity),
         lambda r: (r.name, "name"), p.child("requests"),
     )
-    errs += each(claim.constraints, DEVICE_CONSTRAINTS_MAX_SIZE,
+    errs += each(claim.constraints, r.DEVICE_CONSTRAINTS_MAX_SIZE,
                  lambda c, cp: _validate_constraint(c, cp, names, consumable_capacity),
                  p.child("constraints"))
     return errs + each(
-        claim.config, DEVICE_CONFIG_MAX_SIZE,
+        claim.config, r.DEVICE_CONFIG_MAX_SIZE,
         lambda c, cp: validate_request_refs(c.requests, cp.child("requests"), names)
         + validate_device_configuration(c, cp, stored),
         p.child("config"),
@@ -99,14 +89,14 @@ def validate_claim_spec(
 
 
 def _validate_request(
-    request: Any, path: Path, stored: bool, consumable_capacity: bool
+    request: r.DeviceRequest, path: Path, stored: bool, consumable_capacity: bool
 ) -> ErrorList:
     errs = validate_dns_label(request.name, path.child("name"))
     kinds = 0
     if request.first_available:
         kinds += 1
         errs += each_unique(
-            request.first_available, FIRST_AVAILABLE_MAX_SIZE,
+            request.first_available, r.FIRST_AVAILABLE_DEVICE_REQUEST_MAX_SIZE,
             lambda s, sp: validate_dns_label(s.name, sp.child("name"))
             + _validate_exact(s, sp, stored, consumable_capacity),
             lambda s: (s.name, "name"), path.child("firstAvailable"),
@@ -122,7 +112,10 @@ def _validate_request(
     return errs
 
 
-def _validate_exact(request: Any, path: Path, stored: bool, consumable_capacity: bool) -> ErrorList:
+def _validate_exact(
+    request: r.ExactDeviceRequest | r.DeviceSubRequest, path: Path, stored: bool,
+    consumable_capacity: bool,
+) -> ErrorList:
     """An ``exactly`` request or a ``firstAvailable`` subrequest (same checks)."""
     errs = validate_device_class_ref(request.device_class_name, path.child("deviceClassName"))
     errs += validate_selectors(request.selectors, path.child("selectors"), stored,
@@ -143,7 +136,7 @@ def _validate_exact(request: Any, path: Path, stored: bool, consumable_capacity:
 
 
 def _validate_constraint(
-    constraint: Any, path: Path, names: RequestNames, consumable_capacity: bool
+    constraint: r.DeviceConstraint, path: Path, names: RequestNames, consumable_capacity: bool
 ) -> ErrorList:
     errs = validate_request_refs(constraint.requests, path.child("requests"), names)
     if constraint.match_attribute is not None:
@@ -161,7 +154,7 @@ def _validate_constraint(
 
 
 def validate_claim_spec_update(
-    spec: Any, old: Any, path: Path, consumable_capacity: bool
+    spec: r.ResourceClaimSpec, old: r.ResourceClaimSpec, path: Path, consumable_capacity: bool
 ) -> ErrorList:
     """Immutable, and re-validated with stored expressions (they must have been stored)."""
     errs = validate_immutable_field(spec, old, path)
@@ -181,14 +174,14 @@ class SharedDeviceID(msgspec.Struct, frozen=True, rename="pascal"):
     share_id: str | None = msgspec.field(default=None, name="ShareID")
 
 
-def _device_id(entry: Any) -> SharedDeviceID:
+def _device_id(entry: r.DeviceRequestAllocationResult | r.AllocatedDeviceStatus) -> SharedDeviceID:
     return SharedDeviceID(entry.driver, entry.pool, entry.device, entry.share_id)
 
 
-def validate_status_update(status: Any, old: Any, deleted: bool, names: RequestNames,
-                           path: Path) -> ErrorList:
+def validate_status_update(status: r.ResourceClaimStatus, old: r.ResourceClaimStatus,
+                           deleted: bool, names: RequestNames, path: Path) -> ErrorList:
     reserved = status.reserved_for or []
-    errs = each_unique(reserved, RESERVED_FOR_MAX_SIZE, _validate_consumer,
+    errs = each_unique(reserved, r.RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, _validate_consumer,
                        lambda r: (r.uid, "uid"), path.child("reservedFor"))
     allocated: set[SharedDeviceID] = set()
     if status.allocation is not None:
@@ -215,27 +208,30 @@ def validate_status_update(status: Any, old: Any, deleted: bool, names: RequestN
     return errs
 
 
-def _consumer_key(ref: Any) -> tuple[str, str, str, str]:
+def _consumer_key(ref: r.ResourceClaimConsumerReference) -> tuple[str, str, str, str]:
     return (ref.api_group or "", ref.resource, ref.name, ref.uid)
 
 
-def _validate_consumer(ref: Any, path: Path) -> ErrorList:
+def _validate_consumer(ref: r.ResourceClaimConsumerReference, path: Path) -> ErrorList:
     return [required(path.child(attr)) for attr in ("resource", "name", "uid")
             if not getattr(ref, attr)]
 
 
-def _validate_allocation(allocation: Any, path: Path, names: RequestNames) -> ErrorList:
+def _validate_allocation(
+    allocation: r.AllocationResult, path: Path, names: RequestNames
+) -> ErrorList:
     devices, p = allocation.devices, path.child("devices")
-    errs = each(devices.results, ALLOCATION_RESULTS_MAX_SIZE,
+    errs = each(devices.results, r.ALLOCATION_RESULTS_MAX_SIZE,
                 lambda r, rp: _validate_result(r, rp, names), p.child("results"))
-    errs += each(devices.config, 2 * DEVICE_CONFIG_MAX_SIZE,
+    errs += each(devices.config, 2 * r.DEVICE_CONFIG_MAX_SIZE,
                  lambda c, cp: _validate_allocation_config(c, cp, names), p.child("config"))
     if allocation.node_selector is not None:
         errs += validate_node_selector(allocation.node_selector, path.child("nodeSelector"))
     return errs
 
 
-def _validate_result(result: Any, path: Path, names: RequestNames) -> ErrorList:
+def _validate_result(result: r.DeviceRequestAllocationResult, path: Path,
+                     names: RequestNames) -> ErrorList:
     errs = validate_request_ref(result.request, path.child("request"), names)
     errs += validate_driver_name(result.driver, path.child("driver"))
     errs += validate_pool_name(result.pool, path.child("pool"))
@@ -247,7 +243,8 @@ def _validate_result(result: Any, path: Path, names: RequestNames) -> ErrorList:
     return errs
 
 
-def _validate_allocation_config(config: Any, path: Path, names: RequestNames) -> ErrorList:
+def _validate_allocation_config(config: r.DeviceAllocationConfiguration, path: Path,
+                                names: RequestNames) -> ErrorList:
     errs: ErrorList = []
     source = config.source or ""
     if not source:
@@ -288,7 +285,8 @@ def _uuid_error(text: str) -> str | None:
     return None
 
 
-def _validate_device_status(entry: Any, path: Path, allocated: set[SharedDeviceID]) -> ErrorList:
+def _validate_device_status(entry: r.AllocatedDeviceStatus, path: Path,
+                            allocated: set[SharedDeviceID]) -> ErrorList:
     errs = validate_driver_name(entry.driver, path.child("driver"))
     errs += validate_pool_name(entry.pool, path.child("pool"))
     errs += validate_dns_label(entry.device, path.child("device"))
@@ -298,26 +296,29 @@ def _validate_device_status(entry: Any, path: Path, allocated: set[SharedDeviceI
     if key not in allocated:
         errs.append(invalid(path, key, "must be an allocated device in the claim"))
     conditions = entry.conditions or []
-    if len(conditions) > DEVICE_STATUS_MAX_CONDITIONS:
+    if len(conditions) > r.ALLOCATED_DEVICE_STATUS_MAX_CONDITIONS:
         errs.append(too_many(path.child("conditions"), len(conditions),
-                             DEVICE_STATUS_MAX_CONDITIONS))
+                             r.ALLOCATED_DEVICE_STATUS_MAX_CONDITIONS))
     errs += validate_conditions(conditions, path.child("conditions"))
     if entry.data is not None:
         errs += validate_raw_extension(entry.data, path.child("data"), False,
-                                       DEVICE_STATUS_DATA_MAX_LENGTH)
+                                       r.ALLOCATED_DEVICE_STATUS_DATA_MAX_LENGTH)
     if entry.network_data is not None:
         errs += _validate_network_data(entry.network_data, path.child("networkData"))
     return errs
 
 
-def _validate_network_data(data: Any, path: Path) -> ErrorList:
+def _validate_network_data(data: r.NetworkDeviceData, path: Path) -> ErrorList:
     errs: ErrorList = []
-    if len((data.interface_name or "").encode()) > INTERFACE_NAME_MAX_LENGTH:
-        errs.append(too_long(path.child("interfaceName"), "", INTERFACE_NAME_MAX_LENGTH))
-    if len((data.hardware_address or "").encode()) > HARDWARE_ADDRESS_MAX_LENGTH:
-        errs.append(too_long(path.child("hardwareAddress"), "", HARDWARE_ADDRESS_MAX_LENGTH))
-    return errs + each_unique(data.ips, NETWORK_MAX_IPS, validate_interface_address, string_key,
-                              path.child("ips"))
+    for value, name, limit in (
+        (data.interface_name, "interfaceName", r.NETWORK_DEVICE_DATA_INTERFACE_NAME_MAX_LENGTH),
+        (data.hardware_address, "hardwareAddress",
+         r.NETWORK_DEVICE_DATA_HARDWARE_ADDRESS_MAX_LENGTH),
+    ):
+        if len((value or "").encode()) > limit:
+            errs.append(too_long(path.child(name), "", limit))
+    return errs + each_unique(data.ips, r.NETWORK_DEVICE_DATA_MAX_IPS,
+                              validate_interface_address, string_key, path.child("ips"))
 
 
 def validate_interface_address(value: str, path: Path) -> ErrorList:

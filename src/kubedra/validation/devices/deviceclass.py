@@ -3,8 +3,9 @@ as stored when unchanged by an update, and the extended resource name."""
 
 from __future__ import annotations
 
-from typing import Any, Final
+from typing import Final
 
+from kubedra.api.resource import v1 as r
 from kubedra.validation.devices._common import (
     each,
     validate_device_configuration,
@@ -14,7 +15,6 @@ from kubedra.validation.equality import semantic_equal
 from kubedra.validation.field import ErrorList, Path, invalid
 from kubedra.validation.names import is_qualified_name
 
-DEVICE_CONFIG_MAX_SIZE: Final = 32
 _NATIVE_PREFIX: Final = "kubernetes.io/"
 _REQUESTS_PREFIX: Final = "requests."
 
@@ -27,11 +27,13 @@ def is_extended_resource_name(name: str) -> bool:
     return not is_qualified_name(_REQUESTS_PREFIX + name)
 
 
-def validate_spec(spec: Any, old: Any | None, path: Path, consumable_capacity: bool) -> ErrorList:
+def validate_spec(
+    spec: r.DeviceClassSpec, old: r.DeviceClassSpec | None, path: Path, consumable_capacity: bool
+) -> ErrorList:
     stored = old is not None and semantic_equal(spec.selectors, old.selectors)
     errs = validate_selectors(spec.selectors, path.child("selectors"), stored, consumable_capacity)
     stored = old is not None and semantic_equal(spec.config, old.config)
-    errs += each(spec.config, DEVICE_CONFIG_MAX_SIZE,
+    errs += each(spec.config, r.DEVICE_CONFIG_MAX_SIZE,
                  lambda c, p: validate_device_configuration(c, p, stored), path.child("config"))
     name = spec.extended_resource_name
     if name is not None and not is_extended_resource_name(name):

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any, Final
+from typing import Final
 
 from kubedra.api.quantity import Quantity
+from kubedra.api.resource import v1 as r
 from kubedra.validation.devices._common import (
     ATTRIBUTE_KEY_MAX_LENGTH,
     each,
@@ -32,14 +33,6 @@ from kubedra.validation.meta import validate_immutable_field
 from kubedra.validation.names import DNS1123_LABEL_MAX_LENGTH
 from kubedra.validation.nodeselector import validate_node_selector
 
-MAX_DEVICES: Final = 128
-MAX_ATTRIBUTES_AND_CAPACITIES: Final = 32
-MAX_SHARED_COUNTERS: Final = 32
-MAX_COUNTERS_PER_DEVICE: Final = 32
-MAX_DEVICE_COUNTERS_PER_SLICE: Final = 1024
-MAX_TAINTS: Final = 4
-ATTRIBUTE_VALUE_MAX_LENGTH: Final = 64
-REQUEST_POLICY_MAX_OPTIONS: Final = 10
 _SLICE_SELECTION: Final = (
     "exactly one of `nodeName`, `nodeSelector`, `allNodes`, `perDeviceNodeSelection` is required"
 )
@@ -58,7 +51,9 @@ _SEMVER: Final = re.compile(
 )
 
 
-def validate_spec(spec: Any, old: Any | None, path: Path) -> ErrorList:
+def validate_spec(
+    spec: r.ResourceSliceSpec, old: r.ResourceSliceSpec | None, path: Path
+) -> ErrorList:
     errs = validate_driver_name(spec.driver, path.child("driver"))
     errs += _validate_pool(spec.pool, path.child("pool"))
     if old is not None:
@@ -69,27 +64,27 @@ def validate_spec(spec: Any, old: Any | None, path: Path) -> ErrorList:
     counter_names = {s.name: set(s.counters or {}) for s in spec.shared_counters or ()}
     per_device = bool(spec.per_device_node_selection)
     errs += each_unique(
-        spec.devices, MAX_DEVICES,
+        spec.devices, r.RESOURCE_SLICE_MAX_DEVICES,
         lambda d, p: _validate_device(d, p, counter_names, per_device),
         lambda d: (d.name, "name"), path.child("devices"),
     )
     in_devices = sum(len(c.counters or {}) for d in spec.devices or ()
                      for c in d.consumes_counters or ())
-    if in_devices > MAX_DEVICE_COUNTERS_PER_SLICE:
+    if in_devices > r.RESOURCE_SLICE_MAX_DEVICE_COUNTERS_PER_SLICE:
         errs.append(invalid(path.child("devices"), in_devices,
                             "the total number of counters in devices must not exceed "
-                            f"{MAX_DEVICE_COUNTERS_PER_SLICE}"))
+                            f"{r.RESOURCE_SLICE_MAX_DEVICE_COUNTERS_PER_SLICE}"))
     shared = sum(len(s.counters or {}) for s in spec.shared_counters or ())
-    if shared > MAX_SHARED_COUNTERS:
+    if shared > r.RESOURCE_SLICE_MAX_SHARED_COUNTERS:
         errs.append(invalid(path.child("sharedCounters"), shared,
                             f"the total number of shared counters must not exceed "
-                            f"{MAX_SHARED_COUNTERS}"))
+                            f"{r.RESOURCE_SLICE_MAX_SHARED_COUNTERS}"))
     errs += each_unique(spec.shared_counters, -1, _validate_counter_set, lambda s: (s.name, "name"),
                         path.child("sharedCounters"))
     return errs
 
 
-def _validate_pool(pool: Any, path: Path) -> ErrorList:
+def _validate_pool(pool: r.ResourcePool, path: Path) -> ErrorList:
     errs = validate_pool_name(pool.name, path.child("name"))
     if pool.resource_slice_count <= 0:
         errs.append(invalid(path.child("resourceSliceCount"), pool.resource_slice_count,
@@ -100,7 +95,7 @@ def _validate_pool(pool: Any, path: Path) -> ErrorList:
     return errs
 
 
-def _validate_node_selection(spec: Any, path: Path) -> ErrorList:
+def _validate_node_selection(spec: r.ResourceSliceSpec, path: Path) -> ErrorList:
     errs: ErrorList = []
     chosen: list[str] = []
     if spec.node_name is not None:
@@ -134,29 +129,30 @@ def _validate_node_selection(spec: Any, path: Path) -> ErrorList:
 
 
 def _validate_device(
-    device: Any, path: Path, counter_names: Mapping[str, set[str]], per_device: bool
+    device: r.Device, path: Path, counter_names: Mapping[str, set[str]], per_device: bool
 ) -> ErrorList:
     errs = validate_dns_label(device.name, path.child("name"))
     attributes, capacity = device.attributes or {}, device.capacity or {}
     total = len(attributes) + len(capacity)
-    if total > MAX_ATTRIBUTES_AND_CAPACITIES:
+    limit = r.RESOURCE_SLICE_MAX_ATTRIBUTES_AND_CAPACITIES_PER_DEVICE
+    if total > limit:
         errs.append(invalid(path, total, "the total number of attributes and capacities must "
-                                         f"not exceed {MAX_ATTRIBUTES_AND_CAPACITIES}"))
+                                         f"not exceed {limit}"))
     errs += each_entry(attributes, ATTRIBUTE_KEY_MAX_LENGTH, validate_qualified_name,
                        _validate_attribute, path.child("attributes"))
     check_capacity = (_validate_shared_capacity if device.allow_multiple_allocations
                       else _validate_exclusive_capacity)
     errs += each_entry(capacity, ATTRIBUTE_KEY_MAX_LENGTH, validate_qualified_name,
                        check_capacity, path.child("capacity"))
-    errs += each(device.taints, MAX_TAINTS, validate_taint, path.child("taints"))
+    errs += each(device.taints, r.DEVICE_TAINTS_MAX_LENGTH, validate_taint, path.child("taints"))
     consumes = device.consumes_counters or []
     errs += each_unique(consumes, -1, _validate_consumption, lambda c: (c.counter_set,
                                                                           "counterSet"),
                         path.child("consumesCounters"))
     counters = sum(len(c.counters or {}) for c in consumes)
-    if counters > MAX_COUNTERS_PER_DEVICE:
+    if counters > r.RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE:
         errs.append(invalid(path, counters, "the total number of counters must not exceed "
-                                            f"{MAX_COUNTERS_PER_DEVICE}"))
+                                            f"{r.RESOURCE_SLICE_MAX_COUNTERS_PER_DEVICE}"))
     for i, consumption in enumerate(consumes):
         p = path.child("consumesCounters").index(i)
         names = counter_names.get(consumption.counter_set)
@@ -174,7 +170,7 @@ def _validate_device(
                                               device.binding_failure_conditions, path)
 
 
-def _validate_device_node_selection(device: Any, path: Path, per_device: bool) -> ErrorList:
+def _validate_device_node_selection(device: r.Device, path: Path, per_device: bool) -> ErrorList:
     errs: ErrorList = []
     if not per_device:
         if device.node_name is not None or device.node_selector is not None \
@@ -206,7 +202,7 @@ def _validate_device_node_selection(device: Any, path: Path, per_device: bool) -
     return errs
 
 
-def _validate_attribute(attribute: Any, path: Path) -> ErrorList:
+def _validate_attribute(attribute: r.DeviceAttribute, path: Path) -> ErrorList:
     errs: ErrorList = []
     values = 0
     if attribute.bool_ is not None:
@@ -215,16 +211,16 @@ def _validate_attribute(attribute: Any, path: Path) -> ErrorList:
         values += 1
     if attribute.string is not None:
         values += 1
-        if len(attribute.string.encode()) > ATTRIBUTE_VALUE_MAX_LENGTH:
-            errs.append(too_long(path.child("string"), "", ATTRIBUTE_VALUE_MAX_LENGTH))
+        if len(attribute.string.encode()) > r.DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH:
+            errs.append(too_long(path.child("string"), "", r.DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH))
     if attribute.version is not None:
         values += 1
         p = path.child("version")
         if not _SEMVER.fullmatch(attribute.version):
             errs.append(invalid(p, attribute.version,
                                 "must be a string compatible with semver.org spec 2.0.0"))
-        if len(attribute.version.encode()) > ATTRIBUTE_VALUE_MAX_LENGTH:
-            errs.append(too_long(p, "", ATTRIBUTE_VALUE_MAX_LENGTH))
+        if len(attribute.version.encode()) > r.DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH:
+            errs.append(too_long(p, "", r.DEVICE_ATTRIBUTE_MAX_VALUE_LENGTH))
     if values == 0:
         errs.append(required(path, _ONE_VALUE))
     elif values > 1:
@@ -232,13 +228,13 @@ def _validate_attribute(attribute: Any, path: Path) -> ErrorList:
     return errs
 
 
-def _validate_exclusive_capacity(capacity: Any, path: Path) -> ErrorList:
+def _validate_exclusive_capacity(capacity: r.DeviceCapacity, path: Path) -> ErrorList:
     if capacity.request_policy is not None:
         return [forbidden(path.child("requestPolicy"), "allowMultipleAllocations must be true")]
     return []
 
 
-def _validate_shared_capacity(capacity: Any, path: Path) -> ErrorList:
+def _validate_shared_capacity(capacity: r.DeviceCapacity, path: Path) -> ErrorList:
     policy = capacity.request_policy
     if policy is None:
         return []
@@ -278,7 +274,7 @@ def _validate_valid_values(
             found = True
         return out
 
-    errs += each_unique(list(values), REQUEST_POLICY_MAX_OPTIONS, check,
+    errs += each_unique(list(values), r.CAPACITY_REQUEST_POLICY_DISCRETE_MAX_OPTIONS, check,
                         lambda q: (str(q.scaled_value(0)), ""), path)
     if not found:
         errs.append(invalid(path, str(default),
@@ -286,7 +282,9 @@ def _validate_valid_values(
     return errs
 
 
-def _validate_range(default: Quantity, limit: Quantity, valid: Any, path: Path) -> ErrorList:
+def _validate_range(
+    default: Quantity, limit: Quantity, valid: r.CapacityRequestPolicyRange, path: Path
+) -> ErrorList:
     low, high, step = valid.min, valid.max, valid.step
     if low is None:
         return [required(path.child("min"), "required when validRange is defined")]
@@ -324,7 +322,7 @@ def _validate_step(value: Quantity, low: Quantity, step: Quantity, path: Path) -
     return []
 
 
-def _validate_consumption(consumption: Any, path: Path) -> ErrorList:
+def _validate_consumption(consumption: r.DeviceCounterConsumption, path: Path) -> ErrorList:
     errs: ErrorList = []
     if not consumption.counter_set:
         errs.append(required(path.child("counterSet")))
@@ -336,7 +334,7 @@ def _validate_consumption(consumption: Any, path: Path) -> ErrorList:
     return errs
 
 
-def _validate_counter_set(counter_set: Any, path: Path) -> ErrorList:
+def _validate_counter_set(counter_set: r.CounterSet, path: Path) -> ErrorList:
     errs: ErrorList = []
     if not counter_set.name:
         errs.append(required(path.child("name")))
