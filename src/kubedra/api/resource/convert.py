@@ -192,7 +192,10 @@ _BASIC_RE: Final = re.compile(
 
 def v1beta1_field_path(path: str) -> str:
     """A hub field path as the v1beta1 client wrote the field: ``exactly`` is not there, and a
-    device's fields are under ``basic``. Other paths are the same in both versions."""
+    device's fields are under ``basic``. Other paths are the same in both versions.
+
+    (Upstream 1.34 validates the internal form and reports its paths to every client, spec
+    §4; issue 43 asks for the client's version, which this gives the serving layer.)"""
     path = _EXACTLY_RE.sub(r"\1", path, count=1)
     return _BASIC_RE.sub(r"\1.basic.\2", path, count=1)
 
