@@ -17,7 +17,7 @@ from kubedra.api.batch import Job
 from kubedra.api.core import Pod
 from kubedra.api.features import FeatureGateError, FeatureGates, parse_feature_gates
 from kubedra.api.goformat import parse_duration
-from kubedra.api.release import Release
+from kubedra.api.release import RELEASES, Release
 from kubedra.cli.leaderelect import leader_election_options, run_as_leader
 from kubedra.cli.metrics import bound_port, serve_metrics
 from kubedra.cli.runtime import run_until_signalled, setup_logging
@@ -35,6 +35,19 @@ from kubedra.controllers.tainteviction import TaintEvictionController
 CONTROLLERS = ("job-controller", "node-lifecycle-controller", "resourceclaim-controller",
                "taint-eviction-controller", "ttl-after-finished-controller")
 """Upstream's names, for ``--controllers``."""
+
+
+def _check_gates(value: str) -> None:
+    """Refuse at once a ``--feature-gates`` value no release takes (which release's defaults
+    it applies to is learnt from the server later)."""
+    errors = []
+    for release in RELEASES:
+        try:
+            parse_feature_gates(value, FeatureGates.for_release(release))
+            return
+        except FeatureGateError as err:
+            errors.append(err)
+    raise click.BadParameter(str(errors[0]), param_hint="--feature-gates")
 
 
 def _gates(value: str, release: Release) -> FeatureGates:
@@ -132,6 +145,7 @@ def controller_manager(kubeconfig_path: str | None, workers: int, claim_workers:
     """Run the control loops: ResourceClaim, Job, TTL after finished, node lifecycle, taint
     eviction."""
     setup_logging(verbose)
+    _check_gates(feature_gates)
     enabled = _controllers(controllers)
     node_config = NodeLifecycleConfig(
         monitor_period=node_monitor_period, grace_period=node_monitor_grace_period,

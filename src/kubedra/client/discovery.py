@@ -23,29 +23,29 @@ V1ALPHA2 = "v1alpha2"
 
 
 async def served_versions(client: Client, group: str, versions: Iterable[str],
-                          retry: float = 1.0) -> list[str]:
+                          retry: float = 0.2) -> list[str]:
     """Those of ``versions`` (of ``group``; "" is the core group) the server serves, in the
-    given order. A 404 means not served; an unreachable or overloaded server (a component
-    may start before it) is asked again every ``retry`` seconds; any other error is
-    raised."""
+    given order. A 404 means not served; any other answer, or no answer, is logged and the
+    server asked again (backing off from ``retry`` to 5 s), as the informers do: a component
+    may start before its server, or before its credentials are accepted."""
     out = []
     for version in versions:
         path = f"/apis/{group}/{version}" if group else f"/api/{version}"
+        backoff = retry
         while True:
             try:
                 await client.get_path(path)
             except ApiError as err:
                 if is_not_found(err):
                     break
-                if err.code != 429 and err.code < 500:
-                    raise
                 log.warning("discovery of %s: %s (asking again)", path, err)
             except (ConnectionError, TimeoutError) as err:
                 log.warning("discovery of %s: %s (asking again)", path, err)
             else:
                 out.append(version)
                 break
-            await asyncio.sleep(retry)
+            await asyncio.sleep(backoff)
+            backoff = min(backoff * 2, 5.0)
     return out
 
 
