@@ -5,6 +5,7 @@ flag ``/apis/resource.k8s.io/v1beta1`` is a 404."""
 
 from __future__ import annotations
 
+import json
 import uuid
 from collections.abc import AsyncIterator, Iterator
 from pathlib import Path
@@ -147,3 +148,21 @@ async def test_unserved_versions_are_404(http: aiohttp.ClientSession,
             status, group = await call(plain, "GET", G)
             assert status == 200
             assert [v["version"] for v in group["versions"]] == ["v1"]
+
+
+async def test_a_v1beta1_watch_gets_v1_writes_converted(http: aiohttp.ClientSession) -> None:
+    name = "w-" + uuid.uuid4().hex[:6]
+    status, listed = await call(http, "GET", f"{G}/v1beta1/resourceslices")
+    assert status == 200
+    rv = listed["metadata"]["resourceVersion"]
+    async with http.get(f"{G}/v1beta1/resourceslices", params={
+            "watch": "1", "resourceVersion": rv, "timeoutSeconds": "30",
+            "fieldSelector": f"metadata.name={name}"}) as resp:
+        assert resp.status == 200
+        status, _ = await call(http, "POST", f"{G}/v1/resourceslices",
+                               {"metadata": {"name": name}, "spec": V1_SLICE})
+        assert status == 201
+        event = json.loads(await resp.content.readline())
+    assert event["type"] == "ADDED"
+    assert event["object"]["apiVersion"] == "resource.k8s.io/v1beta1"
+    assert event["object"]["spec"] == BETA_SLICE

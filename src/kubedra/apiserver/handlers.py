@@ -165,7 +165,7 @@ class ResourceHandlers:
     # --- reads ---------------------------------------------------------------------------
 
     async def _get(self, request: web.BaseRequest, t: Target) -> web.StreamResponse:
-        obj, data = t.res.served(*await self.rest.get(t.res, t.namespace, t.name))
+        obj, data = await self.rest.get(t.res, t.namespace, t.name)
         if tables.wants_table(request):
             return _json(tables.table(t.res, [obj], _include_object(request)))
         return json_reply(data)
@@ -189,8 +189,6 @@ class ResourceHandlers:
             t.res, t.namespace, flt, limit=opts.limit, continue_token=opts.continue_token,
             revision=revision,
         )
-        if t.res.converts:
-            items = [t.res.served(o, d) for o, d in items]
         if tables.wants_table(request):
             tbl = tables.table(t.res, [o for o, _ in items], _include_object(request))
             tbl["metadata"] = {"resourceVersion": str(rev)}

@@ -110,7 +110,14 @@ class Rest:
         return kv
 
     async def get(self, res: Resource, namespace: str, name: str) -> tuple[Obj, bytes]:
+        """The object in the version ``res`` serves (shared: do not mutate)."""
         kv = await self.get_kv(res, namespace, name)
+        return self.served(res, kv)
+
+    def served(self, res: Resource, kv: KeyValue) -> tuple[Obj, bytes]:
+        """A stored object as ``res`` serves it, through the wire cache (shared)."""
+        if res.converts:
+            return self.cache.served(kv, res.kind.version, res.served)
         return self.cache.get(kv)
 
     async def list_objects(
@@ -123,15 +130,17 @@ class Rest:
         continue_token: str = "",
         revision: int | None = None,
     ) -> tuple[list[tuple[Obj, bytes]], int, str, int | None]:
-        """Matching objects, the list revision, the next continue token and the remaining
-        count (only known for unfiltered pages)."""
+        """Matching objects (in the version ``res`` serves), the list revision, the next
+        continue token and the remaining count (only known for unfiltered pages)."""
         prefix = res.list_prefix(namespace)
         start_after: str | None = None
         if continue_token:
             revision, start_after = decode_continue(continue_token, prefix)
         out: list[tuple[Obj, bytes]] = []
         page = limit if limit > 0 else 0
-        everything, cached = flt.everything, self.cache.get  # asked once, not per item
+        everything = flt.everything  # asked once, not per item
+        cached = (self.cache.get if not res.converts
+                  else lambda kv: self.served(res, kv))
         while True:
             try:
                 lr = await self.store.list(

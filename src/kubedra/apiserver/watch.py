@@ -195,8 +195,9 @@ class EventWriter:
                 data = objects.encode(obj)
             elif not now:
                 return None
-        if self.res.converts:  # another version than the stored one: converted per watcher
-            obj, data = self.res.served(obj)
+        if self.res.converts:  # another version than the stored one
+            obj, data = (ch.served(self.res.kind.version, self.res.served) if obj is ch.obj
+                         else self.res.served(obj))
         if self.as_table:
             data = objects.encode(self._table(obj))
         return b'{"type":"' + typ.encode() + b'","object":' + data + b"}\n"
