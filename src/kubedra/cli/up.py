@@ -20,7 +20,8 @@ import click
 
 from kubedra.api.release import DEFAULT_RELEASE, ReleaseError, parse_release
 from kubedra.cli.fakenodes import create_fake_nodes, keep_alive
-from kubedra.cli.kubectl import VERSION as KUBECTL_VERSION
+from kubedra.cli.kubectl import DEFAULT as KUBECTL_DEFAULT
+from kubedra.cli.kubectl import RELEASES as KUBECTL_RELEASES
 from kubedra.cli.kubectl import cached_kubectl
 from kubedra.cli.localcluster import ClusterError, LocalCluster
 from kubedra.cli.nodepool import node_names, pool_components
@@ -145,7 +146,7 @@ def up(data_dir: str, port: int, fake_nodes: int, nodes: int, nodes_per_process:
             f"  export KUBECONFIG={cluster.kubeconfig_path}\n"
             f"  kubectl get nodes,resourceslices\n"
             f"  kubectl apply -f examples/\n"
-            f"{_kubectl_line()}\n"
+            f"{_kubectl_line(release.name)}\n"
             f"logs: {cluster.data_dir / 'logs'}. Press Ctrl-C to stop.")
         # the fake Nodes' heartbeat, so the node lifecycle controller sees them alive
         await until_stopped(stop, supervise(stop, cluster), keep_alive(client, fakes))
@@ -153,11 +154,15 @@ def up(data_dir: str, port: int, fake_nodes: int, nodes: int, nodes_per_process:
     run_until_signalled(main)
 
 
-def _kubectl_line() -> str:
-    binary = cached_kubectl()
+def _kubectl_line(release: str) -> str:
+    """Where the kubectl of the emulated release is (or how to fetch it)."""
+    version = KUBECTL_RELEASES[release].version
+    binary = cached_kubectl(release)
     if binary is None:
-        return f"kubectl {KUBECTL_VERSION}: `make kubectl` (kubedra fetch-kubectl) fetches it"
-    return f"kubectl {KUBECTL_VERSION}: {binary}"
+        fetch = ("`make kubectl` (kubedra fetch-kubectl)" if release == KUBECTL_DEFAULT
+                 else f"`kubedra fetch-kubectl --version {release}`")
+        return f"kubectl {version}: {fetch} fetches it"
+    return f"kubectl {version}: {binary}"
 
 
 def _metrics_args(port: int | None) -> list[str]:
