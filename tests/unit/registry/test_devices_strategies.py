@@ -6,7 +6,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from kubedra.api import codec
+from kubedra.api import codec, kinds
 from kubedra.api.features import FeatureGates
 from kubedra.api.release import R1_34
 from kubedra.api.resource import v1
@@ -166,3 +166,13 @@ def test_resource_slice_field_selectors() -> None:
     assert s.field_label_error("nodeName") == (
         "field label not supported for resource.k8s.io/v1, Kind=ResourceSlice: nodeName")
     assert s.trigger_field == "spec.nodeName"
+
+
+def test_the_v1_generation_is_stored_apart_from_v1alpha2() -> None:
+    v1_claims = kinds.by_gvk(RESOURCE, "v1", "ResourceClaim")
+    beta_claims = kinds.by_gvk(RESOURCE, "v1beta1", "ResourceClaim")
+    alpha_claims = kinds.by_gvk(RESOURCE, "v1alpha2", "ResourceClaim")
+    assert v1_claims is not None and beta_claims is not None and alpha_claims is not None
+    assert v1_claims.resource.prefix == "/registry/resource.k8s.io@v1/resourceclaims/"
+    assert beta_claims.resource is v1_claims.resource and not beta_claims.stored
+    assert alpha_claims.resource.prefix == "/registry/resource.k8s.io/resourceclaims/"
