@@ -168,6 +168,7 @@ def _run_a_job(api: Any) -> None:
         n for n in core.list_node().items
         if any(c.type == "Ready" and c.status == "True" for c in n.status.conditions or ())
     ]) == 2, 60)
+    assert {n.status.node_info.kubelet_version for n in core.list_node().items} == {"v1.34.0"}
     # JobManagedBy is on by default in 1.34 (no --feature-gates): a Job another controller
     # manages is left alone
     batch_api.create_namespaced_job(NS, job_body("elsewhere", managedBy=EXTERNAL))
