@@ -2,10 +2,12 @@
 answers ``/version`` as v1.34.0 and serves no ``resource.k8s.io/v1alpha2`` (404, absent from
 discovery and OpenAPI); bad flag values are refused before serving, with upstream's texts;
 ``kubedra up --emulated-version 1.34`` comes up, its components say in one line that they run
-without their v1alpha2 DRA parts, and a Job of two pods completes on its node agents."""
+without their v1alpha2 DRA parts, and a Job of two pods completes on its node agents; its
+nodes (agents or fake) report v1.34.0."""
 
 from __future__ import annotations
 
+import asyncio
 import signal
 import subprocess
 from pathlib import Path
@@ -18,7 +20,7 @@ from kubernetes import config as kconfig
 from tests.e2e.conftest import _kubedra_command, apiserver_process, kubeconfig_session
 from tests.e2e.node_support import socket_root
 from tests.e2e.test_jobs import EXTERNAL, NS, job_body, terminal, wait_for
-from tests.e2e.test_up import BANNER_END, UP
+from tests.e2e.test_up import BANNER_END, UP, read_until, start_up
 
 AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 V1ALPHA2 = "resource.k8s.io/v1alpha2"
@@ -168,6 +170,7 @@ def _run_a_job(api: Any) -> None:
         n for n in core.list_node().items
         if any(c.type == "Ready" and c.status == "True" for c in n.status.conditions or ())
     ]) == 2, 60)
+    assert {n.status.node_info.kubelet_version for n in core.list_node().items} == {"v1.34.0"}
     # JobManagedBy is on by default in 1.34 (no --feature-gates): a Job another controller
     # manages is left alone
     batch_api.create_namespaced_job(NS, job_body("elsewhere", managedBy=EXTERNAL))
@@ -180,3 +183,29 @@ def _run_a_job(api: Any) -> None:
     assert elsewhere.status.conditions is None and elsewhere.status.active is None
     assert core.list_namespaced_pod(NS, label_selector="job-name=elsewhere").items == []
 
+
+
+@pytest.mark.timeout(120)
+async def test_up_1_34_fake_nodes_come_without_v1alpha2_slices(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    proc = await start_up(data, "--port", "0", "--fake-nodes", "2",
+                          "--emulated-version", "1.34")
+    assert proc.stdout is not None
+    try:
+        banner = await read_until(proc.stdout, BANNER_END, 60)
+        without = [line for line in banner.splitlines()
+                   if "does not serve resource.k8s.io/v1alpha2" in line]
+        assert len(without) == 1 and "fake nodes' ResourceSlices" in without[0], banner
+        async with kubeconfig_session(data / "kubeconfig") as session:
+            for _ in range(100):  # the fake nodes' status comes with their first beat
+                _, nodes = await _get(session, "/api/v1/nodes")
+                versions = [n.get("status", {}).get("nodeInfo", {}).get("kubeletVersion")
+                            for n in nodes["items"]]
+                if versions == ["v1.34.0", "v1.34.0"]:
+                    break
+                await asyncio.sleep(0.2)
+            assert versions == ["v1.34.0", "v1.34.0"]
+    finally:
+        proc.send_signal(signal.SIGINT)
+        await asyncio.wait_for(proc.wait(), 40)
+    assert proc.returncode == 0

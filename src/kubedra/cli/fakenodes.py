@@ -10,7 +10,7 @@ import logging
 from kubedra.api.core import Node
 from kubedra.client.errors import ApiError, is_already_exists
 from kubedra.client.rest import Client
-from kubedra.kubelet.node import NodeAgentNode, NodeClaimed, NodeConfig
+from kubedra.kubelet.node import KUBELET_VERSION, NodeAgentNode, NodeClaimed, NodeConfig
 from kubedra.testing import fake_node, fake_slice
 
 log = logging.getLogger(__name__)
@@ -44,10 +44,11 @@ async def create_fake_nodes(client: Client, count: int, instances: int, driver: 
     await asyncio.gather(*(one(i) for i in range(count)))
 
 
-async def keep_alive(client: Client, names: list[str]) -> None:
-    """Post the fake Nodes' Ready status and renew their Leases until cancelled, as kwok does
-    for the Nodes it fakes, so the node lifecycle controller sees them alive. A Node a real
-    agent holds is left to it."""
+async def keep_alive(client: Client, names: list[str],
+                     kubelet_version: str = KUBELET_VERSION) -> None:
+    """Post the fake Nodes' Ready status (naming ``kubelet_version``) and renew their Leases
+    until cancelled, as kwok does for the Nodes it fakes, so the node lifecycle controller
+    sees them alive. A Node a real agent holds is left to it."""
     async def one(node: NodeAgentNode) -> None:
         while True:
             try:
@@ -61,6 +62,6 @@ async def keep_alive(client: Client, names: list[str]) -> None:
             await asyncio.sleep(1.0)
         await node.run()
 
-    await asyncio.gather(*(one(NodeAgentNode(client, NodeConfig(name=name)))
-                           for name in names))
+    await asyncio.gather(*(one(NodeAgentNode(client, NodeConfig(
+        name=name, kubelet_version=kubelet_version))) for name in names))
     await asyncio.Event().wait()  # every Node left to its agent: nothing more to do

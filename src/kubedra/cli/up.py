@@ -149,7 +149,8 @@ def up(data_dir: str, port: int, fake_nodes: int, nodes: int, nodes_per_process:
             f"{_kubectl_line(release.name)}\n"
             f"logs: {cluster.data_dir / 'logs'}. Press Ctrl-C to stop.")
         # the fake Nodes' heartbeat, so the node lifecycle controller sees them alive
-        await until_stopped(stop, supervise(stop, cluster), keep_alive(client, fakes))
+        await until_stopped(stop, supervise(stop, cluster),
+                            keep_alive(client, fakes, release.git_version))
 
     run_until_signalled(main)
 
