@@ -166,3 +166,20 @@ def test_resource_claim(case: dict[str, Any], request: pytest.FixtureRequest) ->
     errors = run(case, v1.ResourceClaim, v.validate_resource_claim,
                  v.validate_resource_claim_update, v.validate_resource_claim_status_update)
     _check(case, errors, request)
+
+
+def test_a_1_34_server_renders_every_field_error_as_v0_34(server_134: Server) -> None:
+    """The generic ObjectMeta checks of an update (outside the kind's validator) answer with
+    apimachinery v0.34's texts too: no cause of a too large annotation says 1.30's
+    ``must have at most``."""
+    path = "/apis/resource.k8s.io/v1/deviceclasses"
+    code, stored = server_134.call("POST", path, json.dumps(
+        {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+         "metadata": {"name": "annotated"}}).encode())
+    assert code == 201, stored
+    stored["metadata"]["annotations"] = {"a": "x" * (256 * 1024)}
+    code, answer = server_134.call("PUT", f"{path}/annotated", json.dumps(stored).encode())
+    assert code == 422, answer
+    texts = causes(answer)
+    assert texts and set(texts) == {
+        "metadata.annotations: Too long: may not be more than 262144 bytes"}, texts

@@ -19,6 +19,7 @@ from kubedra.apiserver import errors, objects
 from kubedra.apiserver.registry import Resource
 from kubedra.registry import pipeline
 from kubedra.registry.pipeline import Decoded
+from kubedra.validation import field
 
 T = TypeVar("T")
 
@@ -82,22 +83,24 @@ _waiting = 0
 
 
 async def _admit(res: Resource, step: Callable[[], T]) -> T:
-    """Run a pipeline step, off the event loop when the kind's validation is heavy."""
+    """Run a pipeline step, off the event loop when the kind's validation is heavy, its
+    field errors as the served release's apimachinery renders them."""
     global _waiting
+    texts = field.apimachinery_of(res.release)
     if not res.strategy.compiles_cel:
-        with answers():
+        with answers(), field.apimachinery(texts):
             return step()
     if _waiting >= HEAVY_WAITING:
         raise errors.too_many_requests()
     _waiting += 1
     try:
-        return await asyncio.get_running_loop().run_in_executor(_HEAVY, _budgeted, step)
+        return await asyncio.get_running_loop().run_in_executor(_HEAVY, _budgeted, step, texts)
     finally:
         _waiting -= 1
 
 
-def _budgeted(step: Callable[[], T]) -> T:
-    with answers(), pipeline.compile_budget(COMPILE_CPU_SECONDS):
+def _budgeted(step: Callable[[], T], texts: field.Apimachinery) -> T:
+    with answers(), field.apimachinery(texts), pipeline.compile_budget(COMPILE_CPU_SECONDS):
         return step()
 
 

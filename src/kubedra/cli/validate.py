@@ -36,6 +36,7 @@ from kubedra.api.release import (
 from kubedra.api.scheme import GVR
 from kubedra.registry import pipeline, resources
 from kubedra.registry.strategies.base import AnyStrategy
+from kubedra.validation import field
 from kubedra.validation.field import FieldError
 
 MANIFEST_SUFFIXES = (".json", ".yaml", ".yml")
@@ -165,12 +166,13 @@ class Checker:
             self._fail(f"error: {where}: {err}")
             return
         try:
-            strategies = self.strategies(release_of(kind, self.release))
-            decoded = pipeline.admit_new(
-                strategies[kind.resource.storage_gvr], kind, raw,
-                namespace=self._namespace(raw), mode=self.mode, duplicates=duplicates,
-                size=len(codec.encode(raw)),
-            )
+            release = release_of(kind, self.release)
+            strategy = self.strategies(release)[kind.resource.storage_gvr]
+            with field.apimachinery(field.apimachinery_of(release)):  # as its server answers
+                decoded = pipeline.admit_new(
+                    strategy, kind, raw, namespace=self._namespace(raw), mode=self.mode,
+                    duplicates=duplicates, size=len(codec.encode(raw)),
+                )
         except pipeline.Invalid as err:
             self._fail(invalid_message(kind.kind, err.name, err.errors))
             return

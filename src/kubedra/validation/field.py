@@ -23,6 +23,7 @@ from typing import Any
 import msgspec
 
 from kubedra.api.goformat import go_quote
+from kubedra.api.release import R1_30, Release
 
 
 class ErrorType(StrEnum):
@@ -101,6 +102,11 @@ def apimachinery(release: Apimachinery) -> Iterator[None]:
         yield
     finally:
         _RELEASE.reset(token)
+
+
+def apimachinery_of(release: Release) -> Apimachinery:
+    """The apimachinery whose texts a server of ``release`` answers with."""
+    return Apimachinery.V0_30 if release == R1_30 else Apimachinery.V0_34
 
 
 def _v034() -> bool:

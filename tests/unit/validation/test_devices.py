@@ -3,6 +3,7 @@ errors, UIDs, interface addresses, map-key truncation, extended resource names."
 
 from __future__ import annotations
 
+import msgspec
 import pytest
 
 from kubedra.api.goformat import go_json_syntax_error
@@ -44,6 +45,16 @@ def test_raw_extension_rules() -> None:
         too_long = validate_raw_extension({"a": "x" * 20}, P, False, 10)
         assert [e.detail for e in too_long] == ["may not be more than 10 bytes"]
         assert validate_raw_extension({"a": "x" * 20}, P, True, 10) == []  # stored
+
+
+def test_deviation_raw_extensions_count_compact_json() -> None:
+    """A parsed value is measured as compact JSON; bytes as received
+    (``msgspec.Raw``, as the vectors' ``$rawJSON``) are measured as they are."""
+    value = {"a": "xxxx"}  # {"a":"xxxx"}: 12 bytes compact, 13 with a space
+    with apimachinery(Apimachinery.V0_34):
+        assert validate_raw_extension(value, P, False, 12) == []
+        spaced = validate_raw_extension(msgspec.Raw(b'{"a": "xxxx"}'), P, False, 12)
+    assert [e.detail for e in spaced] == ["may not be more than 12 bytes"]
 
 
 @pytest.mark.parametrize(("uid", "detail"), [
