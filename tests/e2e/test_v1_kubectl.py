@@ -219,3 +219,15 @@ def test_kubectl_1_34_reads_discovery_of_the_release(kubectl_134: Kubectl) -> No
                           capture_output=True, text=True, env=kubectl_134.env, timeout=60,
                           check=True)
     assert yaml.safe_load(proc.stdout)["serverVersion"]["gitVersion"].startswith("v1.34")
+
+
+def test_an_upper_case_driver_name_is_accepted_with_a_warning(kubectl_134: Kubectl) -> None:
+    name = "upper-" + uuid.uuid4().hex[:6]
+    slice_ = {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+              "metadata": {"name": name},
+              "spec": {"driver": "GPU.example.com", "allNodes": True, "devices": [],
+                       "pool": {"name": "p", "generation": 1, "resourceSliceCount": 1}}}
+    proc = kubectl_134.run("create", "-f", "-", stdin=yaml.safe_dump(slice_))
+    assert ('Warning: spec.driver: driver names should be lowercase; "GPU.example.com" '
+            "contains uppercase characters") in proc.stderr
+    kubectl_134.run("delete", "resourceslice", name)

@@ -256,15 +256,16 @@ class Rest:
             if dry_run:
                 if await self.store.get(key) is not None:
                     raise errors.already_exists(res.kind.plural, res.kind.group, name)
-                return Result(created, 201)
+                return Result(created, 201, res.strategy.write_warnings(created))
             try:
                 kv = await self.store.create(key, objects.encode(created), ttl=res.ttl)
             except KeyExistsError:
                 if generated:
                     continue
                 raise errors.already_exists(res.kind.plural, res.kind.group, name) from None
+            warnings = res.strategy.write_warnings(created)
             out, data = self.cache.put(kv, created)
-            return Result(out, 201, data=data)
+            return Result(out, 201, warnings, data)
         raise errors.ApiError(errors.status_body(
             500, "AlreadyExists",
             f'{res.kind.plural} "{name}" already exists, the server was not able '
@@ -324,10 +325,11 @@ class Rest:
                                                     status=subresource == "status",
                                                     own_managed_fields=bool(manager),
                                                     namespace_labels=labels)
+            warned = res.strategy.write_warnings(new) if admit and not subresource else []
             if new == old:
-                return Result(new)
+                return Result(new, warnings=warned)
             if dry_run:
-                return Result(new)
+                return Result(new, warnings=warned)
             # On a lost race read again: a resourceVersion the request pinned (PUT body, or
             # set by the patch) no longer matches then and becomes the 409 above.
             if _should_delete_during_update(new) and not res.strategy.blocks_deletion(new):
@@ -335,9 +337,10 @@ class Rest:
                 if gone is None:
                     continue
                 objects.meta(new)["resourceVersion"] = str(gone.mod_revision)
-                return Result(new)
+                return Result(new, warnings=warned)
             result = await self._swap(res, name, key, new, kv.mod_revision)
             if result is not None:
+                result.warnings += warned
                 return result
         raise errors.conflict(res.kind.plural, res.kind.group, name, errors.MODIFIED)
 

@@ -176,3 +176,11 @@ def test_the_v1_generation_is_stored_apart_from_v1alpha2() -> None:
     assert v1_claims.resource.prefix == "/registry/resource.k8s.io@v1/resourceclaims/"
     assert beta_claims.resource is v1_claims.resource and not beta_claims.stored
     assert alpha_claims.resource.prefix == "/registry/resource.k8s.io/resourceclaims/"
+
+
+def test_an_upper_case_driver_name_is_warned_about() -> None:
+    s = _strategy("resourceslices")
+    assert s.write_warnings({"spec": {"driver": "gpu.example.com"}}) == []
+    assert s.write_warnings({"spec": {"driver": "GPU.example.com"}}) == [
+        'spec.driver: driver names should be lowercase; "GPU.example.com" contains '
+        "uppercase characters"]

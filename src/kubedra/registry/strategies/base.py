@@ -176,6 +176,11 @@ class Strategy(Generic[T]):
             '"metadata.namespace"'
         )
 
+    def write_warnings(self, obj: Obj) -> list[str]:
+        """Warnings a create or main-resource update of ``obj`` (as stored) answers with
+        (upstream ``WarningsOnCreate``/``WarningsOnUpdate``)."""
+        return []
+
     def grace_period(self, obj: Obj, requested: int | None) -> int:
         """Seconds a graceful DELETE waits (only for ``graceful_delete`` kinds)."""
         return 0 if requested is None else max(requested, 0)

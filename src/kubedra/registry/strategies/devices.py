@@ -14,7 +14,7 @@ What upstream does on top of the generic store (:class:`.base.Strategy`):
 - a claim or template asking for admin access needs the namespace label
   ``resource.kubernetes.io/admin-access: "true"`` (:meth:`ClaimStrategy.validate_namespace`);
 - ResourceSlices are selectable by ``spec.nodeName`` and ``spec.driver``, and watchers are
-  indexed by ``spec.nodeName``.
+  indexed by ``spec.nodeName``; a driver name with upper case (accepted) gets a warning.
 
 Pure: no I/O; the namespace's labels come from the caller.
 """
@@ -29,6 +29,7 @@ import msgspec
 
 from kubedra.api.base import Obj
 from kubedra.api.features import FeatureGates
+from kubedra.api.goformat import go_quote
 from kubedra.api.meta import TypedObject
 from kubedra.api.resource import v1
 from kubedra.api.scheme import GVR, RESOURCE
@@ -241,6 +242,14 @@ class ResourceSliceStrategy(DevicesStrategy[Any]):
             "spec.nodeName": str(spec.get("nodeName") or ""),
             "spec.driver": str(spec.get("driver") or ""),
         }
+
+    def write_warnings(self, obj: Obj) -> list[str]:
+        """Driver names are validated lower-cased; upper case passes with a warning."""
+        driver = str(sub_dict(obj, "spec").get("driver") or "")
+        if driver == driver.lower():
+            return []
+        return [f"spec.driver: driver names should be lowercase; {go_quote(driver)} "
+                "contains uppercase characters"]
 
     def field_label_error(self, label: str) -> str:
         return f"field label not supported for {v1.API_VERSION}, Kind=ResourceSlice: {label}"
