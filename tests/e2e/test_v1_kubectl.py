@@ -231,3 +231,14 @@ def test_an_upper_case_driver_name_is_accepted_with_a_warning(kubectl_134: Kubec
     assert ('Warning: spec.driver: driver names should be lowercase; "GPU.example.com" '
             "contains uppercase characters") in proc.stderr
     kubectl_134.run("delete", "resourceslice", name)
+
+
+def test_kubectl_1_34_typed_create_sends_protobuf(kubectl_134: Kubectl) -> None:
+    """kubectl 1.34's ``create namespace`` sends protobuf, which kubedra does not read
+    (docs/deviations.md); ``apply`` of the same object works."""
+    name = "pb-" + uuid.uuid4().hex[:6]
+    proc = kubectl_134.run("create", "namespace", name, check=False)
+    assert proc.returncode != 0
+    assert "UnsupportedMediaType" in proc.stderr
+    kubectl_134.run("apply", "-f", "-", stdin=yaml.safe_dump(
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}))

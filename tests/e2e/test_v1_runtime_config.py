@@ -69,6 +69,9 @@ async def test_a_slice_written_as_v1beta1_reads_back_as_both(
     assert status == 201, made
     assert made["apiVersion"] == "resource.k8s.io/v1beta1"
     assert made["spec"] == BETA_SLICE
+    # ownership is recorded on the stored form (docs/deviations.md)
+    assert [m["apiVersion"] for m in made["metadata"]["managedFields"]] == [
+        "resource.k8s.io/v1"]
     status, beta = await call(http, "GET", f"{G}/v1beta1/resourceslices/{name}")
     assert status == 200 and beta == made
     status, v1 = await call(http, "GET", f"{G}/v1/resourceslices/{name}")
