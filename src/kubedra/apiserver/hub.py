@@ -48,8 +48,8 @@ class Change:
     previous value, needed only for selector transitions of a MODIFIED event, is kept as
     stored bytes and decoded only when a filtered watcher asks."""
 
-    __slots__ = ("_fields", "_prev", "_prev_fields", "_prev_kv", "_start", "key", "line",
-                 "obj", "revision", "size", "type")
+    __slots__ = ("_fields", "_prev", "_prev_fields", "_prev_kv", "_start", "_versions", "key",
+                 "line", "obj", "revision", "size", "type")
 
     def __init__(self, typ: str, key: str, revision: int, obj: Obj, data: bytes,
                  prev: KeyValue | None) -> None:
@@ -64,6 +64,8 @@ class Change:
         # shared by the others
         self._fields: dict[str, str] | None = None
         self._prev_fields: dict[str, str] | None = None
+        # the object in other served versions, converted for their first watcher
+        self._versions: dict[str, tuple[Obj, bytes]] | None = None
         # the watch-stream line, built once and shared by every watcher
         head = b'{"type":"' + typ.encode() + b'","object":'
         self.line = head + data + b"}\n"
@@ -77,6 +79,17 @@ class Change:
     def data(self) -> bytes:
         """The encoded object (for watchers that rewrite the line)."""
         return self.line[self._start:-2]
+
+    def served(self, version: str,
+               convert: Callable[[Obj, bytes], tuple[Obj, bytes]]) -> tuple[Obj, bytes]:
+        """The object in served ``version`` (shared): converted once, for every watcher of
+        that version."""
+        if self._versions is None:
+            self._versions = {}
+        hit = self._versions.get(version)
+        if hit is None:
+            hit = self._versions[version] = convert(self.obj, self.data)
+        return hit
 
     def follows(self, before: Change) -> None:
         """Take the previous object from the change that wrote it, when it is that one:

@@ -11,6 +11,7 @@ in (:func:`with_revision`), so a write encodes its object once.
 from __future__ import annotations
 
 from collections import OrderedDict
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -115,11 +116,27 @@ def at_revision(kv: KeyValue, obj: Obj, revision: int) -> tuple[Obj, bytes]:
 
 
 class WireCache:
-    """key → (revision, dict, bytes) for the latest revision served of each key, bounded."""
+    """key → (revision, dict, bytes) for the latest revision served of each key, bounded;
+    beside it, filled on demand, (key, version) → the same in another served version than
+    the stored one (one conversion per revision and version)."""
 
     def __init__(self, capacity: int = 50_000) -> None:
         self._items: OrderedDict[str, tuple[int, Obj, bytes]] = OrderedDict()
+        self._versions: OrderedDict[tuple[str, str], tuple[int, Obj, bytes]] = OrderedDict()
         self._capacity = capacity
+
+    def served(self, kv: KeyValue, version: str,
+               convert: Callable[[Obj, bytes], tuple[Obj, bytes]]) -> tuple[Obj, bytes]:
+        """``kv`` in served ``version`` (shared: do not mutate): ``convert`` of its stored
+        form, run once per revision."""
+        hit = self._versions.get((kv.key, version))
+        if hit is not None and hit[0] == kv.mod_revision:
+            return hit[1], hit[2]
+        obj, data = convert(*self.get(kv))
+        self._versions[(kv.key, version)] = (kv.mod_revision, obj, data)
+        if len(self._versions) > self._capacity:
+            self._versions.popitem(last=False)
+        return obj, data
 
     def get(self, kv: KeyValue, revision: int | None = None) -> tuple[Obj, bytes]:
         """Decoded object (shared: do not mutate) and its encoded bytes."""
@@ -154,4 +171,4 @@ class WireCache:
         return obj, data
 
     def forget(self, key: str) -> None:
-        self._items.pop(key, None)
+        self._items.pop(key, None)  # a version's entry is stale by its revision

@@ -110,7 +110,14 @@ class Rest:
         return kv
 
     async def get(self, res: Resource, namespace: str, name: str) -> tuple[Obj, bytes]:
+        """The object in the version ``res`` serves (shared: do not mutate)."""
         kv = await self.get_kv(res, namespace, name)
+        return self.served(res, kv)
+
+    def served(self, res: Resource, kv: KeyValue) -> tuple[Obj, bytes]:
+        """A stored object as ``res`` serves it, through the wire cache (shared)."""
+        if res.converts:
+            return self.cache.served(kv, res.kind.version, res.served)
         return self.cache.get(kv)
 
     async def list_objects(
@@ -123,15 +130,17 @@ class Rest:
         continue_token: str = "",
         revision: int | None = None,
     ) -> tuple[list[tuple[Obj, bytes]], int, str, int | None]:
-        """Matching objects, the list revision, the next continue token and the remaining
-        count (only known for unfiltered pages)."""
+        """Matching objects (in the version ``res`` serves), the list revision, the next
+        continue token and the remaining count (only known for unfiltered pages)."""
         prefix = res.list_prefix(namespace)
         start_after: str | None = None
         if continue_token:
             revision, start_after = decode_continue(continue_token, prefix)
         out: list[tuple[Obj, bytes]] = []
         page = limit if limit > 0 else 0
-        everything, cached = flt.everything, self.cache.get  # asked once, not per item
+        everything = flt.everything  # asked once, not per item
+        cached = (self.cache.get if not res.converts
+                  else lambda kv: self.served(res, kv))
         while True:
             try:
                 lr = await self.store.list(
@@ -187,20 +196,34 @@ class Rest:
 
     # --- create ---------------------------------------------------------------------------
 
-    async def check_namespace(self, res: Resource, namespace: str, name: str) -> None:
-        """NamespaceLifecycle admission: no objects in missing or terminating namespaces."""
+    async def check_namespace(self, res: Resource, namespace: str, name: str) -> Obj | None:
+        """NamespaceLifecycle admission: no objects in missing or terminating namespaces.
+        The namespace's labels (None for a cluster-scoped kind)."""
         if not res.kind.namespaced:
-            return
+            return None
         kv = await self.store.get(self.namespaces.key("", namespace)) if namespace else None
         if kv is None:
             raise errors.not_found("namespaces", "", namespace)
         ns, _ = self.cache.get(kv)
-        if (ns.get("metadata") or {}).get("deletionTimestamp"):
+        meta = ns.get("metadata") or {}
+        if meta.get("deletionTimestamp"):
             raise errors.forbidden_object(
                 res.kind.plural, res.kind.group, name,
                 f"unable to create new content in namespace {namespace} because it is being "
                 "terminated",
             )
+        return dict(meta.get("labels") or {})
+
+    async def namespace_labels(self, res: Resource, namespace: str) -> Obj | None:
+        """The labels of ``namespace`` for a kind whose validation reads them (else None:
+        not read); a missing namespace has none."""
+        if not res.strategy.reads_namespace_labels or not namespace:
+            return None
+        kv = await self.store.get(self.namespaces.key("", namespace))
+        if kv is None:
+            return {}
+        ns, _ = self.cache.get(kv)
+        return dict((ns.get("metadata") or {}).get("labels") or {})
 
     async def create(
         self, res: Resource, namespace: str, obj: TypedObject, *, dry_run: bool = False,
@@ -211,7 +234,7 @@ class Rest:
         name collided, as ``RetryGenerateName``)."""
         admission.ensure_namespace(res, obj, namespace)
         meta = obj.metadata
-        await self.check_namespace(res, namespace, meta.name or "")
+        labels = await self.check_namespace(res, namespace, meta.name or "")
         entries = None  # the server's record of ownership: it stays JSON, off the typed path
         if manager:  # ownership is the server's to record: the body's go unread
             meta.managed_fields = None
@@ -223,7 +246,8 @@ class Rest:
         pristine = codec.encode(obj) if generated else b""
         for attempt_no in range(_GENERATE_RETRIES):
             attempt = obj if attempt_no == 0 else codec.decode(pristine, type(obj))
-            await admission.before_create(res, attempt)
+            await admission.before_create(
+                res, attempt, labels if res.strategy.reads_namespace_labels else None)
             name = attempt.metadata.name or ""
             key = res.key(namespace, name)
             created = codec.to_builtins(attempt)
@@ -232,15 +256,16 @@ class Rest:
             if dry_run:
                 if await self.store.get(key) is not None:
                     raise errors.already_exists(res.kind.plural, res.kind.group, name)
-                return Result(created, 201)
+                return Result(created, 201, res.strategy.write_warnings(created))
             try:
                 kv = await self.store.create(key, objects.encode(created), ttl=res.ttl)
             except KeyExistsError:
                 if generated:
                     continue
                 raise errors.already_exists(res.kind.plural, res.kind.group, name) from None
+            warnings = res.strategy.write_warnings(created)
             out, data = self.cache.put(kv, created)
-            return Result(out, 201, data=data)
+            return Result(out, 201, warnings, data)
         raise errors.ApiError(errors.status_body(
             500, "AlreadyExists",
             f'{res.kind.plural} "{name}" already exists, the server was not able '
@@ -273,6 +298,8 @@ class Rest:
         than a copy. ``judge`` (the request's admission) gets the stored object after
         ``mutate``, untouched even when ``mutate`` changed its copy in place."""
         key = res.key(namespace, name)
+        labels = (await self.namespace_labels(res, namespace)
+                  if admit and subresource == "status" else None)
         for _ in range(_UPDATE_RETRIES):
             kv = await self.store.get(key)
             if kv is None:
@@ -296,11 +323,13 @@ class Rest:
             if admit:
                 new = await admission.before_update(res, new, old,
                                                     status=subresource == "status",
-                                                    own_managed_fields=bool(manager))
+                                                    own_managed_fields=bool(manager),
+                                                    namespace_labels=labels)
+            warned = res.strategy.write_warnings(new) if admit and not subresource else []
             if new == old:
-                return Result(new)
+                return Result(new, warnings=warned)
             if dry_run:
-                return Result(new)
+                return Result(new, warnings=warned)
             # On a lost race read again: a resourceVersion the request pinned (PUT body, or
             # set by the patch) no longer matches then and becomes the 409 above.
             if _should_delete_during_update(new) and not res.strategy.blocks_deletion(new):
@@ -308,9 +337,10 @@ class Rest:
                 if gone is None:
                     continue
                 objects.meta(new)["resourceVersion"] = str(gone.mod_revision)
-                return Result(new)
+                return Result(new, warnings=warned)
             result = await self._swap(res, name, key, new, kv.mod_revision)
             if result is not None:
+                result.warnings += warned
                 return result
         raise errors.conflict(res.kind.plural, res.kind.group, name, errors.MODIFIED)
 

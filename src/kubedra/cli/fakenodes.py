@@ -10,7 +10,7 @@ import logging
 from kubedra.api.core import Node
 from kubedra.client.errors import ApiError, is_already_exists
 from kubedra.client.rest import Client
-from kubedra.kubelet.node import NodeAgentNode, NodeClaimed, NodeConfig
+from kubedra.kubelet.node import KUBELET_VERSION, NodeAgentNode, NodeClaimed, NodeConfig
 from kubedra.testing import fake_node, fake_slice
 
 log = logging.getLogger(__name__)
@@ -18,9 +18,10 @@ log = logging.getLogger(__name__)
 
 async def create_fake_nodes(client: Client, count: int, instances: int, driver: str,
                             prefix: str = "node-", concurrency: int = 16,
-                            attributes: bool = False) -> None:
-    """Create ``count`` Nodes, each with one ResourceSlice of ``instances`` instances.
-    Existing ones are kept, so the command can be repeated."""
+                            attributes: bool = False, slices: bool = True) -> None:
+    """Create ``count`` Nodes, each with one ResourceSlice of ``instances`` instances
+    (without, when not ``slices``). Existing ones are kept, so the command can be
+    repeated."""
     gate = asyncio.Semaphore(concurrency)
 
     async def one(i: int) -> None:
@@ -32,6 +33,8 @@ async def create_fake_nodes(client: Client, count: int, instances: int, driver: 
                 if not is_already_exists(e):
                     raise
                 node = await client.get(Node, node.metadata.name or "")
+            if not slices:
+                return
             try:
                 await client.create(fake_slice(node, instances, driver, attributes))
             except ApiError as e:
@@ -41,10 +44,11 @@ async def create_fake_nodes(client: Client, count: int, instances: int, driver: 
     await asyncio.gather(*(one(i) for i in range(count)))
 
 
-async def keep_alive(client: Client, names: list[str]) -> None:
-    """Post the fake Nodes' Ready status and renew their Leases until cancelled, as kwok does
-    for the Nodes it fakes, so the node lifecycle controller sees them alive. A Node a real
-    agent holds is left to it."""
+async def keep_alive(client: Client, names: list[str],
+                     kubelet_version: str = KUBELET_VERSION) -> None:
+    """Post the fake Nodes' Ready status (naming ``kubelet_version``) and renew their Leases
+    until cancelled, as kwok does for the Nodes it fakes, so the node lifecycle controller
+    sees them alive. A Node a real agent holds is left to it."""
     async def one(node: NodeAgentNode) -> None:
         while True:
             try:
@@ -58,6 +62,6 @@ async def keep_alive(client: Client, names: list[str]) -> None:
             await asyncio.sleep(1.0)
         await node.run()
 
-    await asyncio.gather(*(one(NodeAgentNode(client, NodeConfig(name=name)))
-                           for name in names))
+    await asyncio.gather(*(one(NodeAgentNode(client, NodeConfig(
+        name=name, kubelet_version=kubelet_version))) for name in names))
     await asyncio.Event().wait()  # every Node left to its agent: nothing more to do

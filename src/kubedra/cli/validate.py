@@ -5,6 +5,12 @@ the size limit, strict fields as kubectl's default ``--validate=strict`` asks, d
 namespace, identity, defaults, the kind's strategy with the given feature gates, validation),
 only without the store. Problems are printed the way kubectl prints the API server's answer;
 the exit status is 1 if any object is not valid.
+
+An object is checked as the release that has its ``apiVersion``: ``--emulated-version``
+(1.30 unless given) when that release has it, else the one that does
+(``resource.k8s.io/v1`` is 1.34's, ``resource.k8s.io/v1alpha2`` 1.30's), with that release's
+feature-gate defaults under ``--feature-gates``. What the server decides from other objects
+(the namespace exists; it allows admin access to devices) is not checked: there is no store.
 """
 
 from __future__ import annotations
@@ -19,7 +25,18 @@ import click
 
 from kubedra.api import codec
 from kubedra.api.features import FeatureGateError, FeatureGates, parse_feature_gates
+from kubedra.api.kinds import Kind
+from kubedra.api.release import (
+    DEFAULT_RELEASE,
+    RELEASES,
+    Release,
+    ReleaseError,
+    parse_release,
+)
+from kubedra.api.scheme import GVR
 from kubedra.registry import pipeline, resources
+from kubedra.registry.strategies.base import AnyStrategy
+from kubedra.validation import field
 from kubedra.validation.field import FieldError
 
 MANIFEST_SUFFIXES = (".json", ".yaml", ".yml")
@@ -76,14 +93,47 @@ def _within(paths: list[str], prefix: str) -> list[str]:
     return [p[len(prefix) + 1:] for p in paths if p.startswith(prefix + ".")]
 
 
+def release_of(kind: Kind, emulated: Release) -> Release:
+    """The release an object of ``kind`` is checked as: ``emulated`` if it has the kind's
+    version, else the release that has it."""
+    releases = kind.row.releases
+    return emulated if emulated in releases else min(releases, key=lambda r: r.name)
+
+
 class Checker:
     """Validates objects one at a time, printing a line (or block) for each."""
 
-    def __init__(self, namespace: str, gates: FeatureGates, mode: str) -> None:
+    def __init__(self, namespace: str, gates: str, mode: str,
+                 release: Release = DEFAULT_RELEASE) -> None:
         self.namespace = namespace
-        self.strategies = resources.strategies(gates)
+        self.release = release
+        self.gates = gates
+        self._strategies: dict[Release, dict[GVR, AnyStrategy]] = {}
         self.mode = mode.capitalize()  # kubectl's --validate names the fieldValidation values
         self.failed = False
+
+    def check_gates(self) -> None:
+        """Fail before any file is read when no release knows ``--feature-gates``."""
+        errors: list[click.BadParameter] = []
+        for release in (self.release, *(r for r in RELEASES if r != self.release)):
+            try:
+                self.strategies(release)
+                return
+            except click.BadParameter as err:
+                errors.append(err)
+        raise errors[0]
+
+    def strategies(self, release: Release) -> dict[GVR, AnyStrategy]:
+        """The strategy table under ``release``'s gates with ``--feature-gates`` applied."""
+        table = self._strategies.get(release)
+        if table is None:
+            try:
+                gates = parse_feature_gates(self.gates, FeatureGates.for_release(release))
+            except FeatureGateError as err:
+                raise click.BadParameter(f"{err} (release {release.name})",
+                                         param_hint="--feature-gates") from None
+            table = self._strategies[release] = resources.strategies(gates)
+        return table
 
     def _fail(self, message: str) -> None:
         self.failed = True
@@ -116,11 +166,13 @@ class Checker:
             self._fail(f"error: {where}: {err}")
             return
         try:
-            decoded = pipeline.admit_new(
-                self.strategies[kind.resource.storage_gvr], kind, raw,
-                namespace=self._namespace(raw), mode=self.mode, duplicates=duplicates,
-                size=len(codec.encode(raw)),
-            )
+            release = release_of(kind, self.release)
+            strategy = self.strategies(release)[kind.resource.storage_gvr]
+            with field.apimachinery(field.apimachinery_of(release)):  # as its server answers
+                decoded = pipeline.admit_new(
+                    strategy, kind, raw, namespace=self._namespace(raw), mode=self.mode,
+                    duplicates=duplicates, size=len(codec.encode(raw)),
+                )
         except pipeline.Invalid as err:
             self._fail(invalid_message(kind.kind, err.name, err.errors))
             return
@@ -149,15 +201,20 @@ class Checker:
               default="strict", show_default=True,
               help="Unknown or duplicate fields: an error, a warning, or ignored (as kubectl).")
 @click.option("--feature-gates", default="", help="Gates as A=true,B=false.")
+@click.option("--emulated-version", default=DEFAULT_RELEASE.name, show_default=True,
+              help="The release to check as (1.30 or 1.34) where both have the object's "
+                   "apiVersion; one only of them has resource.k8s.io's versions.")
 def validate(
-    filenames: tuple[str, ...], recursive: bool, namespace: str, mode: str, feature_gates: str
+    filenames: tuple[str, ...], recursive: bool, namespace: str, mode: str, feature_gates: str,
+    emulated_version: str,
 ) -> None:
     """Validate manifests offline as the API server validates a create."""
     try:
-        gates = parse_feature_gates(feature_gates)
-    except FeatureGateError as err:
-        raise click.BadParameter(str(err), param_hint="--feature-gates") from None
-    checker = Checker(namespace, gates, mode)
+        release = parse_release(emulated_version)
+    except ReleaseError as err:
+        raise click.BadParameter(str(err), param_hint="--emulated-version") from None
+    checker = Checker(namespace, feature_gates, mode, release)
+    checker.check_gates()
     for source in _sources(filenames, recursive):
         checker.check_source(source)
     if checker.failed:

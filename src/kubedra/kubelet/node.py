@@ -66,6 +66,8 @@ class NodeConfig:
     address: str = "127.0.0.1"
     lease_holder: str = ""
     """The Lease's holderIdentity (default: the node name, as upstream's kubelet)."""
+    kubelet_version: str = KUBELET_VERSION
+    """``status.nodeInfo.kubeletVersion``: the release of the server the agent found."""
 
     @property
     def holder(self) -> str:
@@ -128,8 +130,8 @@ class NodeAgentNode:
             conditions=_conditions(previous.conditions if previous else None),
             addresses=[NodeAddress(type="InternalIP", address=cfg.address),
                        NodeAddress(type="Hostname", address=cfg.name)],
-            node_info=NodeSystemInfo(kubelet_version=KUBELET_VERSION,
-                                     kube_proxy_version=KUBELET_VERSION,
+            node_info=NodeSystemInfo(kubelet_version=cfg.kubelet_version,
+                                     kube_proxy_version=cfg.kubelet_version,
                                      operating_system="linux", architecture=_arch(),
                                      container_runtime_version="kubedra://simulated",
                                      os_image="kubedra simulated node",

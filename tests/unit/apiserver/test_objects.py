@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from kubedra.api import codec
 from kubedra.api.meta import ObjectMeta
-from kubedra.api.resource import ResourceClaim
+from kubedra.api.resource.v1alpha2 import ResourceClaim
 from kubedra.apiserver import objects
 from kubedra.storage.contract import KeyValue
 
@@ -89,3 +89,24 @@ def test_managed_fields_are_put_where_the_typed_encoding_puts_them() -> None:
     split = codec.to_builtins(typed)
     objects.put_managed_fields(split, whole["metadata"]["managedFields"])
     assert objects.encode(split) == objects.encode(whole)
+
+
+def test_another_served_version_converts_once_per_revision() -> None:
+    """The wire cache keeps each object's form in another served version beside the stored
+    one: converted on the first read of a revision, again only for a newer revision."""
+    cache = objects.WireCache()
+    calls: list[str] = []
+
+    def convert(obj: Any, data: bytes) -> tuple[Any, bytes]:
+        calls.append(obj["metadata"]["resourceVersion"])
+        out = dict(obj, apiVersion="g/v1beta1")
+        return out, objects.encode(out)
+
+    first = KeyValue("/registry/g@v1/things/a", b'{"metadata":{"name":"a"}}', 3, 3)
+    obj, data = cache.served(first, "v1beta1", convert)
+    assert obj["apiVersion"] == "g/v1beta1" and b'"resourceVersion":"3"' in data
+    assert cache.served(first, "v1beta1", convert)[1] == data
+    assert cache.get(first)[0].get("apiVersion") is None  # the stored form is untouched
+    newer = KeyValue(first.key, first.value, 3, 5)
+    assert cache.served(newer, "v1beta1", convert)[0]["metadata"]["resourceVersion"] == "5"
+    assert calls == ["3", "5"]

@@ -314,3 +314,36 @@ def test_objects_over_the_servers_size_limit_are_rejected() -> None:
     lease["metadata"]["annotations"] = {"a": "x" * (MAX_REQUEST_BYTES - 200)}
     under = run("-f", "-", stdin=json.dumps(lease))  # invalid, but for its annotations
     assert under.stderr.startswith('The Lease "l" is invalid: metadata.annotations: Too long')
+
+
+V1_SLICE = {
+    "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "s"},
+    "spec": {"driver": "gpu.example.com", "nodeName": "worker-1",
+             "pool": {"name": "p", "generation": 0, "resourceSliceCount": 1},
+             "devices": [{"name": "gpu-0", "taints": [{"key": "k", "effect": "Bad"}],
+                          "attributes": {"model": {"string": "x" * 65}}}]},
+}
+
+
+def test_v1_manifests_are_checked_as_1_34() -> None:
+    """resource.k8s.io/v1 exists in 1.34 only: its texts are 1.34's (apimachinery v0.34's
+    TooLong), its gates 1.34's (DRADeviceTaints off: the strategy drops the taint)."""
+    result = run("-f", "-", stdin=json.dumps(V1_SLICE))
+    assert result.exit_code == 1
+    assert result.stderr == (
+        'The ResourceSlice "s" is invalid: spec.devices[0].attributes[model].string: '
+        "Too long: may not be more than 64 bytes\n")
+    gated = run("-f", "-", "--feature-gates", "DRADeviceTaints=true", stdin=json.dumps(V1_SLICE))
+    assert gated.exit_code == 1
+    assert ('* spec.devices[0].taints[0].effect: Unsupported value: "Bad": supported values: '
+            '"NoExecute", "NoSchedule"') in gated.stderr
+
+
+def test_a_gate_of_one_release_only() -> None:
+    """A 1.34 gate is fine for 1.34 objects; a 1.30 object cannot be checked under it."""
+    old = run("-f", "-", "--feature-gates", "DRADeviceTaints=true",
+              stdin=SLICE.format(name="s", driver="gpu.example.com", version="1.0.0"))
+    assert old.exit_code == 2
+    assert "unrecognized feature gate: DRADeviceTaints (release 1.30)" in old.stderr
+    unknown = run("-f", "-", "--feature-gates", "NoSuchGate=true", stdin="")
+    assert unknown.exit_code == 2 and "unrecognized feature gate: NoSuchGate" in unknown.stderr

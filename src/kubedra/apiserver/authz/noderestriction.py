@@ -12,7 +12,7 @@ from kubedra.api.base import Obj
 from kubedra.api.coordination import Lease
 from kubedra.api.core import Node, Pod
 from kubedra.api.meta import TypedObject
-from kubedra.api.resource import ResourceSlice
+from kubedra.api.resource.v1alpha2 import ResourceSlice
 from kubedra.apiserver import errors
 from kubedra.apiserver.auth import User
 from kubedra.apiserver.authz.attributes import Attributes
