@@ -16,10 +16,13 @@ and override what a kind needs; the defaults are upstream's generic behaviour.
 
 from __future__ import annotations
 
+from contextlib import AbstractContextManager
 from typing import Any, Generic, TypeVar
 
 from kubedra.api.base import Obj
 from kubedra.api.meta import TypedObject
+from kubedra.api.release import R1_30, Release
+from kubedra.validation import field
 from kubedra.validation.field import FieldError
 
 T = TypeVar("T", bound=TypedObject)
@@ -171,3 +174,10 @@ class Strategy(Generic[T]):
 
 
 AnyStrategy = Strategy[Any]
+
+
+def field_errors_of(release: Release) -> AbstractContextManager[None]:
+    """Build field errors inside the block as ``release``'s apimachinery renders them (v1.34:
+    non-scalar values as ``json.Marshal``, the newer TooLong/TooMany texts)."""
+    version = field.Apimachinery.V0_30 if release == R1_30 else field.Apimachinery.V0_34
+    return field.apimachinery(version)

@@ -14,7 +14,8 @@ from kubedra.api.batch import Job
 from kubedra.api.core import PodSpec
 from kubedra.api.features import FeatureGates
 from kubedra.api.meta import LabelSelector
-from kubedra.registry.strategies.base import Strategy
+from kubedra.registry.strategies.base import Strategy, field_errors_of
+from kubedra.registry.strategies.podfields import drop_other_release_claim_fields
 from kubedra.validation.equality import semantic_equal
 from kubedra.validation.field import FieldError
 from kubedra.validation.job import (
@@ -53,7 +54,9 @@ def _uses_dra(spec: PodSpec | None) -> bool:
 
 
 def _drop_disabled_template_fields(new: PodSpec, old: PodSpec | None, gates: FeatureGates) -> None:
-    """``pod.DropDisabledTemplateFields`` for the gates kubedra knows (DRA claims)."""
+    """``pod.DropDisabledTemplateFields`` for the gates kubedra knows (DRA claims), and the
+    claim fields of the other release."""
+    drop_other_release_claim_fields(new, gates.release)
     if gates.dynamic_resource_allocation or _uses_dra(old):
         return
     new.resource_claims = None
@@ -144,10 +147,12 @@ class JobStrategy(Strategy[Job]):
         prepare_for_update(new, old, self.gates)
 
     def validate(self, obj: Job) -> list[FieldError]:
-        return validate_job(obj, self.gates)
+        with field_errors_of(self.gates.release):
+            return validate_job(obj, self.gates)
 
     def validate_update(self, new: Job, old: Job) -> list[FieldError]:
-        return validate_job_update(new, old, self.gates)
+        with field_errors_of(self.gates.release):
+            return validate_job_update(new, old, self.gates)
 
     def prepare_for_status_update(self, new: Job, old: Job) -> None:
         # Upstream's job status strategy resets only the spec (not labels or annotations);
@@ -156,7 +161,8 @@ class JobStrategy(Strategy[Job]):
         new.metadata.generation = old.metadata.generation
 
     def validate_status_update(self, new: Job, old: Job) -> list[FieldError]:
-        return validate_job_status_update(new, old, self.gates)
+        with field_errors_of(self.gates.release):
+            return validate_job_status_update(new, old, self.gates)
 
     def selectable_fields(self, obj: Obj) -> dict[str, str]:
         out = super().selectable_fields(obj)
