@@ -136,9 +136,10 @@ def _check_request_ref(name: str, request: str | None, p: Path, seen: list[str])
         key = f"{name}/{request}"
     if key in seen:
         errs.append(duplicate(p, key))
-    elif not request:
-        errs += [duplicate(p, name) for k in seen if k.partition("/")[0] == name and "/" in k]
-    seen.append(key)
+    else:
+        if not request:
+            errs += [duplicate(p, name) for k in seen if "/" in k and k.split("/")[0] == name]
+        seen.append(key)
     return errs
 
 
