@@ -1,6 +1,7 @@
 """Go's string formats, in one place: ``%q`` quoting (error texts we reproduce embed
-quoted values: semver errors, field-error bad values, CEL's ``strings.quote``) and
-``time.ParseDuration`` (``?timeout=``, ``--request-timeout``).
+quoted values: semver errors, field-error bad values, CEL's ``strings.quote``),
+``strconv.ParseBool`` (``--feature-gates``, ``--runtime-config``) and ``time.ParseDuration``
+(``?timeout=``, ``--request-timeout``).
 """
 
 from __future__ import annotations
@@ -38,6 +39,16 @@ def go_quote(s: str) -> str:
             out.append(f"\\U{ord(ch):08x}")
     out.append('"')
     return "".join(out)
+
+
+def parse_bool(text: str) -> bool:
+    """Go ``strconv.ParseBool``; raises ValueError with its message (``strconv.ParseBool:
+    parsing "yes": invalid syntax``)."""
+    if text in ("1", "t", "T", "true", "TRUE", "True"):
+        return True
+    if text in ("0", "f", "F", "false", "FALSE", "False"):
+        return False
+    raise ValueError(f"strconv.ParseBool: parsing {go_quote(text)}: invalid syntax")
 
 
 _NUMBER: Final = frozenset("0123456789.")

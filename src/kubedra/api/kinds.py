@@ -9,7 +9,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kubedra.api.meta import TypedObject
-from kubedra.api.scheme import GVR, SCHEME, GroupResource, Served, openapi_package
+from kubedra.api.release import DEFAULT_RELEASE, Release
+from kubedra.api.scheme import GVR, SCHEME, GroupResource, Served, openapi_package, served
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,11 +61,11 @@ class Kind:
         return openapi_package(self.group, self.version)
 
 
+#: Every row of every release (what a server of one release serves is
+#: :func:`kubedra.api.scheme.served`).
 KINDS: tuple[Kind, ...] = tuple(Kind.of(res, s) for res in SCHEME for s in res.served)
 
 _BY_GVK = {(k.group, k.version, k.kind): k for k in KINDS}
-_PREFERRED = {res.storage_gvr: _BY_GVK[(res.group, res.preferred.version, res.kind)]
-              for res in SCHEME}
 
 
 def by_gvk(group: str, version: str, kind: str) -> Kind | None:
@@ -76,15 +77,18 @@ def by_api_version(api_version: str, kind: str) -> Kind | None:
     return _BY_GVK.get((group, version, kind))
 
 
-def lookup(name: str) -> Kind | None:
+def lookup(name: str, release: Release = DEFAULT_RELEASE) -> Kind | None:
     """Find a kind the way a CLI user names it: plural, singular, short name or Kind,
-    optionally qualified with its group (``resourceslices.resource.k8s.io``); the resource's
-    preferred version."""
+    optionally qualified with its group (``resourceslices.resource.k8s.io``); among the
+    versions ``release`` serves by default, the resource's preferred one."""
     base, _, group = name.partition(".")
     low = base.lower()
+    gvrs = served(release)
     for res in SCHEME:
         if group and res.group != group:
             continue
         if low in (res.plural, res.singular, res.kind.lower()) or low in res.short_names:
-            return _PREFERRED[res.storage_gvr]
+            preferred = res.preferred_among(gvrs)
+            if preferred is not None:
+                return _BY_GVK[(res.group, preferred.version, res.kind)]
     return None

@@ -10,6 +10,10 @@ resource in ``registry/resources.py`` (under its storage GVR), the patch tags
 served GVR. ``tests/unit/api/test_scheme.py`` checks that every one of them names rows of
 this table and that every row has its strategy and patch tags.
 
+A row names the releases it exists in and whether it is on there by default: a server of
+one release serves exactly :func:`served` (its rows, with ``--runtime-config`` applied), so
+the two eras are never served at once.
+
 :mod:`kubedra.api.kinds` is the view the request path, the codec, the client and the CLI
 read: one :class:`~kubedra.api.kinds.Kind` per served version.
 """
@@ -23,6 +27,8 @@ from typing import Final
 
 from kubedra.api import authentication, authorization, batch, coordination, core, rbac, resource
 from kubedra.api.meta import TypedObject
+from kubedra.api.release import R1_30, RELEASES, Release
+from kubedra.api.runtimeconfig import GroupVersion, RuntimeConfig
 
 GVR = tuple[str, str, str]
 """(group, version, plural): the key of a served version of a resource."""
@@ -47,17 +53,27 @@ VERSION_PRIORITY: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType({
     AUTHENTICATION: ("v1",),
 })
 
+#: Rows of every release (core kinds) and of v1.30's alone (``resource.k8s.io/v1alpha2``).
+EVERY_RELEASE: Final = frozenset(RELEASES)
+ONLY_1_30: Final = frozenset((R1_30,))
+#: No ``--runtime-config``: each release's defaults.
+DEFAULTS: Final = RuntimeConfig()
+
 #: kube-openapi's package of the apimachinery meta types every object embeds.
 META_PACKAGE: Final = "io.k8s.apimachinery.pkg.apis.meta.v1"
 
 
 @dataclass(frozen=True, slots=True)
 class Served:
-    """One version of a resource on the wire: its models."""
+    """One version of a resource on the wire: its models, the releases that have it
+    (upstream: registered in their scheme) and whether it is on there by default (off:
+    ``--runtime-config`` turns it on, as upstream's beta APIs since 1.24)."""
 
     version: str
     model: type[TypedObject]
     list_model: type[object]
+    releases: frozenset[Release] = EVERY_RELEASE
+    on: bool = True
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,6 +102,12 @@ class GroupResource:
         order = VERSION_PRIORITY[self.group]
         return min(self.served, key=lambda s: order.index(s.version))
 
+    def preferred_among(self, gvrs: frozenset[GVR]) -> Served | None:
+        """The version of highest priority among ``gvrs`` (a server's :func:`served`)."""
+        order = VERSION_PRIORITY[self.group]
+        mine = [s for s in self.served if (self.group, s.version, self.plural) in gvrs]
+        return min(mine, key=lambda s: order.index(s.version)) if mine else None
+
     @property
     def storage_gvr(self) -> GVR:
         """The storage version's key: what the resource's strategy is bound under."""
@@ -106,11 +128,12 @@ def openapi_package(group: str, version: str) -> str:
 def _one(group: str, version: str, kind: str, plural: str, singular: str, namespaced: bool,
          model: type[TypedObject], list_model: type[object], short_names: tuple[str, ...] = (),
          subresources: tuple[str, ...] = (), categories: tuple[str, ...] = (),
-         verbs: tuple[str, ...] = _ALL_VERBS) -> GroupResource:
+         verbs: tuple[str, ...] = _ALL_VERBS,
+         releases: frozenset[Release] = EVERY_RELEASE) -> GroupResource:
     """A resource served in the one version it is stored in."""
     return GroupResource(group, plural, kind, singular, namespaced, version,
-                         (Served(version, model, list_model),), short_names, subresources,
-                         categories, verbs)
+                         (Served(version, model, list_model, releases),), short_names,
+                         subresources, categories, verbs)
 
 
 SCHEME: Final[tuple[GroupResource, ...]] = (
@@ -132,23 +155,24 @@ SCHEME: Final[tuple[GroupResource, ...]] = (
     _one("coordination.k8s.io", "v1", "Lease", "leases", "lease", True, coordination.Lease,
          coordination.LeaseList),
     _one(RESOURCE, "v1alpha2", "ResourceClass", "resourceclasses", "resourceclass", False,
-         resource.ResourceClass, resource.ResourceClassList),
+         resource.ResourceClass, resource.ResourceClassList, releases=ONLY_1_30),
     _one(RESOURCE, "v1alpha2", "ResourceClaim", "resourceclaims", "resourceclaim", True,
-         resource.ResourceClaim, resource.ResourceClaimList, (), ("status",)),
+         resource.ResourceClaim, resource.ResourceClaimList, (), ("status",),
+         releases=ONLY_1_30),
     _one(RESOURCE, "v1alpha2", "ResourceClaimTemplate", "resourceclaimtemplates",
          "resourceclaimtemplate", True, resource.ResourceClaimTemplate,
-         resource.ResourceClaimTemplateList),
+         resource.ResourceClaimTemplateList, releases=ONLY_1_30),
     _one(RESOURCE, "v1alpha2", "PodSchedulingContext", "podschedulingcontexts",
          "podschedulingcontext", True, resource.PodSchedulingContext,
-         resource.PodSchedulingContextList, (), ("status",)),
+         resource.PodSchedulingContextList, (), ("status",), releases=ONLY_1_30),
     _one(RESOURCE, "v1alpha2", "ResourceSlice", "resourceslices", "resourceslice", False,
-         resource.ResourceSlice, resource.ResourceSliceList),
+         resource.ResourceSlice, resource.ResourceSliceList, releases=ONLY_1_30),
     _one(RESOURCE, "v1alpha2", "ResourceClaimParameters", "resourceclaimparameters",
          "resourceclaimparameters", True, resource.ResourceClaimParameters,
-         resource.ResourceClaimParametersList),
+         resource.ResourceClaimParametersList, releases=ONLY_1_30),
     _one(RESOURCE, "v1alpha2", "ResourceClassParameters", "resourceclassparameters",
          "resourceclassparameters", True, resource.ResourceClassParameters,
-         resource.ResourceClassParametersList),
+         resource.ResourceClassParametersList, releases=ONLY_1_30),
     _one(RBAC, "v1", "Role", "roles", "role", True, rbac.Role, rbac.RoleList),
     _one(RBAC, "v1", "ClusterRole", "clusterroles", "clusterrole", False, rbac.ClusterRole,
          rbac.ClusterRoleList),
@@ -170,6 +194,22 @@ SCHEME: Final[tuple[GroupResource, ...]] = (
          "selfsubjectreview", False, authentication.SelfSubjectReview,
          authentication.SelfSubjectReviewList, verbs=_CREATE_ONLY),
 )
+
+
+def registered(release: Release) -> frozenset[GroupVersion]:
+    """The group versions ``release`` has, served or not (what ``--runtime-config`` may
+    name)."""
+    return frozenset((res.group, s.version) for res in SCHEME for s in res.served
+                     if release in s.releases)
+
+
+def served(release: Release, runtime_config: RuntimeConfig = DEFAULTS) -> frozenset[GVR]:
+    """The versions a server of ``release`` serves: its rows that are on by default or by
+    ``runtime_config``."""
+    return frozenset(
+        (res.group, s.version, res.plural) for res in SCHEME for s in res.served
+        if release in s.releases and runtime_config.enabled(res.group, s.version, res.plural,
+                                                            s.on))
 
 
 def _openapi_packages() -> dict[str, str]:

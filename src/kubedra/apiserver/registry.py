@@ -1,6 +1,10 @@
 """Every served resource: its served version (:mod:`kubedra.api.kinds`), its strategy
 (:mod:`kubedra.registry.resources`, bound under the resource's storage version), its storage
 keys and how long its objects live (Events: ``--event-ttl``).
+
+A registry serves exactly the rows of its release (the gates') with ``--runtime-config``
+applied (:func:`kubedra.api.scheme.served`); routing, discovery, OpenAPI, the garbage
+collector and authorization all read this set, so an unserved version answers 404.
 """
 
 from __future__ import annotations
@@ -11,6 +15,8 @@ from dataclasses import dataclass
 from kubedra.api import kinds, scheme
 from kubedra.api.features import FeatureGates
 from kubedra.api.kinds import Kind
+from kubedra.api.release import Release
+from kubedra.api.runtimeconfig import RuntimeConfig
 from kubedra.registry import resources
 from kubedra.registry.strategies.base import AnyStrategy
 
@@ -53,16 +59,27 @@ EVENT_TTL = 3600
 
 
 class Registry:
-    def __init__(self, gates: FeatureGates | None = None, event_ttl: int = EVENT_TTL) -> None:
+    def __init__(self, gates: FeatureGates | None = None, event_ttl: int = EVENT_TTL,
+                 runtime_config: RuntimeConfig = scheme.DEFAULTS) -> None:
         self.gates = gates or FeatureGates()
+        self.runtime_config = runtime_config
+        #: The (group, version, plural) this server serves.
+        self.served = scheme.served(self.gates.release, runtime_config)
         strategies = resources.strategies(self.gates)
         self._by_resource: dict[tuple[str, str, str], Resource] = {}
         self._by_kind: dict[tuple[str, str], Resource] = {}
         for kind in kinds.KINDS:
+            if kind.gvr not in self.served:
+                continue
             ttl = event_ttl if (kind.group, kind.plural) == ("", "events") else 0
             res = Resource(kind, strategies[kind.resource.storage_gvr], ttl)
             self._by_resource[(kind.group, kind.version, kind.plural)] = res
             self._by_kind[(kind.api_version, kind.kind)] = res
+
+    @property
+    def release(self) -> Release:
+        """The release this server emulates."""
+        return self.gates.release
 
     def __iter__(self) -> Iterator[Resource]:
         return iter(self._by_resource.values())
@@ -81,7 +98,7 @@ class Registry:
     def group_versions(self) -> dict[str, list[str]]:
         """group → its served versions in priority order, the preferred one first
         (:data:`kubedra.api.scheme.VERSION_PRIORITY`; "" is the legacy core group)."""
-        served = {(k.group, k.version) for k in kinds.KINDS}
+        served = {(group, version) for group, version, _ in self.served}
         out = {group: [v for v in versions if (group, v) in served]
                for group, versions in scheme.VERSION_PRIORITY.items()}
         return {group: versions for group, versions in out.items() if versions}

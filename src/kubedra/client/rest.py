@@ -128,6 +128,10 @@ class Client:
             raise _api_error(status, data)
         return data
 
+    async def get_path(self, path: str) -> bytes:
+        """The body a GET on ``path`` answers (discovery, ``/version``); ApiError otherwise."""
+        return await self._request("GET", path)
+
     async def get(self, model: type[T], name: str, namespace: str | None = None) -> T:
         data = await self._request("GET", object_path(kind_of(model), namespace, name))
         return codec.decode(data, model)

@@ -36,3 +36,12 @@ def test_grace_period_is_a_go_duration() -> None:
     result = CliRunner().invoke(controller_manager, ["--node-monitor-grace-period", "40"])
     assert result.exit_code == 2
     assert 'time: missing unit in duration "40"' in result.output
+
+
+def test_a_gate_of_the_1_34_release_passes_the_early_check() -> None:
+    """Which release's gates apply is learnt from the server; a 1.34 gate is not refused
+    before (here the missing kubeconfig ends the command)."""
+    result = CliRunner().invoke(controller_manager, ["--feature-gates", "DRAAdminAccess=true",
+                                                     "--kubeconfig", "/nonexistent"])
+    assert result.exit_code == 1
+    assert "unrecognized" not in result.output
