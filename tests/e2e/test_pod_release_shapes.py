@@ -1,6 +1,7 @@
 """A cluster emulating v1.34 serves the 1.34 core Pod shape for claims and Job ``managedBy``
-as 1.34 has it; one emulating v1.30 keeps today's shape (API server in process on 127.0.0.1,
-SQLite in tmp_path, answers read off the wire with aiohttp).
+as 1.34 has it; one emulating v1.30 keeps today's shape (``kubedra apiserver
+--emulated-version 1.34`` as a process, and API servers in process on 127.0.0.1 with each
+release's gates; SQLite in tmp_path, answers read off the wire with aiohttp).
 
 1.34: ``spec.resourceClaims[]`` name a claim or template at the top level (no ``source``),
 containers may pick one ``request`` of a claim, ``status.resourceClaimStatuses`` records the
@@ -23,6 +24,7 @@ from kubedra.api.features import FeatureGates
 from kubedra.api.release import R1_30, R1_34, Release
 from kubedra.apiserver.app import Options
 from tests.conformance.scheduler_support import api_client
+from tests.e2e.conftest import apiserver_process, kubeconfig_session
 
 NS = "shapes"
 Obj = dict[str, Any]
@@ -131,6 +133,29 @@ async def test_1_30_keeps_its_shape(tmp_path: Path) -> None:
         assert code == 422
         assert [c["field"] for c in status["details"]["causes"]] == [
             "spec.resourceClaims[0].source", "spec.resourceClaims[1].source"]
+
+
+@pytest.mark.timeout(120)
+async def test_kubedra_apiserver_emulating_1_34(tmp_path: Path) -> None:
+    with apiserver_process(tmp_path, "--emulated-version", "1.34") as kubeconfig:
+        async with kubeconfig_session(kubeconfig) as session:
+            async def send(method: str, path: str, body: Obj | None = None) -> tuple[int, Obj]:
+                async with session.request(method, path, json=body) as resp:
+                    return resp.status, await resp.json()
+
+            code, _ = await send("POST", "/api/v1/namespaces", {
+                "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
+            assert code == 201
+            pods = f"/api/v1/namespaces/{NS}/pods"
+            code, created = await send("POST", pods, pod(CLAIMS_1_34, REFS_1_34))
+            assert code == 201, created
+            code, got = await send("GET", f"{pods}/p")
+            assert got["spec"]["resourceClaims"] == CLAIMS_1_34
+            assert got["spec"]["containers"][0]["resources"]["claims"] == REFS_1_34
+            code, status = await send("POST", pods, pod(
+                [{"name": "gpu", "source": {"resourceClaimTemplateName": "t"}}], [], name="q"))
+            assert code == 422, status
+            assert [c["field"] for c in status["details"]["causes"]] == ["spec.resourceClaims[0]"]
 
 
 def job(managed_by: str) -> Obj:
