@@ -56,7 +56,12 @@ from kubedra.api.resource.v1alpha2 import (
     ResourceClassParameters,
     ResourceSlice,
 )
-from kubedra.api.resourceclaim import claim_from_template, consumer_ref, template_not_found
+from kubedra.api.resourceclaim import (
+    claim_from_template,
+    claim_ref,
+    consumer_ref,
+    template_not_found,
+)
 
 NOT_MODELLED = ("CPU, memory and pod-count requests", "taints and tolerations",
                 "preferred node affinity", "inter-pod affinity and topology spread",
@@ -194,7 +199,7 @@ class Simulator:
                     for s in pod.status.resource_claim_statuses or ()}
         statuses: list[PodResourceClaimStatus] = []
         for pc in pod.spec.resource_claims or ():
-            template = pc.source.resource_claim_template_name
+            template = claim_ref(pc)[1]
             if not template:
                 continue
             name = recorded.get(pc.name, f"{pod.metadata.name}-{pc.name}")

@@ -201,24 +201,34 @@ class PodSchedulingGate(Model):
 
 
 class ClaimSource(Model):
-    """Exactly one of the two names must be set (validated, not enforced by the type)."""
+    """v1.30's reference: exactly one of the two names must be set (validated, not enforced
+    by the type)."""
 
     resource_claim_name: str | None = None
     resource_claim_template_name: str | None = None
 
 
 class PodResourceClaim(Model):
+    """Both releases' shapes, as a GA type carries gated fields: v1.30 names the claim in
+    ``source``, v1.34 at the top level. The Pod strategy keeps only the serving release's
+    (``registry/strategies/podfields.py``); readers go through
+    :mod:`kubedra.api.resourceclaim`."""
+
     name: str = ""
-    source: ClaimSource = msgspec.field(default_factory=ClaimSource)
+    source: ClaimSource | None = None  # v1.30 only
+    resource_claim_name: str | None = None  # v1.34 only
+    resource_claim_template_name: str | None = None  # v1.34 only
 
 
 # --- Pod: containers --------------------------------------------------------------------------
 
 
 class ResourceClaim(Model):
-    """A container's reference to one of ``pod.spec.resourceClaims`` by name."""
+    """A container's reference to one of ``pod.spec.resourceClaims`` by name; from v1.34,
+    optionally to one ``request`` of that claim."""
 
     name: str = ""
+    request: str | None = None  # v1.34 only
 
 
 class ResourceRequirements(Model):

@@ -1485,6 +1485,9 @@ _CORE: Final[dict[str, dict[str, str]]] = {
         "": "ResourceClaim references one entry in PodSpec.ResourceClaims.",
         "name": "Name must match the name of one entry in pod.spec.resourceClaims of the Pod "
         "where this field is used. It makes that resource available inside a container.",
+        "request": "Request is the name chosen for a request in the referenced claim. If "
+        "empty, everything from the claim is made available, otherwise only the result of "
+        "this request.",
     },
     "LocalObjectReference": {
         "": "LocalObjectReference contains enough information to let you locate the "
@@ -1542,6 +1545,14 @@ _CORE: Final[dict[str, dict[str, str]]] = {
         "name": "Name uniquely identifies this resource claim inside the pod. This must be a "
         "DNS_LABEL.",
         "source": "Source describes where to find the ResourceClaim.",
+        "resourceClaimName": "ResourceClaimName is the name of a ResourceClaim object in the "
+        "same namespace as this pod.\n\nExactly one of ResourceClaimName and "
+        "ResourceClaimTemplateName must be set.",
+        "resourceClaimTemplateName": "ResourceClaimTemplateName is the name of a "
+        "ResourceClaimTemplate object in the same namespace as this pod.\n\nThe template "
+        "will be used to create a new ResourceClaim, which will be bound to this pod. When "
+        "this pod is deleted, the ResourceClaim will also be deleted.\n\nExactly one of "
+        "ResourceClaimName and ResourceClaimTemplateName must be set.",
     },
     "ClaimSource": {
         "": "ClaimSource describes a reference to a ResourceClaim.\n\nExactly one of these "

@@ -3,8 +3,10 @@
 ResourceClaim controller): the rules the scheduler, the allocator's simulator, the claim
 controller and the node agent share, written once.
 
-* naming: :func:`claim_name` (direct name, or the generated one recorded in
-  ``pod.status.resourceClaimStatuses``), :func:`claim_names`, :func:`is_for_pod`,
+* naming: :func:`claim_ref` (what a ``pod.spec.resourceClaims`` entry names, in v1.30's
+  ``source`` shape or v1.34's top-level one), :func:`claim_name` (direct name, or the
+  generated one recorded in ``pod.status.resourceClaimStatuses``), :func:`claim_names`,
+  :func:`is_for_pod`,
   :func:`owning_pod`, :func:`generate_name`, :func:`claim_from_template`;
 * using: :func:`is_reserved_for_pod`, :func:`can_be_reserved`, :func:`consumer_ref`,
   :func:`structured_allocation`.
@@ -49,14 +51,27 @@ def _pod_ref(pod: Pod) -> str:
     return f"{pod.metadata.namespace or ''}/{pod.metadata.name or ''}"
 
 
+def claim_ref(pod_claim: PodResourceClaim) -> tuple[str | None, str | None]:
+    """(claim name, template name) of a pod's claim entry, read from v1.34's top-level
+    fields when one is set, else from v1.30's ``source``: the one rule for both shapes (the
+    Pod strategy leaves only the serving release's)."""
+    if (pod_claim.resource_claim_name is not None
+            or pod_claim.resource_claim_template_name is not None):
+        return pod_claim.resource_claim_name, pod_claim.resource_claim_template_name
+    source = pod_claim.source
+    if source is None:
+        return None, None
+    return source.resource_claim_name, source.resource_claim_template_name
+
+
 def claim_name(pod: Pod, pod_claim: PodResourceClaim) -> tuple[str | None, bool]:
     """upstream ``resourceclaim.Name``: the claim's name (None: recorded as not needed) and
     whether it was generated from a template, so the caller must check :func:`is_for_pod`;
     raises :class:`ClaimNameError`."""
-    source = pod_claim.source
-    if source.resource_claim_name:
-        return source.resource_claim_name, False
-    if source.resource_claim_template_name:
+    direct, template = claim_ref(pod_claim)
+    if direct:
+        return direct, False
+    if template:
         for status in pod.status.resource_claim_statuses or ():
             if status.name == pod_claim.name:
                 return status.resource_claim_name, True
@@ -68,8 +83,8 @@ def claim_name(pod: Pod, pod_claim: PodResourceClaim) -> tuple[str | None, bool]
 def claim_names(pod: Pod) -> set[str]:
     """Names of the claims the pod uses, as far as known (spec references, and generated
     claims recorded in the status): a claim event can only help pods that name it."""
-    names = {pc.source.resource_claim_name for pc in pod.spec.resource_claims or ()
-             if pc.source.resource_claim_name}
+    names = {direct for pc in pod.spec.resource_claims or ()
+             if (direct := claim_ref(pc)[0])}
     names.update(s.resource_claim_name for s in pod.status.resource_claim_statuses or ()
                  if s.resource_claim_name)
     return names

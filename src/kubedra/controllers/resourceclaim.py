@@ -29,6 +29,7 @@ from kubedra.api.resourceclaim import (
     can_be_reserved,
     claim_from_template,
     claim_names,
+    claim_ref,
     consumer_ref,
     is_for_pod,
     is_reserved_for_pod,
@@ -127,8 +128,7 @@ class ResourceClaimController:
         ns, name = template.metadata.namespace, template.metadata.name
         for pod in self.pods.list():
             if pod.metadata.namespace == ns and any(
-                    pc.source.resource_claim_template_name == name
-                    for pc in pod.spec.resource_claims or ()):
+                    claim_ref(pc)[1] == name for pc in pod.spec.resource_claims or ()):
                 self.queue.add("pod:" + object_key(pod))
 
     # --- running --------------------------------------------------------------------------
@@ -161,7 +161,7 @@ class ResourceClaimController:
                     for s in pod.status.resource_claim_statuses or ()}
         added: dict[str, str] = {}
         for pc in pod.spec.resource_claims or ():
-            if pc.source.resource_claim_template_name:
+            if claim_ref(pc)[1]:
                 claim_name = await self._ensure_claim(pod, pc, statuses.get(pc.name))
                 if claim_name is not None and statuses.get(pc.name) != claim_name:
                     added[pc.name] = claim_name
@@ -187,7 +187,7 @@ class ResourceClaimController:
         cached = self._created.get((uid, pc.name))
         if cached is not None:
             return cached
-        template_name = pc.source.resource_claim_template_name or ""
+        template_name = claim_ref(pc)[1] or ""
         template = self.templates.get(template_name, ns)
         if template is None:
             message = template_not_found(template_name)
@@ -208,8 +208,8 @@ class ResourceClaimController:
 
     async def _reserve_for_bound_pod(self, pod: Pod, statuses: dict[str, str | None]) -> None:
         ns = pod.metadata.namespace or ""
-        names = [statuses.get(pc.name) if pc.source.resource_claim_template_name
-                 else pc.source.resource_claim_name for pc in pod.spec.resource_claims or ()]
+        refs = [(pc.name, *claim_ref(pc)) for pc in pod.spec.resource_claims or ()]
+        names = [statuses.get(name) if template else direct for name, direct, template in refs]
         for claim_name in names:
             # held back after a conflict, the informer's copy is tried anyway: a second 409
             # retries this pod with back-off, and no claim event would queue the pod again

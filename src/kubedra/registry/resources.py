@@ -21,7 +21,7 @@ def strategies(gates: FeatureGates) -> dict[GVR, AnyStrategy]:
     return {
         ("", "v1", "namespaces"): core.NamespaceStrategy(),
         ("", "v1", "nodes"): core.NodeStrategy(),
-        ("", "v1", "pods"): core.PodStrategy(),
+        ("", "v1", "pods"): core.PodStrategy(gates.release),
         ("", "v1", "events"): core.EventStrategy(),
         ("", "v1", "services"): core.ServiceStrategy(),
         ("", "v1", "serviceaccounts"): core.ServiceAccountStrategy(),

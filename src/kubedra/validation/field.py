@@ -135,12 +135,19 @@ def go_value(value: Any) -> str:
     return str(value)
 
 
+def _marshal(value: Any) -> Any:
+    """What ``json.Marshal`` writes for a value msgspec cannot encode: the ``json_value`` a
+    Go type with its own ``MarshalJSON`` names (``metav1.Time``: RFC 3339), else its text."""
+    json_value = getattr(value, "json_value", None)
+    return str(value) if json_value is None else json_value
+
+
 def go_json_value(value: Any) -> str:
     """v0.34's ``ErrorBody`` value: scalars as ``%v``/``%q``, anything else ``json.Marshal``
     (which escapes ``<``, ``>`` and ``&``); structs print with their wire (JSON) names."""
     if value is None or isinstance(value, bool | str | int | float):
         return go_value(value)
-    text = msgspec.json.encode(value, enc_hook=str).decode()
+    text = msgspec.json.encode(value, enc_hook=_marshal).decode()
     return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
 
 

@@ -19,12 +19,14 @@ from kubedra.api.meta import LabelSelector
 
 
 class GoRepr:
-    """A bad value whose message form is fixed text (never quoted again)."""
+    """A bad value whose message form is fixed text (never quoted again); ``json_value`` is
+    what ``json.Marshal`` writes for it where that differs (apimachinery v0.34 prints that)."""
 
-    __slots__ = ("text",)
+    __slots__ = ("json_value", "text")
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, json_value: str | None = None) -> None:
         self.text = text
+        self.json_value = json_value
 
     def __str__(self) -> str:
         return self.text
@@ -40,7 +42,8 @@ class GoRepr:
 
 
 def go_time(rfc3339: str) -> GoRepr:
-    """``metav1.Time`` through ``time.Time.String()`` in UTC: ``2024-01-01 00:00:00 +0000 UTC``."""
+    """``metav1.Time`` through ``time.Time.String()`` in UTC: ``2024-01-01 00:00:00 +0000 UTC``
+    (its JSON form: RFC 3339 in seconds, ``2024-01-01T00:00:00Z``)."""
     try:
         t = datetime.fromisoformat(rfc3339).astimezone(UTC)
     except ValueError:
@@ -48,7 +51,7 @@ def go_time(rfc3339: str) -> GoRepr:
     text = t.strftime("%Y-%m-%d %H:%M:%S")
     if t.microsecond:
         text += f".{t.microsecond:06d}".rstrip("0")
-    return GoRepr(text + " +0000 UTC")
+    return GoRepr(text + " +0000 UTC", t.strftime("%Y-%m-%dT%H:%M:%SZ"))
 
 
 def string_slice(values: Sequence[str] | None, elem: str = "string") -> str:

@@ -1,7 +1,10 @@
-"""Pod validation for DRA (k8s v1.30 ``pkg/apis/core/validation``): ``spec.resourceClaims``,
-containers' ``resources.claims`` and ``status.resourceClaimStatuses``, on top of the pod-spec
-subset of :mod:`kubedra.validation.pod_template`.
+"""Pod validation for DRA (``pkg/apis/core/validation`` of the serving release):
+``spec.resourceClaims``, containers' ``resources.claims`` and ``status.resourceClaimStatuses``,
+on top of the pod-spec subset of :mod:`kubedra.validation.pod_template`.
 
+The claim shapes differ by release (the Pod strategy has already dropped the other release's
+fields): v1.30 names a claim in ``source`` and checks the generated ``<pod>-<claim>`` name;
+v1.34 names it at the top level and lets a container reference one ``request`` of a claim.
 The DRA checks run after the generic spec checks (upstream interleaves them; the set of
 errors is the same). Spec updates follow upstream's rule that only a few fields may change.
 """
@@ -14,6 +17,7 @@ from collections.abc import Sequence
 import msgspec
 
 from kubedra.api.core import ClaimSource, Container, Pod, PodResourceClaim, PodSpec, PodStatus
+from kubedra.api.release import DEFAULT_RELEASE, R1_30, Release
 from kubedra.validation.equality import semantic_equal
 from kubedra.validation.field import (
     ErrorList,
@@ -49,34 +53,47 @@ def pod_claim_names(claims: Sequence[PodResourceClaim] | None) -> set[str]:
     return {c.name for c in claims or () if c.name}
 
 
-def _validate_claim_source(source: ClaimSource, path: Path) -> ErrorList:
+def _validate_reference(
+    claim_name: str | None, template: str | None, path: Path, value: object
+) -> ErrorList:
+    """Exactly one of the two names, each a valid name. ``path`` and the bad ``value`` of a
+    whole reference are each release's: v1.30's ``source``, v1.34's claim entry."""
     errs: ErrorList = []
-    claim, template = source.resource_claim_name, source.resource_claim_template_name
-    if claim is not None and template is not None:
-        errs.append(invalid(path, source, "at most one of `resourceClaimName` or "
-                                          "`resourceClaimTemplateName` may be specified"))
-    if claim is None and template is None:
-        errs.append(invalid(path, source, "must specify one of: `resourceClaimName`, "
-                                          "`resourceClaimTemplateName`"))
-    if claim is not None:
-        errs += [invalid(path.child("resourceClaimName"), claim, msg)
-                 for msg in name_is_dns_subdomain(claim, False)]
+    if claim_name is not None and template is not None:
+        errs.append(invalid(path, value, "at most one of `resourceClaimName` or "
+                                         "`resourceClaimTemplateName` may be specified"))
+    if claim_name is None and template is None:
+        errs.append(invalid(path, value, "must specify one of: `resourceClaimName`, "
+                                         "`resourceClaimTemplateName`"))
+    if claim_name is not None:
+        errs += [invalid(path.child("resourceClaimName"), claim_name, msg)
+                 for msg in name_is_dns_subdomain(claim_name, False)]
     if template is not None:
         errs += [invalid(path.child("resourceClaimTemplateName"), template, msg)
                  for msg in name_is_dns_subdomain(template, False)]
     return errs
 
 
+def _claim_value(claim: PodResourceClaim) -> dict[str, str | None]:
+    """The bad value v1.34 prints for a whole entry: ``json.Marshal`` of the internal
+    ``core.PodResourceClaim``, which has no JSON tags (so Go's field names)."""
+    return {"Name": claim.name, "ResourceClaimName": claim.resource_claim_name,
+            "ResourceClaimTemplateName": claim.resource_claim_template_name}
+
+
 def validate_pod_resource_claims(
-    pod_name: str, claims: Sequence[PodResourceClaim] | None, path: Path
+    pod_name: str, claims: Sequence[PodResourceClaim] | None, path: Path,
+    release: Release = DEFAULT_RELEASE,
 ) -> ErrorList:
-    """``spec.resourceClaims``: unique DNS-label names, one source each; a template-backed
-    claim's generated name (``<pod>-<claim>``) must be a valid ResourceClaim name."""
+    """``spec.resourceClaims``: unique DNS-label names and one reference each; in v1.30 a
+    template-backed claim's generated name (``<pod>-<claim>``) must also be a valid
+    ResourceClaim name."""
     errs: ErrorList = []
     seen: set[str] = set()
     for i, claim in enumerate(claims or ()):
         p = path.index(i)
         name_path = p.child("name")
+        source = claim.source or ClaimSource()
         if not claim.name:
             errs.append(required(name_path))
         elif claim.name in seen:
@@ -84,12 +101,20 @@ def validate_pod_resource_claims(
         else:
             name_errs = [invalid(name_path, claim.name, m) for m in is_dns1123_label(claim.name)]
             errs += name_errs
-            if not name_errs and pod_name and claim.source.resource_claim_template_name is not None:
+            if (release == R1_30 and not name_errs and pod_name
+                    and source.resource_claim_template_name is not None):
                 final = f"{pod_name}-{claim.name}"
                 errs += [invalid(name_path, final, "final ResourceClaim name: " + m)
                          for m in name_is_dns_subdomain(final, False)]
             seen.add(claim.name)
-        errs += _validate_claim_source(claim.source, p.child("source"))
+        if release == R1_30:
+            errs += _validate_reference(source.resource_claim_name,
+                                        source.resource_claim_template_name,
+                                        p.child("source"), source)
+        else:
+            errs += _validate_reference(claim.resource_claim_name,
+                                        claim.resource_claim_template_name, p,
+                                        _claim_value(claim))
     return errs
 
 
@@ -99,44 +124,70 @@ def _not_found(path: Path, name: str, known: set[str]) -> FieldError:
     return FieldError(ErrorType.NOT_FOUND, path, name, detail)
 
 
-def validate_container_claims(
-    container: Container, known: set[str], path: Path
-) -> ErrorList:
-    """``<container>.resources.claims``: named, unique, and one of the pod's claims."""
+def _check_request_ref(name: str, request: str | None, p: Path, seen: list[str]) -> ErrorList:
+    """v1.34: a container names a claim once, or some of its requests once each (a whole
+    claim overlaps every request of it, in either order)."""
     errs: ErrorList = []
-    seen: set[str] = set()
+    if name in seen:  # all requests of that claim are referenced already
+        return [duplicate(p, name)]
+    key = name
+    if request:
+        errs += [invalid(p.child("request"), request, m) for m in is_dns1123_label(request)]
+        key = f"{name}/{request}"
+    if key in seen:
+        errs.append(duplicate(p, key))
+    else:
+        if not request:
+            errs += [duplicate(p, name) for k in seen if "/" in k and k.split("/")[0] == name]
+        seen.append(key)
+    return errs
+
+
+def validate_container_claims(
+    container: Container, known: set[str], path: Path, release: Release = DEFAULT_RELEASE
+) -> ErrorList:
+    """``<container>.resources.claims``: named, unique, and one of the pod's claims (v1.34:
+    unique per claim and request)."""
+    errs: ErrorList = []
+    seen: list[str] = []
     claims_path = path.child("resources", "claims")
     for j, ref in enumerate(container.resources.claims or ()):
         p = claims_path.index(j)
         if not ref.name:
             errs.append(required(p))
             continue
-        if ref.name in seen:
+        if release != R1_30:
+            errs += _check_request_ref(ref.name, ref.request, p, seen)
+        elif ref.name in seen:
             errs.append(duplicate(p, ref.name))
         else:
-            seen.add(ref.name)
+            seen.append(ref.name)
         if ref.name not in known:
             errs.append(_not_found(p, ref.name, known))
     return errs
 
 
-def validate_pod_dra_fields(pod_name: str, spec: PodSpec, path: Path = SPEC) -> ErrorList:
+def validate_pod_dra_fields(
+    pod_name: str, spec: PodSpec, path: Path = SPEC, release: Release = DEFAULT_RELEASE
+) -> ErrorList:
     """All DRA checks of a pod spec (resource claims and the containers' references)."""
     errs = validate_pod_resource_claims(pod_name, spec.resource_claims,
-                                        path.child("resourceClaims"))
+                                        path.child("resourceClaims"), release)
     known = pod_claim_names(spec.resource_claims)
     for i, c in enumerate(spec.containers):
-        errs += validate_container_claims(c, known, path.child("containers").index(i))
+        errs += validate_container_claims(c, known, path.child("containers").index(i), release)
     for i, c in enumerate(spec.init_containers or ()):
-        errs += validate_container_claims(c, known, path.child("initContainers").index(i))
+        errs += validate_container_claims(c, known, path.child("initContainers").index(i),
+                                          release)
     return errs
 
 
-def validate_pod(pod: Pod) -> ErrorList:
-    """A pod create (after defaulting): metadata, the pod-spec subset and the DRA fields."""
+def validate_pod(pod: Pod, release: Release = DEFAULT_RELEASE) -> ErrorList:
+    """A pod create (after defaulting): metadata, the pod-spec subset and the DRA fields of
+    ``release``."""
     errs = validate_object_meta(pod.metadata, True, name_is_dns_subdomain, METADATA)
     errs += validate_pod_spec(pod.spec, SPEC)
-    return errs + validate_pod_dra_fields(pod.metadata.name or "", pod.spec)
+    return errs + validate_pod_dra_fields(pod.metadata.name or "", pod.spec, SPEC, release)
 
 
 def _munged_spec(new: PodSpec, old: PodSpec) -> PodSpec:
@@ -210,12 +261,12 @@ def _pod_spec_fields() -> tuple[msgspec.structs.FieldInfo, ...]:
     return msgspec.structs.fields(PodSpec)
 
 
-def validate_pod_update(pod: Pod, old: Pod) -> ErrorList:
+def validate_pod_update(pod: Pod, old: Pod, release: Release = DEFAULT_RELEASE) -> ErrorList:
     """A pod update: metadata update checks, the new pod's own validity, and the rule that
     only a few spec fields may change (which keeps ``spec.resourceClaims`` and the containers'
     claims immutable). The Forbidden text names the changed fields instead of Go's cmp.Diff."""
     errs = validate_object_meta_update(pod.metadata, old.metadata, METADATA)
-    errs += validate_pod(pod)
+    errs += validate_pod(pod, release)
     errs += _validate_deadline_update(pod.spec, old.spec)
     errs += _validate_only_added_tolerations(pod.spec, old.spec)
     errs += _validate_only_deleted_scheduling_gates(pod.spec, old.spec)

@@ -67,6 +67,31 @@ def test_claim_name_direct_template_and_errors() -> None:
     assert resourceclaim.claim_names(pod) == {"a", "p-b-x1"}
 
 
+def test_claim_name_reads_the_1_34_shape_too() -> None:
+    """v1.34 names a claim at the top level (no ``source``); the same rules apply, and the
+    top-level fields win when an entry carries both shapes."""
+    pod = make_pod({"name": "a", "resourceClaimName": "a"},
+                   {"name": "b", "resourceClaimTemplateName": "t"},
+                   {"name": "m", "resourceClaimName": "new",
+                    "source": {"resourceClaimName": "old"}},
+                   statuses=[{"name": "b", "resourceClaimName": "p-b-x1"}])
+    entries = pod.spec.resource_claims or []
+    assert [resourceclaim.claim_ref(pc) for pc in entries] == [
+        ("a", None), (None, "t"), ("new", None)]
+    assert resourceclaim.claim_name(pod, entries[0]) == ("a", False)
+    assert resourceclaim.claim_name(pod, entries[1]) == ("p-b-x1", True)
+    assert resourceclaim.claim_names(pod) == {"a", "new", "p-b-x1"}
+    with pytest.raises(resourceclaim.ClaimNotCreatedError):
+        resourceclaim.claim_name(make_pod({"name": "b", "resourceClaimTemplateName": "t"}),
+                                 entries[1])
+    bare = make_pod({"name": "e"})
+    assert resourceclaim.claim_ref((bare.spec.resource_claims or [])[0]) == (None, None)
+    with pytest.raises(resourceclaim.ClaimNameError) as err:
+        resourceclaim.claim_name(bare, (bare.spec.resource_claims or [])[0])
+    assert str(err.value) == ('pod "default/p", spec.resourceClaim "e": none of the supported '
+                              "fields are set")
+
+
 def test_is_for_pod_needs_the_pod_as_controller() -> None:
     pod = make_pod(templated("b"), statuses=[{"name": "b", "resourceClaimName": "gen"}])
     mine, theirs = claim("gen", owner_uid="uid-p"), claim("gen", owner_uid="uid-other")

@@ -23,7 +23,14 @@ from kubedra.api.core import (
     Service,
     ServiceAccount,
 )
-from kubedra.registry.strategies.base import Strategy, keep_all_but_status, keep_meta, sub_dict
+from kubedra.api.release import DEFAULT_RELEASE, Release
+from kubedra.registry.strategies.base import (
+    Strategy,
+    keep_all_but_status,
+    keep_meta,
+    sub_dict,
+)
+from kubedra.registry.strategies.podfields import drop_other_release_claim_fields
 from kubedra.validation import corekinds, field
 from kubedra.validation import pod as pod_validation
 from kubedra.validation.field import FieldError
@@ -135,7 +142,8 @@ def _qos_class(obj: Pod) -> str:
 
 
 class PodStrategy(Strategy[Pod]):
-    """Pods start Pending; DELETE answers with the pod (upstream ``ReturnDeletedObject``)."""
+    """Pods start Pending; DELETE answers with the pod (upstream ``ReturnDeletedObject``).
+    The claim fields and their validation are the serving release's (``podfields``)."""
 
     has_status_subresource = True
     return_deleted_object = True
@@ -152,11 +160,15 @@ class PodStrategy(Strategy[Pod]):
         "status.nominatedNodeName",
     )
 
+    def __init__(self, release: Release = DEFAULT_RELEASE) -> None:
+        self.release = release
+
     def default(self, obj: Pod) -> None:
         default_pod_spec(obj.spec)
 
     def prepare_for_create(self, obj: Pod) -> None:
         super().prepare_for_create(obj)
+        drop_other_release_claim_fields(obj.spec, self.release)
         obj.status = PodStatus(phase="Pending", qos_class=_qos_class(obj))
         if obj.spec.scheduling_gates:
             # applySchedulingGatedCondition
@@ -165,11 +177,15 @@ class PodStrategy(Strategy[Pod]):
                 message="Scheduling is blocked due to non-empty scheduling gates",
             )]
 
+    def prepare_for_update(self, new: Pod, old: Pod) -> None:
+        super().prepare_for_update(new, old)
+        drop_other_release_claim_fields(new.spec, self.release)
+
     def validate(self, obj: Pod) -> list[FieldError]:
-        return pod_validation.validate_pod(obj)
+        return pod_validation.validate_pod(obj, self.release)
 
     def validate_update(self, new: Pod, old: Pod) -> list[FieldError]:
-        return pod_validation.validate_pod_update(new, old)
+        return pod_validation.validate_pod_update(new, old, self.release)
 
     def prepare_for_status_update(self, new: Pod, old: Pod) -> None:
         # podStatusStrategy keeps spec and ownerReferences; labels/annotations may change.

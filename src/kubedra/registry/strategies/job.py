@@ -15,6 +15,7 @@ from kubedra.api.core import PodSpec
 from kubedra.api.features import FeatureGates
 from kubedra.api.meta import LabelSelector
 from kubedra.registry.strategies.base import Strategy
+from kubedra.registry.strategies.podfields import drop_other_release_claim_fields
 from kubedra.validation.equality import semantic_equal
 from kubedra.validation.field import FieldError
 from kubedra.validation.job import (
@@ -53,7 +54,9 @@ def _uses_dra(spec: PodSpec | None) -> bool:
 
 
 def _drop_disabled_template_fields(new: PodSpec, old: PodSpec | None, gates: FeatureGates) -> None:
-    """``pod.DropDisabledTemplateFields`` for the gates kubedra knows (DRA claims)."""
+    """``pod.DropDisabledTemplateFields`` for the gates kubedra knows (DRA claims), and the
+    claim fields of the other release."""
+    drop_other_release_claim_fields(new, gates.release)
     if gates.dynamic_resource_allocation or _uses_dra(old):
         return
     new.resource_claims = None
