@@ -100,6 +100,9 @@ async def test_1_34_graph_slices_and_claims(make_env: MakeEnv) -> None:
     assert _decide(env, "get", "resourceclaims", "theirs", "default") == no_edge
     assert _decide(env, "list", "resourceclaims", namespace="default") == (
         Decision.NO_OPINION, "can only get individual resources of this type")
+    verdict = env.server.authz.chain.decide(Attributes(
+        NODE0, "get", True, "resource.k8s.io", "resourceclaims", "status", "default", "shared"))
+    assert verdict.reason == "cannot get subresource"  # authorizeGet, every release
 
     # the pod leaves the node: its claims are no longer reachable
     await env.store.delete("/registry/core/pods/default/p0")

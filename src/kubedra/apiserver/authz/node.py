@@ -204,8 +204,7 @@ class NodeAuthorizer:
             return Verdict(nodeauthz.Decision.NO_OPINION,
                            "can only get individual resources of this type")
         if a.subresource:
-            return Verdict(nodeauthz.Decision.NO_OPINION,
-                           f"cannot get subresource {a.subresource}")
+            return Verdict(nodeauthz.Decision.NO_OPINION, "cannot get subresource")
         if self.graph.claim_on_node(a.namespace, a.name, node):
             return ALLOW
         return Verdict(nodeauthz.Decision.NO_OPINION,
