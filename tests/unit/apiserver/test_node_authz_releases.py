@@ -104,6 +104,10 @@ async def test_1_34_graph_slices_and_claims(make_env: MakeEnv) -> None:
         NODE0, "get", True, "resource.k8s.io", "resourceclaims", "status", "default", "shared"))
     assert verdict.reason == "cannot get subresource"  # authorizeGet, every release
 
+    # deviation: reads of pods and Nodes keep the static node rules (no selector needed)
+    assert env.server.authz.chain.decide(Attributes(NODE0, "list", True, "", "pods")
+                                         ).decision is Decision.ALLOW
+
     # the pod leaves the node: its claims are no longer reachable
     await env.store.delete("/registry/core/pods/default/p0")
     await _until(lambda: not graph.claim_on_node("default", "shared", "node0"))
