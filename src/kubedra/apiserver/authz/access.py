@@ -33,7 +33,7 @@ class Access:
         self.release = registry.gates.release
         slices = _served(registry, noderestriction.SLICES)
         self.graph = NodeGraph(hub, store, self.release,
-                               slices.kind.resource.prefix if slices else "")
+                               slices.kind.resource.prefix if slices else None)
         self.index = RbacIndex(hub, store)
         chain: list[Authorizer] = []
         for mode in modes:

@@ -119,9 +119,10 @@ RELEASES: Mapping[Release, NodeRelease] = MappingProxyType({
 
 class NodeGraph:
     """slice → node, pod → node and claim → pod edges. ``slices`` is the store prefix of the
-    ResourceSlices the release serves."""
+    ResourceSlices the release serves (None: it serves none)."""
 
-    def __init__(self, hub: WatchHub, store: Store, release: Release, slices: str) -> None:
+    def __init__(self, hub: WatchHub, store: Store, release: Release,
+                 slices: str | None) -> None:
         self.emulated = release
         self.release = RELEASES[release]
         self.slices_prefix = slices
@@ -129,7 +130,8 @@ class NodeGraph:
         self._pod_node: dict[tuple[str, str], str] = {}
         self._pod_claims: dict[tuple[str, str], list[str]] = {}
         self._claim_pods: dict[tuple[str, str], set[str]] = {}
-        self.follower = Follower(hub, store, (slices, PODS), self._observe, self._reset,
+        prefixes = (PODS,) if slices is None else (slices, PODS)
+        self.follower = Follower(hub, store, prefixes, self._observe, self._reset,
                                  name="node-authorizer")
 
     def _reset(self) -> None:
