@@ -33,7 +33,7 @@ from kubedra.allocation.engine import PodAllocator
 from kubedra.allocation.index import AllocationIndex
 from kubedra.allocation.parameters import ParameterStore
 from kubedra.api.codec import decode
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     ResourceClaim,
     ResourceClaimParameters,
     ResourceClass,

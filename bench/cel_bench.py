@@ -14,7 +14,7 @@ from typing import Any
 
 from bench._common import arg_parser, median_us, write_json
 from kubedra.api.quantity import Quantity
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     NamedResourcesAttribute,
     NamedResourcesIntSlice,
     NamedResourcesStringSlice,

@@ -15,7 +15,7 @@ import yaml
 
 from bench._common import arg_parser, time_median_us, write_json
 from kubedra.api import codec
-from kubedra.api.resource import ResourceSlice
+from kubedra.api.resource.v1alpha2 import ResourceSlice
 
 
 def _attributes(i: int) -> list[dict[str, Any]]:

@@ -27,7 +27,7 @@ from typing import Any
 from bench._common import arg_parser, write_json
 from kubedra.api import codec, kinds
 from kubedra.api.core import Node, Pod
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     NamedResourcesAttribute,
     NamedResourcesInstance,
     ResourceClaim,

@@ -42,7 +42,7 @@ from bench.scheduler_perf import (
     create_resource_class,
     pod_body,
 )
-from kubedra.api.resource import FINALIZER
+from kubedra.api.resource.v1alpha2 import FINALIZER
 from kubedra.api.resourceclaim import POD_CLAIM_NAME_ANNOTATION
 from kubedra.client import kubeconfig as kubeconfig_file
 from kubedra.client.rest import Client

@@ -46,7 +46,7 @@ import uvloop
 from bench._common import backends_option, calibration_ms, cpu_seconds, percentile
 from kubedra.api import kinds
 from kubedra.api.core import Pod
-from kubedra.api.resource import FINALIZER, ResourceClaim
+from kubedra.api.resource.v1alpha2 import FINALIZER, ResourceClaim
 from kubedra.cli.fakenodes import create_fake_nodes
 from kubedra.cli.localcluster import LocalCluster
 from kubedra.client import kubeconfig

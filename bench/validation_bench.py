@@ -14,7 +14,7 @@ from typing import Any
 
 from bench._common import arg_parser, time_median_us, write_json
 from kubedra.api.codec import decode
-from kubedra.api.resource import ResourceSlice
+from kubedra.api.resource.v1alpha2 import ResourceSlice
 from kubedra.validation.resource import validate_resource_slice_update
 
 

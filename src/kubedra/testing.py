@@ -9,7 +9,7 @@ from __future__ import annotations
 from kubedra.api.core import Node, NodeSpec, NodeStatus
 from kubedra.api.meta import ObjectMeta
 from kubedra.api.quantity import Quantity
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     NamedResourcesAttribute,
     NamedResourcesInstance,
     NamedResourcesIntSlice,

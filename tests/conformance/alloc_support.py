@@ -10,7 +10,7 @@ from kubedra.allocation.claims import ClaimPlan, class_filter, plan_claim
 from kubedra.allocation.index import AllocationIndex
 from kubedra.allocation.selectors import Selectors
 from kubedra.api.codec import decode, to_builtins
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     ResourceClaim,
     ResourceClaimParameters,
     ResourceClass,

@@ -18,7 +18,7 @@ from typing import Any
 from kubedra.api.codec import decode, to_builtins
 from kubedra.api.core import Namespace
 from kubedra.api.meta import ObjectMeta, TypedObject
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     API_VERSION,
     ResourceClaim,
     ResourceClaimParameters,

@@ -15,7 +15,7 @@ import pytest
 from kubedra.allocation.index import claim_key
 from kubedra.api.codec import decode, to_builtins
 from kubedra.api.core import Node, Pod
-from kubedra.api.resource import ResourceClaim
+from kubedra.api.resource.v1alpha2 import ResourceClaim
 from kubedra.client.informer import Informers
 from kubedra.client.rest import Client
 from kubedra.scheduler.cache import SchedulerCache

@@ -14,7 +14,7 @@ import pytest
 
 from kubedra.api.codec import decode, to_builtins
 from kubedra.api.core import Pod
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     ResourceClaim,
     ResourceClaimParameters,
     ResourceClassParameters,

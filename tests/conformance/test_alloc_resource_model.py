@@ -8,7 +8,7 @@ import pytest
 
 from kubedra.allocation.index import AllocationIndex, ModelError
 from kubedra.api.codec import decode, to_builtins
-from kubedra.api.resource import NamedResourcesAttribute, ResourceSlice
+from kubedra.api.resource.v1alpha2 import NamedResourcesAttribute, ResourceSlice
 from tests.conformance.alloc_support import claim_obj
 from tests.vectors import load, vector_cases
 

@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from kubedra.api.codec import decode
-from kubedra.api.resource import NamedResourcesAttribute
+from kubedra.api.resource.v1alpha2 import NamedResourcesAttribute
 from kubedra.cel import CompileError, EnvType, EvalError, compile_expression, prepare
 from tests.vectors import load, vector_cases
 

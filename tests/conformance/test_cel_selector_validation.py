@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from kubedra.api.codec import decode
-from kubedra.api.resource import NamedResourcesResources
+from kubedra.api.resource.v1alpha2 import NamedResourcesResources
 from kubedra.api.semver import Version
 from kubedra.cel import validate_selector
 from kubedra.validation.field import Path

@@ -14,8 +14,8 @@ import pytest
 from google.protobuf import message as pb_message
 from google.protobuf import symbol_database
 
-from kubedra.api import resource as api
 from kubedra.api.meta import ObjectMeta
+from kubedra.api.resource import v1alpha2 as api
 from kubedra.proto import convert
 from kubedra.proto.generated import (
     dra_v1alpha2_pb2,

@@ -8,7 +8,7 @@ import json
 from typing import Any
 
 from kubedra.api import codec
-from kubedra.api.resource import ResourceClaim
+from kubedra.api.resource.v1alpha2 import ResourceClaim
 from kubedra.kubelet.manager import claim_info, requests
 from tests.vectors import load, vector_cases
 

@@ -9,7 +9,7 @@ from typing import Any
 from kubedra.api import codec
 from kubedra.api.core import Node
 from kubedra.api.meta import ObjectMeta
-from kubedra.api.resource import NamedResourcesResources, ResourceSlice
+from kubedra.api.resource.v1alpha2 import NamedResourcesResources, ResourceSlice
 from kubedra.kubelet.noderesources import plan_sync
 from tests.vectors import load, vector_cases
 

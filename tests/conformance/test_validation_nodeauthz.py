@@ -7,7 +7,7 @@ from typing import Any
 
 import pytest
 
-from kubedra.api import resource as r
+from kubedra.api.resource import v1alpha2 as r
 from kubedra.validation import nodeauthz as na
 from tests.conformance.validation_support import decode
 from tests.vectors import case_id, load

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from kubedra.api import resource as r
+from kubedra.api.resource import v1alpha2 as r
 from kubedra.validation import resource as v
 from kubedra.validation.field import FieldError
 from tests.conformance.validation_support import assert_errors, decode

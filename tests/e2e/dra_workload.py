@@ -10,7 +10,7 @@ from typing import Any
 
 from kubedra.api import kinds
 from kubedra.api.core import Node, Pod
-from kubedra.api.resource import FINALIZER, ResourceClaim
+from kubedra.api.resource.v1alpha2 import FINALIZER, ResourceClaim
 from kubedra.client.informer import Informer
 from kubedra.client.rest import Client
 from kubedra.testing import fake_node

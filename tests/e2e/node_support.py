@@ -14,7 +14,7 @@ from typing import Any
 from prometheus_client.parser import text_string_to_metric_families
 
 from kubedra.api.core import Event, Pod
-from kubedra.api.resource import ResourceClaim, ResourceSlice
+from kubedra.api.resource.v1alpha2 import ResourceClaim, ResourceSlice
 from kubedra.client.errors import ApiError
 from kubedra.client.rest import Client
 from tests.e2e.dra_workload import kind

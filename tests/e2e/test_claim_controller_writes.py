@@ -15,8 +15,9 @@ from typing import Any
 
 import pytest
 
-from kubedra.api import codec, resource
-from kubedra.api.resource import ResourceClaim
+from kubedra.api import codec
+from kubedra.api.resource import v1alpha2
+from kubedra.api.resource.v1alpha2 import ResourceClaim
 from kubedra.client.errors import ApiError, is_conflict
 from kubedra.client.rest import Client
 from kubedra.controllers.resourceclaim import ResourceClaimController
@@ -41,7 +42,7 @@ async def reserved_claim(client: Client, name: str,
     """A claim allocated and reserved for a pod that does not exist (any more)."""
     await client.create_raw(kind("resourceclaims"), {
         "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaim",
-        "metadata": {"name": name, "namespace": NS, "finalizers": [resource.FINALIZER]},
+        "metadata": {"name": name, "namespace": NS, "finalizers": [v1alpha2.FINALIZER]},
         "spec": {"resourceClassName": "gpu"}}, NS)
     body: dict[str, Any] = codec.to_builtins(await client.get(ResourceClaim, name, NS))
     body["status"] = status

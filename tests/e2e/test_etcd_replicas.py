@@ -21,7 +21,7 @@ import pytest
 from kubedra.api.coordination import Lease
 from kubedra.api.core import Namespace, Node, Pod
 from kubedra.api.meta import ObjectMeta
-from kubedra.api.resource import ResourceSlice
+from kubedra.api.resource.v1alpha2 import ResourceSlice
 from kubedra.cli.localcluster import Component, LocalCluster
 from kubedra.cli.singletons import GC_LEASE
 from kubedra.client import kubeconfig

@@ -25,7 +25,11 @@ import pytest
 
 from kubedra.api.coordination import Lease
 from kubedra.api.core import Node, Pod
-from kubedra.api.resource import NamedResourcesInstance, NamedResourcesResources, ResourceSlice
+from kubedra.api.resource.v1alpha2 import (
+    NamedResourcesInstance,
+    NamedResourcesResources,
+    ResourceSlice,
+)
 from kubedra.cli.localcluster import Component, LocalCluster
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client

@@ -24,7 +24,7 @@ NODE = "node-x"
 DRIVER_SCRIPT = """
 import asyncio, os, signal, sys
 
-from kubedra.api.resource import NamedResourcesInstance
+from kubedra.api.resource.v1alpha2 import NamedResourcesInstance
 from kubedra.driver import Driver
 
 

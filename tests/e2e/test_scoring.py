@@ -23,7 +23,7 @@ import yaml
 
 from kubedra.api import codec
 from kubedra.api.core import Node, Pod
-from kubedra.api.resource import ResourceClaimTemplate, ResourceClass, ResourceSlice
+from kubedra.api.resource.v1alpha2 import ResourceClaimTemplate, ResourceClass, ResourceSlice
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
 from tests.e2e.dra_workload import kind

@@ -20,7 +20,7 @@ import aiohttp
 import pytest
 
 from kubedra.api.core import Pod
-from kubedra.api.resource import FINALIZER, ResourceClaim
+from kubedra.api.resource.v1alpha2 import FINALIZER, ResourceClaim
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
 from tests.e2e.conftest import certificate_subject

@@ -14,7 +14,7 @@ import pytest
 
 from kubedra.api.batch import Job
 from kubedra.api.core import Node, Pod
-from kubedra.api.resource import ResourceSlice
+from kubedra.api.resource.v1alpha2 import ResourceSlice
 from kubedra.cli.kubectl import KubectlUnavailable, ensure_kubectl
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client

@@ -20,7 +20,7 @@ import pytest
 
 from kubedra.api.batch import Job
 from kubedra.api.core import Pod
-from kubedra.api.resource import ResourceClaim, ResourceSlice
+from kubedra.api.resource.v1alpha2 import ResourceClaim, ResourceSlice
 from kubedra.cli.kubectl import KubectlUnavailable, ensure_kubectl
 from kubedra.cli.localcluster import LocalCluster
 from kubedra.cli.nodepool import node_names, pool_components

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from kubedra.api.core import Node, Pod
-from kubedra.api.resource import ResourceClaim
+from kubedra.api.resource.v1alpha2 import ResourceClaim
 from kubedra.cli.kubectl import KubectlUnavailable, ensure_kubectl
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from kubedra.api.core import Node, Pod
-from kubedra.api.resource import ResourceSlice
+from kubedra.api.resource.v1alpha2 import ResourceSlice
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
 from tests.e2e.conftest import certificate_subject

@@ -11,7 +11,7 @@ from kubedra.allocation.result import HOSTNAME_LABEL
 from kubedra.allocation.selectors import Selectors
 from kubedra.allocation.simulate import Placement, Simulator, Snapshot, pending_pods, pod_name
 from kubedra.api.core import Node, Pod
-from kubedra.api.resource import ResourceSlice
+from kubedra.api.resource.v1alpha2 import ResourceSlice
 
 
 @dataclass

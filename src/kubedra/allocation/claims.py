@@ -12,7 +12,7 @@ from typing import Any
 
 from kubedra.allocation.selectors import Selector, SelectorCompileError, Selectors
 from kubedra.api.meta import kobj
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     ResourceClaim,
     ResourceClaimParameters,
     ResourceClass,

@@ -23,7 +23,7 @@ from kubedra.allocation.index import AllocationIndex, claim_key
 from kubedra.allocation.matching import assign
 from kubedra.allocation.pool import Pool
 from kubedra.allocation.result import build_allocation, with_allocation
-from kubedra.api.resource import AllocationResult, ResourceClaim
+from kubedra.api.resource.v1alpha2 import AllocationResult, ResourceClaim
 
 UNSUITABLE = "resourceclaim cannot be allocated for the node (unsuitable)"
 JOINT_FAILURE = "cannot allocate all claims"

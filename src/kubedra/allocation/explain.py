@@ -15,7 +15,7 @@ from kubedra.allocation.instance import Verdict
 from kubedra.allocation.matching import assign
 from kubedra.allocation.selectors import Selector
 from kubedra.api.meta import kobj
-from kubedra.api.resource import ResourceClaim
+from kubedra.api.resource.v1alpha2 import ResourceClaim
 
 
 @dataclass

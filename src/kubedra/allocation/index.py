@@ -17,7 +17,7 @@ from kubedra.allocation.instance import Instance
 from kubedra.allocation.pool import Pool
 from kubedra.allocation.selectors import Selector
 from kubedra.api.meta import revision
-from kubedra.api.resource import ResourceClaim, ResourceSlice
+from kubedra.api.resource.v1alpha2 import ResourceClaim, ResourceSlice
 
 PoolKey = tuple[str, str]  # (node, driver)
 Use = tuple[str, str, str]  # (node, driver, instance name)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kubedra.api.resource import NamedResourcesAttribute
+from kubedra.api.resource.v1alpha2 import NamedResourcesAttribute
 
 Verdict = bool | str
 """A selector's answer for one instance: True/False, or the CEL evaluation error text."""

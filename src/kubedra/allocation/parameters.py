@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import Generic, TypeVar
 
 from kubedra.api.meta import kobj
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     GROUP,
     DriverRequests,
     NamedResourcesRequest,

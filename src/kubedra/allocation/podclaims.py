@@ -22,7 +22,7 @@ from kubedra.allocation.parameters import ParameterError, ParameterStore
 from kubedra.allocation.selectors import Selectors
 from kubedra.api.core import Node, NodeSelector, Pod
 from kubedra.api.nodeaffinity import matches
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     ALLOCATION_MODE_IMMEDIATE,
     FINALIZER,
     ResourceClaim,

@@ -6,7 +6,7 @@ import msgspec
 
 from kubedra.allocation.claims import ClaimPlan
 from kubedra.api.core import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     AllocationResult,
     DriverAllocationResult,
     NamedResourcesAllocationResult,

@@ -48,7 +48,7 @@ from kubedra.api.core import (
 )
 from kubedra.api.meta import ObjectMeta, kobj
 from kubedra.api.nodeaffinity import MISMATCH, pod_matches_node
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     ResourceClaim,
     ResourceClaimParameters,
     ResourceClaimTemplate,

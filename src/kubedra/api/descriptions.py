@@ -1416,7 +1416,7 @@ def _qualified(module: str, types: dict[str, dict[str, str]]) -> dict[str, dict[
 
 DESCRIPTIONS: Final[dict[str, dict[str, str]]] = {
     **_qualified("kubedra.api.meta", _META),
-    **_qualified("kubedra.api.resource", _RESOURCE),
+    **_qualified("kubedra.api.resource.v1alpha2", _RESOURCE),
     **_qualified("kubedra.api.core", _CORE),
     **_qualified("kubedra.api.batch", _BATCH),
     **_qualified("kubedra.api.coordination", _COORDINATION),

@@ -19,7 +19,7 @@ import copy
 
 from kubedra.api.core import Pod, PodResourceClaim
 from kubedra.api.meta import ObjectMeta, OwnerReference
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     API_VERSION,
     ResourceClaim,
     ResourceClaimConsumerReference,

@@ -21,8 +21,9 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Final
 
-from kubedra.api import authentication, authorization, batch, coordination, core, rbac, resource
+from kubedra.api import authentication, authorization, batch, coordination, core, rbac
 from kubedra.api.meta import TypedObject
+from kubedra.api.resource import v1alpha2
 
 GVR = tuple[str, str, str]
 """(group, version, plural): the key of a served version of a resource."""
@@ -132,23 +133,23 @@ SCHEME: Final[tuple[GroupResource, ...]] = (
     _one("coordination.k8s.io", "v1", "Lease", "leases", "lease", True, coordination.Lease,
          coordination.LeaseList),
     _one(RESOURCE, "v1alpha2", "ResourceClass", "resourceclasses", "resourceclass", False,
-         resource.ResourceClass, resource.ResourceClassList),
+         v1alpha2.ResourceClass, v1alpha2.ResourceClassList),
     _one(RESOURCE, "v1alpha2", "ResourceClaim", "resourceclaims", "resourceclaim", True,
-         resource.ResourceClaim, resource.ResourceClaimList, (), ("status",)),
+         v1alpha2.ResourceClaim, v1alpha2.ResourceClaimList, (), ("status",)),
     _one(RESOURCE, "v1alpha2", "ResourceClaimTemplate", "resourceclaimtemplates",
-         "resourceclaimtemplate", True, resource.ResourceClaimTemplate,
-         resource.ResourceClaimTemplateList),
+         "resourceclaimtemplate", True, v1alpha2.ResourceClaimTemplate,
+         v1alpha2.ResourceClaimTemplateList),
     _one(RESOURCE, "v1alpha2", "PodSchedulingContext", "podschedulingcontexts",
-         "podschedulingcontext", True, resource.PodSchedulingContext,
-         resource.PodSchedulingContextList, (), ("status",)),
+         "podschedulingcontext", True, v1alpha2.PodSchedulingContext,
+         v1alpha2.PodSchedulingContextList, (), ("status",)),
     _one(RESOURCE, "v1alpha2", "ResourceSlice", "resourceslices", "resourceslice", False,
-         resource.ResourceSlice, resource.ResourceSliceList),
+         v1alpha2.ResourceSlice, v1alpha2.ResourceSliceList),
     _one(RESOURCE, "v1alpha2", "ResourceClaimParameters", "resourceclaimparameters",
-         "resourceclaimparameters", True, resource.ResourceClaimParameters,
-         resource.ResourceClaimParametersList),
+         "resourceclaimparameters", True, v1alpha2.ResourceClaimParameters,
+         v1alpha2.ResourceClaimParametersList),
     _one(RESOURCE, "v1alpha2", "ResourceClassParameters", "resourceclassparameters",
-         "resourceclassparameters", True, resource.ResourceClassParameters,
-         resource.ResourceClassParametersList),
+         "resourceclassparameters", True, v1alpha2.ResourceClassParameters,
+         v1alpha2.ResourceClassParametersList),
     _one(RBAC, "v1", "Role", "roles", "role", True, rbac.Role, rbac.RoleList),
     _one(RBAC, "v1", "ClusterRole", "clusterroles", "clusterrole", False, rbac.ClusterRole,
          rbac.ClusterRoleList),

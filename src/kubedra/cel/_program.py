@@ -80,7 +80,7 @@ def runtime_error_text(raw: str) -> str:
 
 
 class AttributeLike(Protocol):
-    """The fields of ``NamedResourcesAttribute`` (kubedra.api.resource) that CEL reads."""
+    """The fields of ``NamedResourcesAttribute`` (kubedra.api.resource.v1alpha2) that CEL reads."""
 
     name: str
     quantity: Quantity | None

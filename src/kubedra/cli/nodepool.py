@@ -15,7 +15,7 @@ from pathlib import Path
 
 import click
 
-from kubedra.api.resource import NamedResourcesInstance
+from kubedra.api.resource.v1alpha2 import NamedResourcesInstance
 from kubedra.cli.credentials import node_kubeconfig_path
 from kubedra.cli.kubelet import node_config, node_options
 from kubedra.cli.localcluster import Component

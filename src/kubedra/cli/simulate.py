@@ -42,7 +42,7 @@ from kubedra.allocation.simulate import (
 from kubedra.api import codec
 from kubedra.api.core import Namespace, Node
 from kubedra.api.meta import TypedObject
-from kubedra.api.resource import ResourceSlice
+from kubedra.api.resource.v1alpha2 import ResourceSlice
 from kubedra.client import kubeconfig
 from kubedra.client.errors import ApiError
 from kubedra.client.rest import Client

@@ -17,9 +17,9 @@ from typing import Any
 
 import msgspec
 
-from kubedra.api import resource
 from kubedra.api.core import Pod, PodResourceClaim
-from kubedra.api.resource import (
+from kubedra.api.resource import v1alpha2
+from kubedra.api.resource.v1alpha2 import (
     ResourceClaim,
     ResourceClaimConsumerReference,
     ResourceClaimTemplate,
@@ -258,13 +258,13 @@ class ResourceClaimController:
                     valid.append(ref)
             elif not await self._pod_is_gone(namespace, ref.name, ref.uid):
                 valid.append(ref)
-        has_finalizer = resource.FINALIZER in (claim.metadata.finalizers or ())
+        has_finalizer = v1alpha2.FINALIZER in (claim.metadata.finalizers or ())
         deleting = claim.metadata.deletion_timestamp is not None
         had_allocation = claim.status.allocation is not None
         if len(valid) < len(reserved):
             status = msgspec.structs.replace(claim.status, reserved_for=valid or None)
             if not valid and has_finalizer and (
-                    claim.spec.allocation_mode != resource.ALLOCATION_MODE_IMMEDIATE or deleting):
+                    claim.spec.allocation_mode != v1alpha2.ALLOCATION_MODE_IMMEDIATE or deleting):
                 status = msgspec.structs.replace(status, allocation=None)
             claim = await self._written.write(msgspec.structs.replace(claim, status=status),
                                               self.client.update_status)
@@ -283,7 +283,7 @@ class ResourceClaimController:
             await self._delete_if_unneeded(claim)
 
     async def _drop_finalizer(self, claim: ResourceClaim) -> None:
-        finalizers = [f for f in claim.metadata.finalizers or () if f != resource.FINALIZER]
+        finalizers = [f for f in claim.metadata.finalizers or () if f != v1alpha2.FINALIZER]
         meta = msgspec.structs.replace(claim.metadata, finalizers=finalizers or None)
         await self._written.write(msgspec.structs.replace(claim, metadata=meta),
                                   self.client.update)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from kubedra.api import resource as api
+from kubedra.api.resource import v1alpha2 as api
 from kubedra.proto import convert
 
 

@@ -18,8 +18,8 @@ from pathlib import Path
 from typing import Any
 
 from kubedra.api import codec
-from kubedra.api import resource as api
 from kubedra.api.quantity import Quantity
+from kubedra.api.resource import v1alpha2 as api
 from kubedra.driver import cdi
 from kubedra.driver.claims import Claim, ClaimError
 from kubedra.driver.plugin import Driver

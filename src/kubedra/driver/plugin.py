@@ -18,7 +18,7 @@ from types import TracebackType
 
 import grpc
 
-from kubedra.api import resource as api
+from kubedra.api.resource import v1alpha2 as api
 from kubedra.driver import sockets
 from kubedra.driver.node import NodeService, PrepareFunc, UnprepareFunc
 from kubedra.driver.publisher import Publisher

@@ -11,7 +11,7 @@ import asyncio
 from collections.abc import AsyncIterator, Sequence
 from typing import Any
 
-from kubedra.api import resource as api
+from kubedra.api.resource import v1alpha2 as api
 from kubedra.proto import convert
 from kubedra.proto.generated import dra_v1alpha3_pb2 as dra_pb2
 

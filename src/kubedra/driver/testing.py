@@ -25,7 +25,7 @@ from typing import Any
 import grpc
 
 from kubedra.api import codec
-from kubedra.api import resource as api
+from kubedra.api.resource import v1alpha2 as api
 from kubedra.driver.registration import PLUGIN_TYPE
 from kubedra.proto import convert
 from kubedra.proto.generated import dra_v1alpha3_pb2 as dra_pb2

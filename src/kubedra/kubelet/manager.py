@@ -18,7 +18,7 @@ import msgspec
 from kubedra.api import codec, resourceclaim
 from kubedra.api.core import Pod
 from kubedra.api.meta import ObjectMeta
-from kubedra.api.resource import ResourceClaim, ResourceHandle
+from kubedra.api.resource.v1alpha2 import ResourceClaim, ResourceHandle
 from kubedra.client.rest import Client
 from kubedra.kubelet.checkpoint import (
     NULL,

@@ -22,7 +22,7 @@ import msgspec
 
 from kubedra.api.core import Node
 from kubedra.api.meta import revision
-from kubedra.api.resource import NamedResourcesResources, ResourceSlice, node_slice
+from kubedra.api.resource.v1alpha2 import NamedResourcesResources, ResourceSlice, node_slice
 from kubedra.client.errors import ApiError, is_not_found
 from kubedra.client.informer import Informer
 from kubedra.client.rest import Client

@@ -15,8 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from kubedra.api import codec
-from kubedra.api import resource as api
 from kubedra.api.quantity import Quantity, QuantityError
+from kubedra.api.resource import v1alpha2 as api
 from kubedra.proto.generated import dra_v1alpha3_pb2 as dra_pb2
 from kubedra.proto.generated import resource_v1alpha2_pb2 as resource_pb2
 

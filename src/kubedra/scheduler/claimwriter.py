@@ -13,7 +13,7 @@ import msgspec
 from kubedra.allocation.engine import ClaimAllocation
 from kubedra.allocation.podclaims import IN_USE
 from kubedra.api.core import Pod
-from kubedra.api.resource import FINALIZER, ResourceClaim
+from kubedra.api.resource.v1alpha2 import FINALIZER, ResourceClaim
 from kubedra.api.resourceclaim import can_be_reserved, consumer_ref, is_reserved_for_pod
 from kubedra.client.errors import ApiError, is_conflict
 from kubedra.client.informer import object_key

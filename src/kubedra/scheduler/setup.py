@@ -6,7 +6,7 @@ import dataclasses
 from typing import Any
 
 from kubedra.api.core import Namespace, Pod
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     ResourceClaim,
     ResourceClaimParameters,
     ResourceClass,

@@ -4,7 +4,7 @@ Nothing else is defaulted (``structuredParameters`` stays unset, ``shareable`` f
 
 from __future__ import annotations
 
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     ALLOCATION_MODE_WAIT_FOR_FIRST_CONSUMER,
     ResourceClaim,
     ResourceClaimSpec,

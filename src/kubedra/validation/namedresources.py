@@ -9,7 +9,7 @@ import re
 from collections.abc import Sequence
 
 from kubedra import cel
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     NamedResourcesAllocationResult,
     NamedResourcesAttribute,
     NamedResourcesInstance,

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     ALLOCATION_MODE_IMMEDIATE,
     ALLOCATION_MODE_WAIT_FOR_FIRST_CONSUMER,
     ALLOCATION_RESULT_RESOURCE_HANDLES_MAX_SIZE,

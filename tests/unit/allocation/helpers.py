@@ -17,7 +17,7 @@ from kubedra.allocation.selectors import (
     Selectors,
 )
 from kubedra.api.codec import decode
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     NamedResourcesAttribute,
     ResourceClaim,
     ResourceClaimParameters,

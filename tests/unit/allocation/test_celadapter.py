@@ -8,7 +8,7 @@ from kubedra.allocation.celadapter import cel_selectors, compile_selector
 from kubedra.allocation.instance import Instance
 from kubedra.allocation.selectors import SelectorCompileError
 from kubedra.api.codec import decode
-from kubedra.api.resource import NamedResourcesInstance
+from kubedra.api.resource.v1alpha2 import NamedResourcesInstance
 
 
 def instance(raw: dict[str, object]) -> Instance:

@@ -8,7 +8,7 @@ import pytest
 
 from kubedra.allocation.parameters import ParameterError, ParameterStore
 from kubedra.api.codec import decode
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     ResourceClaim,
     ResourceClaimParameters,
     ResourceClass,

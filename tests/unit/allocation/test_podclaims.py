@@ -15,7 +15,7 @@ from kubedra.allocation.parameters import ParameterStore
 from kubedra.allocation.simulate import Simulator, Snapshot
 from kubedra.api.codec import decode, decode_object
 from kubedra.api.core import Node, Pod
-from kubedra.api.resource import ResourceClaim, ResourceClass
+from kubedra.api.resource.v1alpha2 import ResourceClaim, ResourceClass
 from kubedra.scheduler.framework import CycleState, NodeInfo, Resources
 from kubedra.scheduler.plugins.dynamicresources import DRAState, DynamicResources, feed
 from tests.unit.allocation.helpers import selectors

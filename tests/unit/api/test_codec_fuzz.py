@@ -191,7 +191,8 @@ def test_python_values_that_are_not_json() -> None:
 
 
 def test_nulls_decode_as_zero_values_like_go() -> None:
-    from kubedra.api import core, resource
+    from kubedra.api import core
+    from kubedra.api.resource import v1alpha2
 
     pod = codec.decode(
         b'{"metadata":null,"spec":{"containers":[null,{"name":null,"resources":null}],'
@@ -203,7 +204,7 @@ def test_nulls_decode_as_zero_values_like_go() -> None:
     assert pod.status.container_statuses is not None
     assert pod.status.container_statuses[0].ready is False
     # Go writes "instances": null for a nil slice; it reads back as empty.
-    rs = codec.decode({"namedResources": {"instances": None}}, resource.ResourceSlice)
+    rs = codec.decode({"namedResources": {"instances": None}}, v1alpha2.ResourceSlice)
     assert rs.named_resources is not None and rs.named_resources.instances == []
     # a null does not hide a real error elsewhere
     for body in (

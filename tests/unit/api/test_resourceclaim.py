@@ -10,7 +10,7 @@ import pytest
 from kubedra.api import resourceclaim
 from kubedra.api.codec import decode
 from kubedra.api.core import Pod
-from kubedra.api.resource import ResourceClaim, ResourceClaimTemplate
+from kubedra.api.resource.v1alpha2 import ResourceClaim, ResourceClaimTemplate
 
 
 def make_pod(*entries: dict[str, Any], statuses: list[dict[str, Any]] | None = None,

@@ -9,8 +9,9 @@ from typing import Any
 import msgspec
 import pytest
 
-from kubedra.api import codec, core, resource
+from kubedra.api import codec, core
 from kubedra.api.quantity import Quantity
+from kubedra.api.resource import v1alpha2
 from tests.unit.api.samples import (
     all_objects,
     example_objects,
@@ -68,19 +69,19 @@ def _strings(value: Any, path: str = "") -> set[str]:
 
 
 def test_required_lists_are_written_empty() -> None:
-    out = json.loads(codec.encode(resource.ResourceSliceList()))
+    out = json.loads(codec.encode(v1alpha2.ResourceSliceList()))
     assert out["items"] == []
     rs = codec.decode(
         b'{"namedResources":{"instances":[{"name":"a","attributes":[{"name":"x","intSlice":{}},'
         b'{"name":"y","stringSlice":{}}]}]}}',
-        resource.ResourceSlice,
+        v1alpha2.ResourceSlice,
     )
     attrs = json.loads(codec.encode(rs))["namedResources"]["instances"][0]["attributes"]
     assert attrs == [
         {"name": "x", "intSlice": {"ints": []}},
         {"name": "y", "stringSlice": {"strings": []}},
     ]
-    empty = json.loads(codec.encode(codec.decode(b'{"namedResources":{}}', resource.ResourceSlice)))
+    empty = json.loads(codec.encode(codec.decode(b'{"namedResources":{}}', v1alpha2.ResourceSlice)))
     assert empty["namedResources"] == {"instances": []}
     for model in (core.PodList, core.NodeList, core.NamespaceList, core.EventList):
         assert json.loads(codec.encode(model()))["items"] == []
@@ -178,10 +179,10 @@ def test_raw_extensions_hold_the_parsed_value() -> None:
     number comes back as its value writes (Go keeps the bytes as sent; docs/deviations.md)."""
     body = ('{"driverName": "d", "parameters": {"z": 1.50, "a": [1e2, "x"], '
             '"n": {"k": null}}}')
-    vendor = codec.decode(body, resource.VendorParameters)
+    vendor = codec.decode(body, v1alpha2.VendorParameters)
     assert codec.encode(vendor) == (b'{"driverName":"d","parameters":'
                                     b'{"z":1.5,"a":[100.0,"x"],"n":{"k":null}}}')
-    assert codec.encode(resource.VendorParameters(driver_name="d")) == (
+    assert codec.encode(v1alpha2.VendorParameters(driver_name="d")) == (
         b'{"driverName":"d","parameters":null}')
 
 

@@ -9,7 +9,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from kubedra.api import codec, core, kinds, resource
+from kubedra.api import codec, core, kinds
+from kubedra.api.resource import v1alpha2
 
 
 def test_unknown_fields_paths_in_document_order() -> None:
@@ -59,7 +60,7 @@ def test_raw_json_parts_accept_any_field() -> None:
             }
         ]
     }
-    assert codec.unknown_fields(params, resource.ResourceClaimParameters) == [
+    assert codec.unknown_fields(params, v1alpha2.ResourceClaimParameters) == [
         "driverRequests[0].requests[0].y"
     ]
 
@@ -153,8 +154,8 @@ def _walked(raw: Any, model: Any) -> list[str]:
     return out
 
 
-@pytest.mark.parametrize("model", [core.Pod, resource.ResourceClaim, core.Event, core.Binding,
-                                   resource.ResourceSlice, resource.ResourceClaimParameters])
+@pytest.mark.parametrize("model", [core.Pod, v1alpha2.ResourceClaim, core.Event, core.Binding,
+                                   v1alpha2.ResourceSlice, v1alpha2.ResourceClaimParameters])
 def test_fast_answer_is_the_walks(model: Any) -> None:
     @settings(max_examples=300, deadline=None)
     @given(_json_for(codec._type_info(model), 6))

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 
 from kubedra.api import codec
 from kubedra.api.meta import ObjectMeta
-from kubedra.api.resource import ResourceClaim
+from kubedra.api.resource.v1alpha2 import ResourceClaim
 from kubedra.apiserver import objects
 from kubedra.storage.contract import KeyValue
 

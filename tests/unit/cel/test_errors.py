@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from kubedra.api.resource import NamedResourcesAttribute
+from kubedra.api.resource.v1alpha2 import NamedResourcesAttribute
 from kubedra.cel import (
     CompileError,
     EnvType,

@@ -10,7 +10,7 @@ import math
 
 import pytest
 
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     NamedResourcesAttribute,
     NamedResourcesIntSlice,
     NamedResourcesStringSlice,

@@ -169,7 +169,7 @@ def test_regex_of_find_is_checked_at_run_time() -> None:
 
 def test_deviation_iteration_budget() -> None:
     # cel-cpp stops after 10,000 comprehension iterations; upstream's cost limit allows more
-    from kubedra.api.resource import NamedResourcesAttribute, NamedResourcesIntSlice
+    from kubedra.api.resource.v1alpha2 import NamedResourcesAttribute, NamedResourcesIntSlice
     from kubedra.cel import COST_LIMIT_EXCEEDED, prepare
 
     def ints(n: int) -> list[NamedResourcesAttribute]:

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from kubedra.api.resource import NamedResourcesAttribute, NamedResourcesIntSlice
+from kubedra.api.resource.v1alpha2 import NamedResourcesAttribute, NamedResourcesIntSlice
 from kubedra.cel import CompileError, EnvType, EvalError, compile_expression
 
 MAX_INT = "9223372036854775807"

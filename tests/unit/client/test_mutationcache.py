@@ -8,7 +8,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from kubedra.api.meta import ObjectMeta, Status, revision
-from kubedra.api.resource import ResourceClaim, ResourceClaimSpec
+from kubedra.api.resource.v1alpha2 import ResourceClaim, ResourceClaimSpec
 from kubedra.client.errors import ApiError
 from kubedra.client.mutationcache import MutationCache
 

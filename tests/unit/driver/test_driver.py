@@ -12,7 +12,7 @@ from pathlib import Path
 import grpc
 import pytest
 
-from kubedra.api import resource as api
+from kubedra.api.resource import v1alpha2 as api
 from kubedra.driver import Claim, ClaimError, Driver, RegistrationStatus
 from kubedra.driver.testing import FakeKubelet, RegistrationRejected
 from kubedra.proto.generated import dra_v1alpha3_pb2 as dra_pb2

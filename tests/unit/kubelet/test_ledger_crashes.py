@@ -20,7 +20,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubedra.api import codec
-from kubedra.api.resource import ResourceClaim
+from kubedra.api.resource.v1alpha2 import ResourceClaim
 from kubedra.kubelet.checkpoint import CheckpointState, ClaimInfoState
 from kubedra.kubelet.ledger import ClaimResult
 from kubedra.kubelet.manager import ClaimManager, is_prepared

@@ -16,7 +16,7 @@ import pytest
 
 from kubedra.api import codec
 from kubedra.api.core import Pod
-from kubedra.api.resource import ResourceClaim
+from kubedra.api.resource.v1alpha2 import ResourceClaim
 from kubedra.kubelet.checkpoint import CheckpointState
 from kubedra.kubelet.ledger import ClaimResult, PrepareError
 from kubedra.kubelet.manager import ClaimManager

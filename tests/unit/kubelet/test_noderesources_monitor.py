@@ -13,7 +13,7 @@ import pytest
 
 from kubedra.api.core import Node
 from kubedra.api.meta import ObjectMeta
-from kubedra.api.resource import NamedResourcesInstance, NamedResourcesResources
+from kubedra.api.resource.v1alpha2 import NamedResourcesInstance, NamedResourcesResources
 from kubedra.kubelet import noderesources
 from kubedra.kubelet.noderesources import NodeResourcesController, ResourcesUnsupported
 

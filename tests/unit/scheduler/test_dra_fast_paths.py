@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from kubedra.api import codec
 from kubedra.api.codec import decode
 from kubedra.api.core import Node, Pod
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     ResourceClaim,
     ResourceClaimParameters,
     ResourceClass,

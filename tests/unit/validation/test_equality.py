@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from kubedra.api import resource as r
 from kubedra.api.quantity import Quantity
+from kubedra.api.resource import v1alpha2 as r
 from kubedra.validation.equality import semantic_equal
 
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from kubedra.api import codec
-from kubedra.api import resource as r
+from kubedra.api.resource import v1alpha2 as r
 from kubedra.validation import resource as v
 from kubedra.validation.defaults_resource import (
     default_resource_claim,

@@ -19,9 +19,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Generic, TypeVar
 
-from kubedra.api import resource as r
 from kubedra.api.base import Obj
 from kubedra.api.meta import TypedObject
+from kubedra.api.resource import v1alpha2 as r
 from kubedra.registry.strategies.base import Strategy
 from kubedra.validation import resource as v
 from kubedra.validation.defaults_resource import (

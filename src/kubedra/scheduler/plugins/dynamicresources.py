@@ -42,7 +42,7 @@ from kubedra.allocation.podclaims import (
 from kubedra.allocation.selectors import Selectors
 from kubedra.allocation.verdicts import NodeVerdicts
 from kubedra.api.core import Pod
-from kubedra.api.resource import (
+from kubedra.api.resource.v1alpha2 import (
     ALLOCATION_MODE_IMMEDIATE,
     ResourceClaim,
     ResourceClaimParameters,
