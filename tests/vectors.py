@@ -1,8 +1,8 @@
 """Loading the conformance vectors from ``../shared/vectors`` (never copied into this repo).
 
-Use :func:`load` for a file's JSON with the ``$repeatString`` / ``$generate`` macros expanded,
-and mark each conformance test with ``@pytest.mark.vectors("<file>.json")`` so the run ends
-with one ``<file>.json: N passed, 0 failed`` line per file; :func:`vector_cases` does both the
+Use :func:`load` for a file's JSON with the ``$repeatString`` / ``$generate`` / ``$concat``
+macros expanded, and mark each conformance test with ``@pytest.mark.vectors("<file>.json")``
+so the run ends with one ``<file>.json: N passed, 0 failed`` line per file; :func:`vector_cases` does both the
 mark and the per-case parametrization.
 """
 
@@ -43,6 +43,8 @@ def expand(v: Any) -> Any:
     if isinstance(v, dict):
         if "$repeatString" in v:
             return v["$repeatString"] * v["count"]
+        if "$concat" in v:  # v1-README.md; "$rawJSON" stays a marker for the consumer
+            return "".join(expand(x) for x in v["$concat"])
         return {k: expand(x) for k, x in v.items()}
     if isinstance(v, list):
         out: list[Any] = []

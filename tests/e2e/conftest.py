@@ -23,6 +23,7 @@ from aiohttp import web
 
 from kubedra.cli.kubectl import KubectlUnavailable, ensure_kubectl
 from kubedra.client import kubeconfig as kubeconfig_file
+from tests.e2e.official_client import ClientUnavailable, OfficialClient, ensure_client
 
 START_TIMEOUT = 60.0
 
@@ -209,13 +210,55 @@ class Kubectl:
                                 stderr=subprocess.PIPE, text=True, env=self.env)
 
 
-@pytest.fixture(scope="session")
-def kubectl(apiserver: Server, tmp_path_factory: pytest.TempPathFactory) -> Kubectl:
+def _kubectl(release: str, kubeconfig: Path, home: Path) -> Kubectl:
+    """kubectl of ``release`` (skips when it cannot run here) with its own home and cache."""
     try:
-        binary = ensure_kubectl()
+        binary = ensure_kubectl(release)
     except KubectlUnavailable as err:
         pytest.skip(str(err))
-    home = tmp_path_factory.mktemp("kubectl-home")
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home),
-           "KUBECONFIG": str(apiserver.kubeconfig), "KUBECACHEDIR": str(home / "cache")}
+           "KUBECONFIG": str(kubeconfig), "KUBECACHEDIR": str(home / "cache")}
     return Kubectl(binary, env)
+
+
+@pytest.fixture(scope="session")
+def kubectl(apiserver: Server, tmp_path_factory: pytest.TempPathFactory) -> Kubectl:
+    return _kubectl("1.30", apiserver.kubeconfig, tmp_path_factory.mktemp("kubectl-home"))
+
+
+def wait_ready(kubeconfig: Path) -> None:
+    """Until the server of ``kubeconfig`` answers /readyz (or fail after START_TIMEOUT)."""
+    deadline = time.monotonic() + START_TIMEOUT
+    while not _ready(kubeconfig):
+        if time.monotonic() > deadline:
+            pytest.fail(f"kubedra apiserver not ready in {START_TIMEOUT}s")
+        time.sleep(0.1)
+
+
+@pytest.fixture(scope="session")
+def apiserver_134(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Path]:
+    """A ``kubedra apiserver --emulated-version 1.34``; its administrator's kubeconfig."""
+    with apiserver_process(tmp_path_factory.mktemp("kubedra-134"), "--emulated-version",
+                           "1.34") as kubeconfig:
+        wait_ready(kubeconfig)
+        yield kubeconfig
+
+
+@pytest.fixture(scope="session")
+def kubectl_134(apiserver_134: Path, tmp_path_factory: pytest.TempPathFactory) -> Kubectl:
+    """kubectl 1.34 on the 1.34 server."""
+    return _kubectl("1.34", apiserver_134, tmp_path_factory.mktemp("kubectl-134-home"))
+
+
+def official_client_34(kubeconfig: Path) -> OfficialClient:
+    """``kubernetes==34.1.0`` on the server of ``kubeconfig`` (skips when it cannot be
+    installed here)."""
+    try:
+        return OfficialClient(ensure_client(), kubeconfig)
+    except ClientUnavailable as err:
+        pytest.skip(str(err))
+
+
+@pytest.fixture(scope="session")
+def client_134(apiserver_134: Path) -> OfficialClient:
+    return official_client_34(apiserver_134)

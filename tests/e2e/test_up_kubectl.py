@@ -94,3 +94,20 @@ def test_fetch_kubectl_prints_the_path_of_kubectl_1_30() -> None:
     version = subprocess.run([proc.stdout.strip(), "version", "--client"], capture_output=True,
                              text=True, timeout=60, check=True)
     assert "v1.30.0" in version.stdout
+
+
+def test_fetch_kubectl_version_1_34_prints_the_path_of_kubectl_1_34() -> None:
+    """``kubedra fetch-kubectl --version 1.34``: the kubectl of 1.34, cached beside 1.30's."""
+    try:
+        binary = ensure_kubectl("1.34")
+    except KubectlUnavailable as err:
+        pytest.skip(str(err))
+    proc = subprocess.run(
+        [sys.executable, "-c", "from kubedra.cli.main import main; main()", "fetch-kubectl",
+         "--version", "1.34"], capture_output=True, text=True, timeout=120, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout == f"{binary}\n"
+    assert binary != ensure_kubectl()
+    version = subprocess.run([proc.stdout.strip(), "version", "--client"], capture_output=True,
+                             text=True, timeout=60, check=True)
+    assert "v1.34.5" in version.stdout

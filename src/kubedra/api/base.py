@@ -44,6 +44,26 @@ def required_list() -> Any:
     return msgspec.field(default_factory=_empty_list)
 
 
+def _null() -> Any:
+    return None
+
+
+def raw_extension() -> Any:
+    """A field default for a ``runtime.RawExtension``: unset is ``None``, encoded as ``null``.
+
+    The factory is not a builtin, so msgspec never omits the key (Go always writes it).
+    """
+    return msgspec.field(default_factory=_null)
+
+
+def null_to_empty(obj: Any, name: str) -> None:
+    """Go writes a nil required list as ``null``; accept it and keep ``[]`` (msgspec calls
+    ``__post_init__`` after decoding). The field's runtime type admits ``None`` for decoding,
+    while type checkers see a plain list."""
+    if getattr(obj, name) is None:
+        setattr(obj, name, [])
+
+
 def _same(value: Any) -> Any:
     return value
 

@@ -262,7 +262,9 @@ def to_builtins(obj: Any) -> Any:
 
 def _type_meta_table() -> dict[type, tuple[str, str]]:
     table: dict[type, tuple[str, str]] = {core.Binding: ("v1", "Binding")}
-    for k in kinds.KINDS:
+    for model in {k.model for k in kinds.KINDS}:
+        k = kinds.by_model(model)  # a model several versions share: the preferred version
+        assert k is not None
         table[k.model] = (k.api_version, k.kind)
         table[k.list_model] = (k.api_version, k.list_kind)
     return table

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any, Final
 
-from kubedra.api.goformat import go_quote
+from kubedra.api.goformat import parse_bool
 from kubedra.api.release import DEFAULT_RELEASE, R1_30, R1_34, Release
 
 
@@ -171,14 +171,10 @@ def parse_feature_gates(text: str, base: FeatureGates | None = None) -> FeatureG
 
 
 def _parse_go_bool(key: str, raw: str) -> bool:
-    if raw in ("1", "t", "T", "true", "TRUE", "True"):
-        return True
-    if raw in ("0", "f", "F", "false", "FALSE", "False"):
-        return False
-    raise FeatureGateError(
-        f"invalid value of {key}={raw}, err: strconv.ParseBool: parsing {go_quote(raw)}: "
-        "invalid syntax"
-    )
+    try:
+        return parse_bool(raw)
+    except ValueError as err:
+        raise FeatureGateError(f"invalid value of {key}={raw}, err: {err}") from None
 
 
 def _go_bool(value: bool) -> str:

@@ -1,11 +1,14 @@
 """Go's string formats, in one place: ``%q`` quoting (error texts we reproduce embed
-quoted values: semver errors, field-error bad values, CEL's ``strings.quote``) and
-``time.ParseDuration`` (``?timeout=``, ``--request-timeout``).
+quoted values: semver errors, field-error bad values, CEL's ``strings.quote``),
+``strconv.ParseBool`` (``--feature-gates``, ``--runtime-config``), ``time.ParseDuration``
+(``?timeout=``, ``--request-timeout``) and encoding/json's syntax errors (RawExtension
+validation).
 """
 
 from __future__ import annotations
 
-from typing import Final
+import json
+from typing import Any, Final
 
 # The backslash escapes Go's ``strconv.Quote`` (and cel-go's ``strings.quote``) write.
 GO_ESCAPES: Final = {
@@ -38,6 +41,16 @@ def go_quote(s: str) -> str:
             out.append(f"\\U{ord(ch):08x}")
     out.append('"')
     return "".join(out)
+
+
+def parse_bool(text: str) -> bool:
+    """Go ``strconv.ParseBool``; raises ValueError with its message (``strconv.ParseBool:
+    parsing "yes": invalid syntax``)."""
+    if text in ("1", "t", "T", "true", "TRUE", "True"):
+        return True
+    if text in ("0", "f", "F", "false", "FALSE", "False"):
+        return False
+    raise ValueError(f"strconv.ParseBool: parsing {go_quote(text)}: invalid syntax")
 
 
 _NUMBER: Final = frozenset("0123456789.")
@@ -82,3 +95,79 @@ def parse_duration(text: str) -> float:
         total += float(number) * scale
         s = s[j:]
     return sign * total
+
+
+def _go_quote_char(ch: str) -> str:
+    """Go's ``quoteChar`` in encoding/json's syntax errors: ``'x'``, ``'\\''``, ``'"'``."""
+    if ch == "'":
+        return "'\\''"
+    if ch == '"':
+        return "'\"'"
+    return "'" + go_quote(ch)[1:-1] + "'"
+
+
+def _innermost_container(text: str, end: int) -> str:
+    """``{`` or ``[``: the container open at ``end`` (strings skipped)."""
+    stack: list[str] = []
+    in_string = escaped = False
+    for ch in text[:end]:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif ch == "\\":
+                escaped = True
+            elif ch == '"':
+                in_string = False
+        elif ch == '"':
+            in_string = True
+        elif ch in "{[":
+            stack.append(ch)
+        elif ch in "}]" and stack:
+            stack.pop()
+    return stack[-1] if stack else ""
+
+
+def _no_constants(name: str) -> Any:
+    raise ValueError(f"Expecting value: line 1 column 1 (char 0){name}")
+
+
+def go_json_syntax_error(data: bytes) -> str | None:
+    """The error Go's ``json.Unmarshal`` reports for ``data`` (``unexpected end of JSON
+    input``, ``invalid character 'x' looking for beginning of value``, ...), None if valid."""
+    try:
+        text = data.decode()
+    except UnicodeDecodeError:
+        text = data.decode(errors="replace")
+    try:
+        json.loads(text, parse_constant=_no_constants)
+    except json.JSONDecodeError as e:
+        pos = e.pos
+        rest = text[pos:].lstrip(" \t\r\n")
+        if not rest or e.msg.startswith("Unterminated string"):
+            return "unexpected end of JSON input"
+        ch = _go_quote_char(text[pos])
+        if e.msg == "Expecting ':' delimiter":
+            return f"invalid character {ch} after object key"
+        if e.msg == "Expecting ',' delimiter":
+            where = ("object key:value pair" if _innermost_container(text, pos) == "{"
+                     else "array element")
+            return f"invalid character {ch} after {where}"
+        if e.msg.startswith("Expecting property name"):
+            return f"invalid character {ch} looking for beginning of object key string"
+        if e.msg.startswith("Invalid control character"):
+            return f"invalid character {ch} in string literal"
+        if e.msg.startswith("Invalid \\escape"):
+            return f"invalid character {ch} in string escape code"
+        if e.msg == "Extra data":
+            return f"invalid character {ch} after top-level value"
+        return f"invalid character {ch} looking for beginning of value"
+    except ValueError:  # NaN / Infinity, which Go does not accept
+        stripped = text.lstrip(" \t\r\n")
+        pos = len(text) - len(stripped)
+        for const in ("NaN", "Infinity", "-Infinity"):
+            at = text.find(const)
+            if at >= 0:
+                pos = at + (1 if const.startswith("-") else 0)
+                break
+        return f"invalid character {_go_quote_char(text[pos])} looking for beginning of value"
+    return None

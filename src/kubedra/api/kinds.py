@@ -9,7 +9,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from kubedra.api.meta import TypedObject
-from kubedra.api.scheme import GVR, SCHEME, GroupResource, Served, openapi_package
+from kubedra.api.release import DEFAULT_RELEASE, Release
+from kubedra.api.scheme import (
+    GVR,
+    SCHEME,
+    VERSION_PRIORITY,
+    GroupResource,
+    Served,
+    openapi_package,
+    served,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -59,12 +68,48 @@ class Kind:
     def openapi_package(self) -> str:
         return openapi_package(self.group, self.version)
 
+    @property
+    def row(self) -> Served:
+        """This version's row of the resource table (its conversions)."""
+        return self.resource.row(self.version)
 
+    @property
+    def stored(self) -> bool:
+        """Objects are stored in this version (no conversion at the edge)."""
+        return self.version == self.resource.storage
+
+    @property
+    def storage_model(self) -> type[TypedObject]:
+        """The model of the version objects are stored in (the hub form)."""
+        return self.resource.row(self.resource.storage).model
+
+
+#: Every row of every release (what a server of one release serves is
+#: :func:`kubedra.api.scheme.served`).
 KINDS: tuple[Kind, ...] = tuple(Kind.of(res, s) for res in SCHEME for s in res.served)
 
 _BY_GVK = {(k.group, k.version, k.kind): k for k in KINDS}
-_PREFERRED = {res.storage_gvr: _BY_GVK[(res.group, res.preferred.version, res.kind)]
-              for res in SCHEME}
+
+
+def _by_model() -> dict[type[object], Kind]:
+    """Each model's (and list model's) kind: where versions share classes (v1beta2 is
+    v1's), the preferred version."""
+    out: dict[type[object], Kind] = {}
+    for k in KINDS:
+        order = VERSION_PRIORITY[k.group]
+        for model in (k.model, k.list_model):
+            have = out.get(model)
+            if have is None or order.index(k.version) < order.index(have.version):
+                out[model] = k
+    return out
+
+
+_BY_MODEL = _by_model()
+
+
+def by_model(model: type[object]) -> Kind | None:
+    """The kind a model (or list model) is written as: its preferred version."""
+    return _BY_MODEL.get(model)
 
 
 def by_gvk(group: str, version: str, kind: str) -> Kind | None:
@@ -76,15 +121,18 @@ def by_api_version(api_version: str, kind: str) -> Kind | None:
     return _BY_GVK.get((group, version, kind))
 
 
-def lookup(name: str) -> Kind | None:
+def lookup(name: str, release: Release = DEFAULT_RELEASE) -> Kind | None:
     """Find a kind the way a CLI user names it: plural, singular, short name or Kind,
-    optionally qualified with its group (``resourceslices.resource.k8s.io``); the resource's
-    preferred version."""
+    optionally qualified with its group (``resourceslices.resource.k8s.io``); among the
+    versions ``release`` serves by default, the resource's preferred one."""
     base, _, group = name.partition(".")
     low = base.lower()
+    gvrs = served(release)
     for res in SCHEME:
         if group and res.group != group:
             continue
         if low in (res.plural, res.singular, res.kind.lower()) or low in res.short_names:
-            return _PREFERRED[res.storage_gvr]
+            preferred = res.preferred_among(gvrs)
+            if preferred is not None:
+                return _BY_GVK[(res.group, preferred.version, res.kind)]
     return None

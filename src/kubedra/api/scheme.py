@@ -10,6 +10,10 @@ resource in ``registry/resources.py`` (under its storage GVR), the patch tags
 served GVR. ``tests/unit/api/test_scheme.py`` checks that every one of them names rows of
 this table and that every row has its strategy and patch tags.
 
+A row names the releases it exists in and whether it is on there by default: a server of
+one release serves exactly :func:`served` (its rows, with ``--runtime-config`` applied), so
+the two eras are never served at once.
+
 :mod:`kubedra.api.kinds` is the view the request path, the codec, the client and the CLI
 read: one :class:`~kubedra.api.kinds.Kind` per served version.
 """
@@ -23,12 +27,17 @@ from typing import Final
 
 from kubedra.api import authentication, authorization, batch, coordination, core, rbac
 from kubedra.api.meta import TypedObject
-from kubedra.api.resource import v1alpha2
+from kubedra.api.resource import v1, v1alpha2, v1beta1
+from kubedra.api.resource.convert import CONVERSIONS, IDENTITY, Conversion
+from kubedra.api.release import R1_30, R1_34, RELEASES, Release
+from kubedra.api.runtimeconfig import GroupVersion, RuntimeConfig
 
 GVR = tuple[str, str, str]
 """(group, version, plural): the key of a served version of a resource."""
 
 RESOURCE = "resource.k8s.io"
+#: The versions of the resource.k8s.io/v1 generation (1.34), stored as v1.
+DEVICE_VERSIONS: Final = ("v1", "v1beta2", "v1beta1")
 RBAC = "rbac.authorization.k8s.io"
 AUTHORIZATION = "authorization.k8s.io"
 AUTHENTICATION = authentication.GROUP
@@ -42,11 +51,18 @@ VERSION_PRIORITY: Final[Mapping[str, tuple[str, ...]]] = MappingProxyType({
     "": ("v1",),
     "batch": ("v1",),
     "coordination.k8s.io": ("v1",),
-    RESOURCE: ("v1alpha2",),
+    RESOURCE: ("v1", "v1beta2", "v1beta1", "v1alpha2"),
     RBAC: ("v1",),
     AUTHORIZATION: ("v1",),
     AUTHENTICATION: ("v1",),
 })
+
+#: Rows of every release (core kinds) and of v1.30's alone (``resource.k8s.io/v1alpha2``).
+EVERY_RELEASE: Final = frozenset(RELEASES)
+ONLY_1_30: Final = frozenset((R1_30,))
+ONLY_1_34: Final = frozenset((R1_34,))
+#: No ``--runtime-config``: each release's defaults.
+DEFAULTS: Final = RuntimeConfig()
 
 #: kube-openapi's package of the apimachinery meta types every object embeds.
 META_PACKAGE: Final = "io.k8s.apimachinery.pkg.apis.meta.v1"
@@ -54,11 +70,17 @@ META_PACKAGE: Final = "io.k8s.apimachinery.pkg.apis.meta.v1"
 
 @dataclass(frozen=True, slots=True)
 class Served:
-    """One version of a resource on the wire: its models."""
+    """One version of a resource on the wire: its models, the releases that have it
+    (upstream: registered in their scheme) and whether it is on there by default (off:
+    ``--runtime-config`` turns it on, as upstream's beta APIs since 1.24)."""
 
     version: str
     model: type[TypedObject]
     list_model: type[object]
+    releases: frozenset[Release] = EVERY_RELEASE
+    on: bool = True
+    #: To the storage version's model and back (the identity for the storage version).
+    conversion: Conversion = IDENTITY
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +102,10 @@ class GroupResource:
     subresources: tuple[str, ...] = ()
     categories: tuple[str, ...] = ()
     verbs: tuple[str, ...] = _ALL_VERBS
+    #: The group segment of its store keys when not the group: a later generation of a
+    #: group's resources stores apart (``resource.k8s.io@v1``), so a data directory written
+    #: under one release shows the other none of its objects.
+    segment: str = ""
 
     @property
     def preferred(self) -> Served:
@@ -87,15 +113,26 @@ class GroupResource:
         order = VERSION_PRIORITY[self.group]
         return min(self.served, key=lambda s: order.index(s.version))
 
+    def preferred_among(self, gvrs: frozenset[GVR]) -> Served | None:
+        """The version of highest priority among ``gvrs`` (a server's :func:`served`)."""
+        order = VERSION_PRIORITY[self.group]
+        mine = [s for s in self.served if (self.group, s.version, self.plural) in gvrs]
+        return min(mine, key=lambda s: order.index(s.version)) if mine else None
+
     @property
     def storage_gvr(self) -> GVR:
         """The storage version's key: what the resource's strategy is bound under."""
         return (self.group, self.storage, self.plural)
 
+    def row(self, version: str) -> Served:
+        """The served row of ``version``."""
+        return next(s for s in self.served if s.version == version)
+
     @property
     def prefix(self) -> str:
-        """The store keys of its objects: ``/registry/<group>/<plural>/``."""
-        return f"/registry/{self.group or 'core'}/{self.plural}/"
+        """The store keys of its objects: ``/registry/<group>/<plural>/`` (``<segment>``
+        for the group where it has one)."""
+        return f"/registry/{self.segment or self.group or 'core'}/{self.plural}/"
 
 
 def openapi_package(group: str, version: str) -> str:
@@ -107,11 +144,25 @@ def openapi_package(group: str, version: str) -> str:
 def _one(group: str, version: str, kind: str, plural: str, singular: str, namespaced: bool,
          model: type[TypedObject], list_model: type[object], short_names: tuple[str, ...] = (),
          subresources: tuple[str, ...] = (), categories: tuple[str, ...] = (),
-         verbs: tuple[str, ...] = _ALL_VERBS) -> GroupResource:
+         verbs: tuple[str, ...] = _ALL_VERBS,
+         releases: frozenset[Release] = EVERY_RELEASE) -> GroupResource:
     """A resource served in the one version it is stored in."""
     return GroupResource(group, plural, kind, singular, namespaced, version,
-                         (Served(version, model, list_model),), short_names, subresources,
-                         categories, verbs)
+                         (Served(version, model, list_model, releases),), short_names,
+                         subresources, categories, verbs)
+
+
+def _devices(kind: str, plural: str, namespaced: bool,
+             models: dict[str, tuple[type[TypedObject], type[object]]],
+             subresources: tuple[str, ...] = ()) -> GroupResource:
+    """A resource of the resource.k8s.io/v1 generation (1.34): stored as v1 under its own
+    segment, served as v1 and, when ``--runtime-config`` turns them on, v1beta2 (v1's
+    classes) and v1beta1 (``models`` by version)."""
+    served = tuple(Served(version, *models.get(version, models["v1"]), ONLY_1_34,
+                          on=version == "v1", conversion=CONVERSIONS[version])
+                   for version in DEVICE_VERSIONS)
+    return GroupResource(RESOURCE, plural, kind, kind.lower(), namespaced, "v1", served,
+                         subresources=subresources, segment=f"{RESOURCE}@v1")
 
 
 SCHEME: Final[tuple[GroupResource, ...]] = (
@@ -133,23 +184,34 @@ SCHEME: Final[tuple[GroupResource, ...]] = (
     _one("coordination.k8s.io", "v1", "Lease", "leases", "lease", True, coordination.Lease,
          coordination.LeaseList),
     _one(RESOURCE, "v1alpha2", "ResourceClass", "resourceclasses", "resourceclass", False,
-         v1alpha2.ResourceClass, v1alpha2.ResourceClassList),
+         v1alpha2.ResourceClass, v1alpha2.ResourceClassList, releases=ONLY_1_30),
     _one(RESOURCE, "v1alpha2", "ResourceClaim", "resourceclaims", "resourceclaim", True,
-         v1alpha2.ResourceClaim, v1alpha2.ResourceClaimList, (), ("status",)),
+         v1alpha2.ResourceClaim, v1alpha2.ResourceClaimList, (), ("status",),
+         releases=ONLY_1_30),
     _one(RESOURCE, "v1alpha2", "ResourceClaimTemplate", "resourceclaimtemplates",
          "resourceclaimtemplate", True, v1alpha2.ResourceClaimTemplate,
-         v1alpha2.ResourceClaimTemplateList),
+         v1alpha2.ResourceClaimTemplateList, releases=ONLY_1_30),
     _one(RESOURCE, "v1alpha2", "PodSchedulingContext", "podschedulingcontexts",
          "podschedulingcontext", True, v1alpha2.PodSchedulingContext,
-         v1alpha2.PodSchedulingContextList, (), ("status",)),
+         v1alpha2.PodSchedulingContextList, (), ("status",), releases=ONLY_1_30),
     _one(RESOURCE, "v1alpha2", "ResourceSlice", "resourceslices", "resourceslice", False,
-         v1alpha2.ResourceSlice, v1alpha2.ResourceSliceList),
+         v1alpha2.ResourceSlice, v1alpha2.ResourceSliceList, releases=ONLY_1_30),
     _one(RESOURCE, "v1alpha2", "ResourceClaimParameters", "resourceclaimparameters",
          "resourceclaimparameters", True, v1alpha2.ResourceClaimParameters,
-         v1alpha2.ResourceClaimParametersList),
+         v1alpha2.ResourceClaimParametersList, releases=ONLY_1_30),
     _one(RESOURCE, "v1alpha2", "ResourceClassParameters", "resourceclassparameters",
          "resourceclassparameters", True, v1alpha2.ResourceClassParameters,
-         v1alpha2.ResourceClassParametersList),
+         v1alpha2.ResourceClassParametersList, releases=ONLY_1_30),
+    _devices("DeviceClass", "deviceclasses", False, {"v1": (v1.DeviceClass, v1.DeviceClassList)}),
+    _devices("ResourceClaim", "resourceclaims", True, {
+        "v1": (v1.ResourceClaim, v1.ResourceClaimList),
+        "v1beta1": (v1beta1.ResourceClaim, v1beta1.ResourceClaimList)}, ("status",)),
+    _devices("ResourceClaimTemplate", "resourceclaimtemplates", True, {
+        "v1": (v1.ResourceClaimTemplate, v1.ResourceClaimTemplateList),
+        "v1beta1": (v1beta1.ResourceClaimTemplate, v1beta1.ResourceClaimTemplateList)}),
+    _devices("ResourceSlice", "resourceslices", False, {
+        "v1": (v1.ResourceSlice, v1.ResourceSliceList),
+        "v1beta1": (v1beta1.ResourceSlice, v1beta1.ResourceSliceList)}),
     _one(RBAC, "v1", "Role", "roles", "role", True, rbac.Role, rbac.RoleList),
     _one(RBAC, "v1", "ClusterRole", "clusterroles", "clusterrole", False, rbac.ClusterRole,
          rbac.ClusterRoleList),
@@ -173,11 +235,30 @@ SCHEME: Final[tuple[GroupResource, ...]] = (
 )
 
 
+def registered(release: Release) -> frozenset[GroupVersion]:
+    """The group versions ``release`` has, served or not (what ``--runtime-config`` may
+    name)."""
+    return frozenset((res.group, s.version) for res in SCHEME for s in res.served
+                     if release in s.releases)
+
+
+def served(release: Release, runtime_config: RuntimeConfig = DEFAULTS) -> frozenset[GVR]:
+    """The versions a server of ``release`` serves: its rows that are on by default or by
+    ``runtime_config``."""
+    return frozenset(
+        (res.group, s.version, res.plural) for res in SCHEME for s in res.served
+        if release in s.releases and runtime_config.enabled(res.group, s.version, res.plural,
+                                                            s.on))
+
+
 def _openapi_packages() -> dict[str, str]:
+    """A module shared by several versions (v1's classes serve v1beta2) maps to the
+    preferred one."""
     out = {TypedObject.__module__: META_PACKAGE}
     for res in SCHEME:
-        for served in res.served:
-            out[served.model.__module__] = openapi_package(res.group, served.version)
+        order = VERSION_PRIORITY[res.group]
+        for served in sorted(res.served, key=lambda s: order.index(s.version)):
+            out.setdefault(served.model.__module__, openapi_package(res.group, served.version))
     return out
 
 

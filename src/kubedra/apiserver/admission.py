@@ -8,7 +8,7 @@ decode the new and the stored object once each and hand back the admitted JSON.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any, Final, TypeVar
 
@@ -51,7 +51,7 @@ def decode(res: Resource, raw: Any, mode: str, duplicates: list[str] | None = No
     """A parsed body → the kind's typed object; ``duplicates`` are the body's repeated keys
     where the caller looked for them (only under ``fieldValidation=Strict``)."""
     with answers():
-        return pipeline.decode(res.kind, raw, mode, duplicates)
+        return pipeline.decode(res.kind, raw, mode, duplicates, strategy=res.strategy)
 
 
 def decode_patched(res: Resource, patched: Obj, mode: str) -> Decoded:
@@ -60,7 +60,7 @@ def decode_patched(res: Resource, patched: Obj, mode: str) -> Decoded:
     words them so)."""
     with answers():
         try:
-            dec = pipeline.decode(res.kind, patched, mode)
+            dec = pipeline.decode(res.kind, patched, mode, strategy=res.strategy)
         except pipeline.StrictDecodingError as err:
             raise pipeline.BadRequest(err.detail) from None
     return dec
@@ -101,19 +101,23 @@ def _budgeted(step: Callable[[], T]) -> T:
         return step()
 
 
-async def before_create(res: Resource, obj: TypedObject) -> None:
-    await _admit(res, lambda: pipeline.before_create(res.strategy, res.kind, obj))
+async def before_create(res: Resource, obj: TypedObject,
+                        namespace_labels: Mapping[str, str] | None = None) -> None:
+    await _admit(res, lambda: pipeline.before_create(res.strategy, res.kind, obj,
+                                                     namespace_labels))
 
 
 def _typed(res: Resource, obj: Obj) -> Any:
+    """A stored or admitted object (always the storage version's JSON) typed."""
     try:
-        return codec.decode(obj, res.kind.model)
+        return codec.decode(obj, res.kind.storage_model)
     except codec.DecodeError as err:  # normalized bodies always decode; keep it a 400 anyway
         raise errors.bad_request(pipeline.cannot_handle(res.kind, str(err))) from None
 
 
 async def before_update(res: Resource, new: Obj, old: Obj, *, status: bool = False,
-                        own_managed_fields: bool = False) -> Obj:
+                        own_managed_fields: bool = False,
+                        namespace_labels: Mapping[str, str] | None = None) -> Obj:
     """The main or status update pipeline over JSON; returns the admitted new object.
 
     ``own_managed_fields``: the new object's managedFields are the server's record, made
@@ -125,8 +129,12 @@ async def before_update(res: Resource, new: Obj, old: Obj, *, status: bool = Fal
         new, managed = _without_managed_fields(new)
         old, _ = _without_managed_fields(old)
     typed_new, typed_old = _typed(res, new), _typed(res, old)
-    step = pipeline.before_status_update if status else pipeline.before_update
-    await _admit(res, lambda: step(res.strategy, res.kind, typed_new, typed_old))
+    if status:
+        await _admit(res, lambda: pipeline.before_status_update(
+            res.strategy, res.kind, typed_new, typed_old, namespace_labels))
+    else:
+        await _admit(res, lambda: pipeline.before_update(res.strategy, res.kind, typed_new,
+                                                         typed_old))
     out: Obj = codec.to_builtins(typed_new)
     if managed is not None:
         objects.put_managed_fields(out, managed)

@@ -17,6 +17,8 @@ from aiohttp import web
 from kubedra.api.core import Namespace
 from kubedra.api.features import FeatureGates
 from kubedra.api.meta import ObjectMeta
+from kubedra.api.runtimeconfig import RuntimeConfig
+from kubedra.api.scheme import DEFAULTS
 from kubedra.apiserver import (
     audit,
     connections,
@@ -56,7 +58,8 @@ _BOOT_NAMESPACES = ("default", "kube-system", "kube-public", "kube-node-lease")
 
 @dataclass(frozen=True, slots=True)
 class Options:
-    gates: FeatureGates = field(default_factory=FeatureGates)
+    gates: FeatureGates = field(default_factory=FeatureGates)  # its release is the server's
+    runtime_config: RuntimeConfig = DEFAULTS
     limits: Limits = field(default_factory=Limits)
     connection_limits: connections.ConnectionLimits = field(
         default_factory=connections.ConnectionLimits)
@@ -84,7 +87,8 @@ class ApiServer:
     def __init__(self, store: Store, options: Options | None = None) -> None:
         self.options = options or Options()
         self.store = store
-        self.registry = Registry(self.options.gates, self.options.event_ttl)
+        self.registry = Registry(self.options.gates, self.options.event_ttl,
+                                 self.options.runtime_config)
         self.cache = objects.WireCache()
         self.hub = WatchHub(store, self.cache, self.options.watch_window,
                             self.options.watch_window_bytes, self.options.watch_buffer_bytes)
@@ -273,7 +277,7 @@ class ApiServer:
             return web.Response(body=self.metrics.render(),
                                 headers={"Content-Type": self.metrics.content_type})
         if path in ("/version", "/version/"):  # go-restful serves both; VersionApi asks "/version/"
-            return _json_response(discovery.version_info())
+            return _json_response(discovery.version_info(self.registry.release))
         if path == "/openapi/v3":
             return self._cached("openapi/v3", lambda: openapi.v3_index(self.registry))
         if path.startswith("/openapi/v3/"):

@@ -8,6 +8,7 @@ as such when the response Content-Type names it exactly (ecosystem.md §1b.1).
 from __future__ import annotations
 
 from kubedra.api.base import Obj
+from kubedra.api.release import Release
 from kubedra.apiserver.registry import Registry, Resource
 
 AGGREGATED_V2 = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
@@ -158,11 +159,12 @@ def custom_resource_definition_list(revision: int) -> Obj:
             "metadata": {"resourceVersion": str(revision)}, "items": []}
 
 
-def version_info() -> Obj:
+def version_info(release: Release) -> Obj:
+    """``/version``: the emulated release's numbers."""
     return {
-        "major": "1",
-        "minor": "30",
-        "gitVersion": "v1.30.0",
+        "major": release.major,
+        "minor": release.minor,
+        "gitVersion": release.git_version,
         "gitCommit": "kubedra",
         "gitTreeState": "clean",
         "buildDate": "2024-04-17T00:00:00Z",

@@ -48,7 +48,7 @@ class GarbageCollector:
         self.queue: asyncio.Queue[tuple[str, str]] = asyncio.Queue()
         self._pending: set[tuple[str, str]] = set()
         self._served = {(r.kind.api_version, r.kind.kind) for r in registry}
-        self._by_prefix = {r.prefix: r for r in registry}
+        self._by_prefix = registry.by_prefix()
         self._tasks: list[asyncio.Task[None]] = []
 
     # --- lifecycle --------------------------------------------------------------------------
@@ -333,7 +333,7 @@ class GarbageCollector:
         if not (ns_obj.get("metadata") or {}).get("deletionTimestamp"):
             return
         remaining = 0
-        for res in self.registry:
+        for res in self.registry.by_prefix().values():
             if not res.kind.namespaced:
                 continue
             lr = await self.rest.store.list(res.list_prefix(name))

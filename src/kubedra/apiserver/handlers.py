@@ -166,7 +166,7 @@ class ResourceHandlers:
     # --- reads ---------------------------------------------------------------------------
 
     async def _get(self, request: web.BaseRequest, t: Target) -> web.StreamResponse:
-        obj, data = await self.rest.get(t.res, t.namespace, t.name)
+        obj, data = t.res.served(*await self.rest.get(t.res, t.namespace, t.name))
         if tables.wants_table(request):
             return _json(tables.table(t.res, [obj], _include_object(request)))
         return json_reply(data)
@@ -190,6 +190,8 @@ class ResourceHandlers:
             t.res, t.namespace, flt, limit=opts.limit, continue_token=opts.continue_token,
             revision=revision,
         )
+        if t.res.converts:
+            items = [t.res.served(o, d) for o, d in items]
         if tables.wants_table(request):
             tbl = tables.table(t.res, [o for o, _ in items], _include_object(request))
             tbl["metadata"] = {"resourceVersion": str(rev)}
@@ -306,7 +308,8 @@ class ResourceHandlers:
         typed: list[Any] = []  # the last attempt's patched object, typed, for admission
 
         async def mutate(old: Obj) -> Obj:
-            patched = dispatch.apply(content_type, t.res, old, patch, manager, force,
+            live = t.res.served(old)[0] if t.res.converts else old
+            patched = dispatch.apply(content_type, t.res, live, patch, manager, force,
                                      subresource)
             dec = admission.decode_patched(t.res, patched, mode)
             if not subresource:
@@ -368,6 +371,8 @@ class ResourceHandlers:
             self.authz.admit_write(_user(request), t.res, t.namespace, obj, old, t.subresource)
 
     def _answer(self, request: web.BaseRequest, t: Target, result: Result) -> web.StreamResponse:
+        if t.res.converts:
+            _served_result(t.res, result)
         if tables.wants_table(request) and result.obj.get("kind") == t.res.kind.kind:
             resp = _json(tables.table(t.res, [result.obj], _include_object(request)),
                          result.code)
@@ -381,6 +386,18 @@ class ResourceHandlers:
 
 
 # --- request helpers ----------------------------------------------------------------------
+
+
+def _served_result(res: Resource, result: Result) -> None:
+    """A write's or delete's answer in the version served (objects and lists of them; a
+    Status stays as it is)."""
+    kind = result.obj.get("kind")
+    if kind == res.kind.kind:
+        result.obj, result.data = res.served(result.obj)
+    elif kind == res.kind.list_kind:
+        result.obj = dict(result.obj, items=[
+            msgspec.Raw(res.served(codec.parse_json(bytes(item)))[1])
+            for item in result.obj.get("items") or ()])
 
 
 def _verb(method: str, t: Target, request: web.BaseRequest) -> str:

@@ -293,7 +293,8 @@ def _operations(res: Resource, refs: str, base: str, style: _Style) -> dict[str,
 
 # --- documents ----------------------------------------------------------------------------------
 
-_INFO: Obj = {"title": "Kubernetes", "version": "v1.30.0"}
+def _info(registry: Registry) -> Obj:
+    return {"title": "Kubernetes", "version": registry.release.git_version}
 
 
 def v3_index(registry: Registry) -> Obj:
@@ -314,7 +315,7 @@ def v3_document(registry: Registry, path: str) -> Obj | None:
     paths: Obj = {}
     for res in members:
         paths.update(_operations(res, V3_REFS, path, style))
-    return {"openapi": "3.0.0", "info": _INFO, "paths": paths,
+    return {"openapi": "3.0.0", "info": _info(registry), "paths": paths,
             "components": {"schemas": _definitions(members, v3=True)}}
 
 
@@ -327,5 +328,5 @@ def v2_document(registry: Registry) -> Obj:
     for res in members:
         base = _gv_path(res.kind.group, res.kind.version)
         paths.update(_operations(res, V2_REFS, base, style))
-    return {"swagger": "2.0", "info": _INFO, "paths": paths,
+    return {"swagger": "2.0", "info": _info(registry), "paths": paths,
             "definitions": _definitions(members, v3=False)}

@@ -187,20 +187,34 @@ class Rest:
 
     # --- create ---------------------------------------------------------------------------
 
-    async def check_namespace(self, res: Resource, namespace: str, name: str) -> None:
-        """NamespaceLifecycle admission: no objects in missing or terminating namespaces."""
+    async def check_namespace(self, res: Resource, namespace: str, name: str) -> Obj | None:
+        """NamespaceLifecycle admission: no objects in missing or terminating namespaces.
+        The namespace's labels (None for a cluster-scoped kind)."""
         if not res.kind.namespaced:
-            return
+            return None
         kv = await self.store.get(self.namespaces.key("", namespace)) if namespace else None
         if kv is None:
             raise errors.not_found("namespaces", "", namespace)
         ns, _ = self.cache.get(kv)
-        if (ns.get("metadata") or {}).get("deletionTimestamp"):
+        meta = ns.get("metadata") or {}
+        if meta.get("deletionTimestamp"):
             raise errors.forbidden_object(
                 res.kind.plural, res.kind.group, name,
                 f"unable to create new content in namespace {namespace} because it is being "
                 "terminated",
             )
+        return dict(meta.get("labels") or {})
+
+    async def namespace_labels(self, res: Resource, namespace: str) -> Obj | None:
+        """The labels of ``namespace`` for a kind whose validation reads them (else None:
+        not read); a missing namespace has none."""
+        if not res.strategy.reads_namespace_labels or not namespace:
+            return None
+        kv = await self.store.get(self.namespaces.key("", namespace))
+        if kv is None:
+            return {}
+        ns, _ = self.cache.get(kv)
+        return dict((ns.get("metadata") or {}).get("labels") or {})
 
     async def create(
         self, res: Resource, namespace: str, obj: TypedObject, *, dry_run: bool = False,
@@ -211,7 +225,7 @@ class Rest:
         name collided, as ``RetryGenerateName``)."""
         admission.ensure_namespace(res, obj, namespace)
         meta = obj.metadata
-        await self.check_namespace(res, namespace, meta.name or "")
+        labels = await self.check_namespace(res, namespace, meta.name or "")
         entries = None  # the server's record of ownership: it stays JSON, off the typed path
         if manager:  # ownership is the server's to record: the body's go unread
             meta.managed_fields = None
@@ -223,7 +237,8 @@ class Rest:
         pristine = codec.encode(obj) if generated else b""
         for attempt_no in range(_GENERATE_RETRIES):
             attempt = obj if attempt_no == 0 else codec.decode(pristine, type(obj))
-            await admission.before_create(res, attempt)
+            await admission.before_create(
+                res, attempt, labels if res.strategy.reads_namespace_labels else None)
             name = attempt.metadata.name or ""
             key = res.key(namespace, name)
             created = codec.to_builtins(attempt)
@@ -273,6 +288,8 @@ class Rest:
         than a copy. ``judge`` (the request's admission) gets the stored object after
         ``mutate``, untouched even when ``mutate`` changed its copy in place."""
         key = res.key(namespace, name)
+        labels = (await self.namespace_labels(res, namespace)
+                  if admit and subresource == "status" else None)
         for _ in range(_UPDATE_RETRIES):
             kv = await self.store.get(key)
             if kv is None:
@@ -296,7 +313,8 @@ class Rest:
             if admit:
                 new = await admission.before_update(res, new, old,
                                                     status=subresource == "status",
-                                                    own_managed_fields=bool(manager))
+                                                    own_managed_fields=bool(manager),
+                                                    namespace_labels=labels)
             if new == old:
                 return Result(new)
             if dry_run:

@@ -1,7 +1,8 @@
 """``meta.k8s.io/v1`` Table output for ``kubectl get`` (upstream's server-side printers).
 
-Columns per kind follow ``pkg/printers/internalversion/printers.go`` of v1.30; kinds without
-a printer get upstream's default ``Name``/``Age`` columns.
+Columns per kind follow ``pkg/printers/internalversion/printers.go`` of v1.30, and of v1.34
+for the ``resource.k8s.io/v1`` generation (the same columns in each of its versions); kinds
+without a printer get upstream's default ``Name``/``Age`` columns.
 """
 
 from __future__ import annotations
@@ -13,10 +14,10 @@ from typing import Any
 from aiohttp import web
 
 from kubedra.api.base import Obj, dig
-from kubedra.api.scheme import GVR, RBAC, RESOURCE
+from kubedra.api.scheme import DEVICE_VERSIONS, GVR, RBAC, RESOURCE
 from kubedra.apiserver.registry import Resource
 
-Cell = str | int
+Cell = str | int | None  # None: a Go nil pointer, JSON null
 Column = tuple[str, str, str, int]  # name, type, format, priority
 Printer = Callable[[Obj], list[Cell]]
 
@@ -190,6 +191,19 @@ def _generated_from(obj: Obj) -> str:
     return "<none>"
 
 
+def _device_claim_state(claim: Obj) -> str:
+    """``resourceClaimState`` of 1.34: ``pending`` only while not being deleted."""
+    deleting = bool(dig(claim, "metadata", "deletionTimestamp"))
+    parts = ["deleted"] if deleting else []
+    if dig(claim, "status", "allocation"):
+        parts.append("allocated")
+        if dig(claim, "status", "reservedFor"):
+            parts.append("reserved")
+    elif not deleting:
+        parts.append("pending")
+    return ",".join(parts)
+
+
 def _service_row(svc: Obj) -> list[Cell]:
     """printService: ports as ``443/TCP`` (``80:30080/TCP`` with a node port)."""
     spec = svc.get("spec") or {}
@@ -221,6 +235,22 @@ _BINDING_COLUMNS: tuple[Column, ...] = (
     ("Users", "string", "", 1), ("Groups", "string", "", 1),
     ("ServiceAccounts", "string", "", 1))
 _S = "string"
+_NAME_AGE: tuple[tuple[Column, ...], Printer] = (
+    (("Name", _S, "name", 0), ("Age", _S, "", 0)), lambda o: [_name(o), _age(o)])
+#: The printers of the v1 generation, one per resource, bound to each of its served versions.
+_DEVICES: dict[str, tuple[tuple[Column, ...], Printer]] = {
+    "deviceclasses": _NAME_AGE,
+    "resourceclaims": (
+        (("Name", _S, "name", 0), ("State", _S, "", 0), ("Age", _S, "", 0)),
+        lambda o: [_name(o), _device_claim_state(o), _age(o)]),
+    "resourceclaimtemplates": _NAME_AGE,
+    # spec.nodeName is a pointer: null when the slice is not for one node
+    "resourceslices": (
+        (("Name", _S, "name", 0), ("Node", _S, "", 0), ("Driver", _S, "", 0),
+         ("Pool", _S, "", 0), ("Age", _S, "", 0)),
+        lambda o: [_name(o), dig(o, "spec", "nodeName"), _text(dig(o, "spec", "driver")),
+                   _text(dig(o, "spec", "pool", "name")), _age(o)]),
+}
 #: Columns and row of each served version, keyed as the resource table
 #: (:data:`kubedra.api.scheme.SCHEME`) by (group, version, plural).
 PRINTERS: dict[GVR, tuple[tuple[Column, ...], Printer]] = {
@@ -290,6 +320,8 @@ PRINTERS: dict[GVR, tuple[tuple[Column, ...], Printer]] = {
         lambda o: [_name(o), _generated_from(o), _age(o)]),
     (RBAC, "v1", "rolebindings"): (_BINDING_COLUMNS, _binding_row),
     (RBAC, "v1", "clusterrolebindings"): (_BINDING_COLUMNS, _binding_row),
+    **{(RESOURCE, version, plural): printer for plural, printer in _DEVICES.items()
+       for version in DEVICE_VERSIONS},
 }
 _DEFAULT: tuple[tuple[Column, ...], Printer] = (
     (("Name", _S, "name", 0), ("Created At", "date", "", 0)),

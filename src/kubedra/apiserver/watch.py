@@ -160,7 +160,7 @@ class EventWriter:
 
     async def changes(self, batch: list[Change]) -> None:
         """Write the lines of several changes at once (one write for a burst)."""
-        if self.flt.everything and not self.as_table:
+        if self.flt.everything and not self.as_table and not self.res.converts:
             await write_chunk(self.resp, b"".join(ch.line for ch in batch))
             return
         lines = [line for line in map(self._line, batch) if line is not None]
@@ -195,6 +195,8 @@ class EventWriter:
                 data = objects.encode(obj)
             elif not now:
                 return None
+        if self.res.converts:  # another version than the stored one: converted per watcher
+            obj, data = self.res.served(obj)
         if self.as_table:
             data = objects.encode(self._table(obj))
         return b'{"type":"' + typ.encode() + b'","object":' + data + b"}\n"

@@ -1,4 +1,5 @@
-"""CEL selectors of the named-resources model (Kubernetes v1.30), on cel-expr-python (cel-cpp).
+"""CEL selectors of the named-resources model (Kubernetes v1.30) and of resource.k8s.io/v1
+devices (1.34), on cel-expr-python (cel-cpp).
 
 Only this package imports ``cel_expr_python``. Public API:
 
@@ -7,6 +8,9 @@ Only this package imports ``cel_expr_python``. Public API:
   (``compilation failed: ERROR: <input>:L:C: ...``, ``must evaluate to bool``). cel-cpp parses
   and type-checks; the 1.29 literal validators run on the checked AST (_validators.py).
   Results are cached in a bounded LRU (1,024 entries) keyed by (expression, environment).
+* ``compile_expression(expr, DeviceEnv(env_type, consumable_capacity))``: a v1 ``device``
+  selector (compile only, for validation); ``Program.max_cost`` is the worst-case estimate
+  validation compares with its 1,000,000 limit.
 * ``validate_selector(expr, stored) -> str | None`` for API validation.
 * ``prepare(attributes) -> Prepared``: converts an instance's ``NamedResourcesAttribute`` list
   once; keep it per instance and call ``program.evaluate(prepared)`` (a plain attribute list
@@ -38,10 +42,11 @@ docs/deviations.md ("CEL selectors") lists where this differs from cel-go.
 from __future__ import annotations
 
 from kubedra.cel._cost import COST_LIMIT_EXCEEDED, RUNTIME_COST_LIMIT
-from kubedra.cel._env import EnvType
+from kubedra.cel._env import DeviceEnv, EnvType
 from kubedra.cel._program import (
     BUDGET_EXCEEDED,
     COMPILE_CACHE_SIZE,
+    DEVICE_MAX_EXPRESSION_LENGTH,
     MAX_EXPRESSION_LENGTH,
     STATIC_COST_LIMIT,
     CompileError,
@@ -64,10 +69,12 @@ __all__ = [
     "BUDGET_EXCEEDED",
     "COMPILE_CACHE_SIZE",
     "COST_LIMIT_EXCEEDED",
+    "DEVICE_MAX_EXPRESSION_LENGTH",
     "MAX_EXPRESSION_LENGTH",
     "RUNTIME_COST_LIMIT",
     "STATIC_COST_LIMIT",
     "CompileError",
+    "DeviceEnv",
     "EnvType",
     "EvalError",
     "Prepared",

@@ -136,11 +136,16 @@ class CheckedAst:
                     r.string_calls.add(key)
         self._roots = r.sub(value[0], value[1], 4)  # CheckedExpr.expr
 
-    def analyze(self, unknown: int, unknown_string: int = 0) -> Analysis:
+    def analyze(
+        self, unknown: int, unknown_string: int = 0, iteration_cap: int = ITERATION_BUDGET
+    ) -> Analysis:
         """The estimate when non-literal lists/maps hold up to ``unknown`` items and strings
-        up to ``unknown_string`` characters (each string function walks one such string)."""
+        up to ``unknown_string`` characters (each string function walks one such string).
+        Iterations count up to ``iteration_cap`` (cel-cpp's runtime bound; a worst-case
+        estimate as upstream's ``MaxCost`` passes no cap)."""
         out = Analysis()
         walker = _Walker(self._r, max(0, unknown), out)
+        walker.iteration_cap = iteration_cap
         walker.string_cost = 1 + math.ceil(max(0, unknown_string) * STRING_TRAVERSAL)
         for span in self._roots:
             walker.walk(span, 1, 0)
@@ -162,11 +167,12 @@ def _list_operands(overload_id: str) -> tuple[int, ...]:
 
 
 class _Walker:
-    __slots__ = ("out", "r", "string_cost", "unknown")
+    __slots__ = ("iteration_cap", "out", "r", "string_cost", "unknown")
 
     def __init__(self, r: _Reader, unknown: int, out: Analysis) -> None:
         self.r, self.unknown, self.out = r, unknown, out
         self.string_cost = 1
+        self.iteration_cap = ITERATION_BUDGET
 
     def list_len(self, span: _Span) -> int | None:
         for num, wt, vs, ve in self.r.fields(*span):
@@ -228,12 +234,13 @@ class _Walker:
 
     def comprehension(self, span: _Span, mult: int, acc: int) -> None:
         parts = {num: (fs, fe) for num, wt, fs, fe in self.r.fields(*span) if wt == 2}
-        iters = min(self.unknown, ITERATION_BUDGET)
+        cap = self.iteration_cap
+        iters = min(self.unknown, cap)
         if 2 in parts:
             n = self.list_len(parts[2])
             if n is not None:
-                iters = min(n, ITERATION_BUDGET)
-        inner = min(mult * iters, ITERATION_BUDGET)
+                iters = min(n, cap)
+        inner = min(mult * iters, cap)
         for num in (2, 4, 7):  # range, accumulator init, result
             if num in parts:
                 self.walk(parts[num], mult, acc)

@@ -1,9 +1,16 @@
-"""The two selector environments, built from a versioned option list like upstream's EnvSet.
+"""The selector environments, built from a versioned option list like upstream's EnvSet.
 
-apiserver:pkg/cel/environment/base.go@v0.30.0 filters options by the compatibility version:
-NewExpressions uses 1.29 (``DefaultCompatibilityVersion``), StoredExpressions uses every
-option not removed. DRA adds its seven attribute variables and the semver library at 1.0
-(DRA:structured/namedresources/cel/compile.go@v0.30.0), so both envs have them.
+apiserver:pkg/cel/environment/base.go filters options by the compatibility version:
+NewExpressions uses ``DefaultCompatibilityVersion``, StoredExpressions uses every option not
+removed. Two families share the base options:
+
+* v1alpha2 (:class:`EnvType` alone; apiserver@v0.30, compatibility 1.29): DRA adds its seven
+  attribute variables and the semver library at 1.0
+  (DRA:structured/namedresources/cel/compile.go@v0.30.0), so both envs have them.
+* resource.k8s.io/v1 (:class:`DeviceEnv`; apiserver@v0.34, compatibility 1.33): the variable
+  ``device`` (DRA:cel/compile.go@v0.34). NewExpressions declares it with
+  ``allowMultipleAllocations`` only when DRAConsumableCapacity is on; StoredExpressions
+  ignores feature checks and always has it. Its type (_proto.py) serves type checking.
 """
 
 from __future__ import annotations
@@ -18,11 +25,12 @@ from cel_expr_python.ext import ext_optional
 
 from kubedra.cel import _k8s, _lists, _metered, _net, _numeric, _strings
 from kubedra.cel._decl import Overloads
-from kubedra.cel._proto import POOL, QUANTITY, SEMVER
+from kubedra.cel._proto import DRA_DEVICE, DRA_DEVICE_BASE, POOL, QUANTITY, SEMVER
 
 T = cel.Type
 Version = tuple[int, int]
 NEW_EXPRESSIONS_VERSION: Final = (1, 29)
+DEVICE_NEW_EXPRESSIONS_VERSION: Final = (1, 33)
 _FOREVER: Final = (1 << 32, 1 << 32)
 
 
@@ -31,6 +39,23 @@ class EnvType(enum.Enum):
 
     NEW_EXPRESSIONS = "NewExpressions"
     STORED_EXPRESSIONS = "StoredExpressions"
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceEnv:
+    """The resource.k8s.io/v1 environment of ``device`` selectors (``Options`` of
+    DRA:cel/compile.go@v0.34: its EnvType and ``EnableConsumableCapacity``)."""
+
+    env_type: EnvType = EnvType.STORED_EXPRESSIONS
+    consumable_capacity: bool = False
+
+    @property
+    def device_type(self) -> str:
+        gated = self.consumable_capacity or self.env_type is EnvType.STORED_EXPRESSIONS
+        return DRA_DEVICE if gated else DRA_DEVICE_BASE
+
+
+AnyEnv = EnvType | DeviceEnv
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,7 +80,7 @@ ATTRIBUTE_VARIABLES: Final = {
     "attributes.version": f"map<string,{SEMVER}>",
 }
 
-OPTIONS: Final = (
+BASE_OPTIONS: Final = (
     VersionedOption((1, 0), _numeric.same_type_overloads, note="standard <, <=, >, >="),
     VersionedOption((1, 28), _numeric.cross_type_overloads,
                     note="CrossTypeNumericComparisons(true)"),
@@ -73,6 +98,9 @@ OPTIONS: Final = (
     VersionedOption((1, 29), _strings.string_overloads, note="ext.Strings(v2)"),
     VersionedOption((1, 29), _strings.set_overloads, note="ext.Sets"),
     VersionedOption((1, 30), _net.net_overloads, note="library.IP, library.CIDR"),
+)
+OPTIONS: Final = (
+    *BASE_OPTIONS,
     VersionedOption((1, 0), variables=ATTRIBUTE_VARIABLES, note="DRA attribute variables"),
 )
 
@@ -81,13 +109,22 @@ def _active(opt: VersionedOption, version: Version) -> bool:
     return opt.introduced <= version and (opt.removed is None or opt.removed > version)
 
 
-def build(env_type: EnvType) -> Any:
-    """A cel-cpp ``Env`` for ``env_type``."""
-    version = NEW_EXPRESSIONS_VERSION if env_type is EnvType.NEW_EXPRESSIONS else _FOREVER
+def build(env: AnyEnv) -> Any:
+    """A cel-cpp ``Env`` for ``env`` (a v1alpha2 EnvType or a v1 DeviceEnv)."""
+    if isinstance(env, EnvType):
+        new = NEW_EXPRESSIONS_VERSION
+        return _build(new if env is EnvType.NEW_EXPRESSIONS else _FOREVER, OPTIONS)
+    stored = env.env_type is EnvType.STORED_EXPRESSIONS
+    version = _FOREVER if stored else DEVICE_NEW_EXPRESSIONS_VERSION
+    device = VersionedOption((1, 31), variables={"device": env.device_type}, note="DRA device")
+    return _build(version, (*BASE_OPTIONS, device))
+
+
+def _build(version: Version, options: tuple[VersionedOption, ...]) -> Any:
     by_name: dict[str, list[Any]] = {}
     variables: dict[str, Any] = {}
     extensions: list[Any] = []
-    for opt in OPTIONS:
+    for opt in options:
         if not _active(opt, version):
             continue
         if opt.overloads is not None:

@@ -19,11 +19,18 @@ from kubedra.api.quantity import Quantity
 from kubedra.api.semver import SemverError, Version
 from kubedra.cel import _cost, _env, _k8s, _metered, _numeric
 from kubedra.cel._ast import CheckedAst, rename_calls
-from kubedra.cel._env import EnvType
+from kubedra.cel._env import AnyEnv, DeviceEnv, EnvType
 from kubedra.cel._validators import literal_issues
 
 MAX_EXPRESSION_LENGTH: Final = 10_000
 STATIC_COST_LIMIT: Final = 1_000_000
+# v1 device selectors: upstream's validation limit (CELSelectorExpressionMaxLength, bytes)
+DEVICE_MAX_EXPRESSION_LENGTH: Final = 10_240
+# the declared maxima a device selector's worst case is estimated with (types.go): 32
+# attributes/capacities per device, strings of at most 64 bytes
+DEVICE_MAX_ENTRIES: Final = 32
+DEVICE_MAX_STRING: Final = 64
+UNCAPPED: Final = 1 << 62
 COMPILE_CACHE_SIZE: Final = 1024
 # overload id the checker picked -> the helper the checked AST is rewritten to call
 _REWRITES: Final = {**_numeric.HELPERS, **_metered.HELPERS}
@@ -110,7 +117,7 @@ class Prepared:
     def __init__(self, data: dict[str, Any], error: str | None) -> None:
         self._data = data
         self._error = error
-        self._activations: dict[EnvType, Any] = {}
+        self._activations: dict[AnyEnv, Any] = {}
         # the largest list/map a selector can iterate, rounded up to a power of two
         largest = max(len(m) for m in data.values())
         for kind in ("attributes.intslice", "attributes.stringslice"):
@@ -123,7 +130,7 @@ class Prepared:
         # what the static estimate of a program depends on for this instance
         self.cost_key = (self.size_bucket, _bucket(longest))
 
-    def activation(self, env_type: EnvType) -> Any:
+    def activation(self, env_type: AnyEnv) -> Any:
         if self._error is not None:
             raise EvalError(self._error)
         act = self._activations.get(env_type)
@@ -205,14 +212,17 @@ class Program:
 
     ``returns_bool`` is True for selectors (the compile step enforced ``bool``); then an
     evaluation result that is a string can only be an error, which keeps the hot path cheap.
+    ``max_cost`` is the worst-case estimate (``MaxCost``) with literal sizes, and for a v1
+    device selector with the declared maxima of its maps and strings.
     """
 
     expression: str
-    env_type: EnvType
+    env_type: AnyEnv
     returns_bool: bool
     _expr: Any
     _ast: CheckedAst
     _too_costly: dict[tuple[int, int], bool]
+    max_cost: int = 0
 
     def estimated_cost(self, size_bucket: int, string_bucket: int = 0) -> int:
         """Static work estimate when non-literal lists/maps hold up to ``size_bucket`` items
@@ -268,11 +278,11 @@ def _plain(v: Any) -> Any:
     return _k8s.from_cel(v)
 
 
-_ENVS: dict[EnvType, Any] = {}
+_ENVS: dict[AnyEnv, Any] = {}
 _ENV_LOCK: Final = threading.Lock()
 
 
-def _environment(env_type: EnvType) -> Any:
+def _environment(env_type: AnyEnv) -> Any:
     env = _ENVS.get(env_type)
     if env is None:
         with _ENV_LOCK:
@@ -287,10 +297,10 @@ class _LRU:
 
     def __init__(self, size: int) -> None:
         self.size = size
-        self.data: OrderedDict[tuple[str, EnvType, bool], Program | CompileError] = OrderedDict()
+        self.data: OrderedDict[tuple[str, AnyEnv, bool], Program | CompileError] = OrderedDict()
         self.lock = threading.Lock()
 
-    def get(self, key: tuple[str, EnvType, bool]) -> Program | CompileError | None:
+    def get(self, key: tuple[str, AnyEnv, bool]) -> Program | CompileError | None:
         # lock-free hit: OrderedDict operations are atomic under the GIL; a concurrent
         # eviction between get and move_to_end only costs the recency update
         data = self.data
@@ -302,7 +312,7 @@ class _LRU:
                 pass
         return v
 
-    def put(self, key: tuple[str, EnvType, bool], value: Program | CompileError) -> None:
+    def put(self, key: tuple[str, AnyEnv, bool], value: Program | CompileError) -> None:
         with self.lock:
             self.data[key] = value
             self.data.move_to_end(key)
@@ -340,13 +350,15 @@ def compile_budget(cpu_seconds: float) -> Iterator[None]:
 
 
 def compile_expression(
-    expression: str, env_type: EnvType = EnvType.STORED_EXPRESSIONS, *, require_bool: bool = True
+    expression: str, env_type: AnyEnv = EnvType.STORED_EXPRESSIONS, *, require_bool: bool = True
 ) -> Program:
     """``CompileCELExpression``: a Program, or CompileError with upstream's detail text.
 
-    Results (including failures) are cached in a bounded LRU keyed by
-    (expression, env type); ``require_bool=False`` skips the ``must evaluate to bool`` check
-    (used to test library functions).
+    ``env_type`` is a v1alpha2 EnvType or a v1 :class:`DeviceEnv`. In the latter the result
+    may also be ``dyn``, and the cost estimate is not checked here: validation compares
+    ``Program.max_cost`` with its limit, as upstream does. Results (including failures) are
+    cached in a bounded LRU keyed by (expression, env); ``require_bool=False`` skips the
+    output type check (used to test library functions).
     """
     key = (expression, env_type, require_bool)
     hit = _CACHE.get(key)
@@ -362,10 +374,45 @@ def compile_expression(
     raise hit
 
 
+_FOLLOW_ON: Final = "expression of type '*error*' cannot be the operand"
+_NOT_IN_STRUCT: Final = re.compile(r" not found in struct '[\w.]+'")
+# our Struct-typed maps print as dyn; upstream declares attribute values as any
+_DEVICE_TYPE_NAMES: Final = {"map(string, map(string, dyn))": "map(string, map(string, any))"}
+
+
+def _device_issues(text: str) -> str:
+    """cel-go's wording of cel-cpp's issues in the device env: no follow-on errors on an
+    erroneous operand, ``undefined field 'f'`` without the struct, upstream's type names."""
+    issues = [i for i in text.split("\nERROR: ") if _FOLLOW_ON not in i]
+    out = "\nERROR: ".join(issues)
+    for ours, theirs in _DEVICE_TYPE_NAMES.items():
+        out = out.replace(ours, theirs)
+    return _NOT_IN_STRUCT.sub("", out)
+
+
+def _output_issue(expr: Any, env_type: AnyEnv) -> str | None:
+    """The output type rule: bool (v1alpha2), bool or dyn (v1 device selectors)."""
+    returned = expr.return_type()
+    if returned == cel.Type.BOOL:
+        return None
+    if not isinstance(env_type, DeviceEnv):
+        return "must evaluate to bool"
+    if returned == cel.Type.DYN:
+        return None
+    name = str(returned).rsplit(".", 1)[-1].lower()
+    return f"must evaluate to bool or the unknown type, not {name}"
+
+
 def _compile_uncached(
-    expression: str, env_type: EnvType, require_bool: bool
+    expression: str, env_type: AnyEnv, require_bool: bool
 ) -> Program | CompileError:
-    if len(expression) > MAX_EXPRESSION_LENGTH:
+    device = isinstance(env_type, DeviceEnv)
+    if device and len(expression.encode()) > DEVICE_MAX_EXPRESSION_LENGTH:
+        return CompileError(
+            f"compilation failed: expression is {len(expression.encode())} bytes long, "
+            f"the limit is {DEVICE_MAX_EXPRESSION_LENGTH}"
+        )
+    if not device and len(expression) > MAX_EXPRESSION_LENGTH:
         return CompileError(
             f"compilation failed: expression is {len(expression)} characters long, "
             f"the limit is {MAX_EXPRESSION_LENGTH}"
@@ -374,16 +421,20 @@ def _compile_uncached(
     try:
         expr = env.compile(expression)
     except RuntimeError as e:
-        return CompileError("compilation failed: " + _strip_status(str(e)))
+        text = _strip_status(str(e))
+        return CompileError("compilation failed: " + (_device_issues(text) if device else text))
     serialized = expr.serialize()
     try:
         issues = literal_issues(serialized, expression)
         if issues:
             return CompileError("compilation failed: " + "\n".join(issues))
-        if require_bool and expr.return_type() != cel.Type.BOOL:
-            return CompileError("must evaluate to bool")
+        output_issue = _output_issue(expr, env_type) if require_bool else None
+        if output_issue is not None:
+            return CompileError(output_issue)
         ast = CheckedAst(serialized)
         found = ast.analyze(0)  # literal sizes only; data-dependent work is checked per instance
+        max_cost = (ast.analyze(DEVICE_MAX_ENTRIES, DEVICE_MAX_STRING, UNCAPPED).estimated_cost
+                    if device else found.estimated_cost)
     except RecursionError:  # cel-cpp bounds nesting at 32; this is only a safety net
         return CompileError("compilation failed: expression nesting is too deep")
     if found.selects_internal_field:
@@ -391,7 +442,7 @@ def _compile_uncached(
             "compilation failed: ERROR: <input>:1:1: selecting internal fields of "
             "Kubernetes object types is not supported"
         )
-    if found.estimated_cost > STATIC_COST_LIMIT:
+    if not device and found.estimated_cost > STATIC_COST_LIMIT:
         return CompileError(
             f"compilation failed: estimated evaluation cost {found.estimated_cost} exceeds "
             f"the limit {STATIC_COST_LIMIT}"
@@ -400,7 +451,7 @@ def _compile_uncached(
                if len(ids) == 1 and ids[0] in _REWRITES}
     if renames:  # comparisons cel-go orders differently, string work cel-cpp does not meter
         expr = env.deserialize(rename_calls(serialized, renames))
-    return Program(expression, env_type, require_bool, expr, ast, {(0, 0): False})
+    return Program(expression, env_type, require_bool, expr, ast, {(0, 0): False}, max_cost)
 
 
 def validate_selector(expression: str, stored: bool) -> str | None:

@@ -7,13 +7,19 @@ are equal in CEL (proto equality) exactly when upstream's ``Equal`` says so. The
 deliberately odd; selecting it from an expression is rejected at compile time (see _ast.py).
 ``kubedra.Shadow`` is never constructed: it only gives generic library functions an overload
 the type checker never picks, to carry their runtime implementation (see _lists.py).
+
+``kubernetes.DRADevice`` is the type of resource.k8s.io/v1's ``device`` variable: ``driver``
+(string), ``attributes`` and ``capacity`` (domain -> id -> value; a ``google.protobuf.Struct``
+per domain, which CEL types as ``map(string, dyn)``) and ``allowMultipleAllocations`` (bool,
+DRAConsumableCapacity). ``kubedra.DRADeviceBase`` is the same without that gated field. They
+are for type checking: an evaluation binds ``device`` as a plain map (see _env.py).
 """
 
 from __future__ import annotations
 
 from typing import Any, Final
 
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory
+from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, struct_pb2
 
 KEY_FIELD: Final = "kubedra_value_key"
 
@@ -23,6 +29,26 @@ URL: Final = "kubernetes.URL"
 IP: Final = "net.IP"
 CIDR: Final = "net.CIDR"
 SHADOW: Final = "kubedra.Shadow"
+DRA_DEVICE: Final = "kubernetes.DRADevice"
+DRA_DEVICE_BASE: Final = "kubedra.DRADeviceBase"
+
+_F = descriptor_pb2.FieldDescriptorProto
+
+
+def _add_device(fdp: descriptor_pb2.FileDescriptorProto, name: str, gated: bool) -> None:
+    msg = fdp.message_type.add(name=name)
+    msg.field.add(name="driver", number=1, type=_F.TYPE_STRING, label=_F.LABEL_OPTIONAL)
+    for number, field in ((2, "attributes"), (3, "capacity")):
+        entry = msg.nested_type.add(name=field.capitalize() + "Entry")
+        entry.options.map_entry = True
+        entry.field.add(name="key", number=1, type=_F.TYPE_STRING, label=_F.LABEL_OPTIONAL)
+        entry.field.add(name="value", number=2, type=_F.TYPE_MESSAGE, label=_F.LABEL_OPTIONAL,
+                        type_name=".google.protobuf.Struct")
+        msg.field.add(name=field, number=number, type=_F.TYPE_MESSAGE, label=_F.LABEL_REPEATED,
+                      type_name=f".{fdp.package}.{name}.{entry.name}")
+    if gated:
+        msg.field.add(name="allowMultipleAllocations", number=4, type=_F.TYPE_BOOL,
+                      label=_F.LABEL_OPTIONAL, json_name="allowMultipleAllocations")
 
 
 def _build_pool() -> descriptor_pool.DescriptorPool:
@@ -44,6 +70,15 @@ def _build_pool() -> descriptor_pool.DescriptorPool:
                 type=descriptor_pb2.FieldDescriptorProto.TYPE_STRING,
                 label=descriptor_pb2.FieldDescriptorProto.LABEL_OPTIONAL,
             )
+        pool.Add(fdp)
+    pool.AddSerializedFile(struct_pb2.DESCRIPTOR.serialized_pb)
+    for package, name, gated in (("kubernetes", "DRADevice", True),
+                                 ("kubedra", "DRADeviceBase", False)):
+        fdp = descriptor_pb2.FileDescriptorProto(
+            name=f"kubedra_cel_{name}.proto", package=package, syntax="proto3",
+            dependency=["google/protobuf/struct.proto"],
+        )
+        _add_device(fdp, name, gated)
         pool.Add(fdp)
     return pool
 

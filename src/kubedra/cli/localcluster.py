@@ -181,9 +181,12 @@ class LocalCluster:
                  controller_manager: bool = True,
                  scheduler_args: Sequence[str] = (),
                  controller_manager_args: Sequence[str] = (), etcd_servers: str | None = None,
-                 etcd_members: int = 0, apiservers: int = 1, audit_log: bool = True) -> None:
+                 etcd_members: int = 0, apiservers: int = 1, audit_log: bool = True,
+                 emulated_version: str = "", runtime_config: str = "") -> None:
         """``audit_log``: each API server writes ``audit.log`` in its data dir (benchmarks
-        of the scheduling path turn it off, as upstream's scheduler_perf runs without one)."""
+        of the scheduling path turn it off, as upstream's scheduler_perf runs without one).
+        ``emulated_version`` and ``runtime_config`` go to the API servers (empty: their
+        default); the other components learn the release from discovery."""
         self.data_dir = data_dir
         self.port = port
         self._lock: int | None = None
@@ -216,6 +219,10 @@ class LocalCluster:
                 args += ["--audit-log-path", str(replica_dir / "audit.log")]
             if feature_gates:
                 args += ["--feature-gates", feature_gates]
+            if emulated_version:
+                args += ["--emulated-version", emulated_version]
+            if runtime_config:
+                args += ["--runtime-config", runtime_config]
             if etcd_servers is not None:
                 args += ["--etcd-servers", etcd_servers]
             name = "apiserver" if i == 0 else f"apiserver-{i}"

@@ -21,6 +21,7 @@ from kubedra.cli.kubelet import node_config, node_options
 from kubedra.cli.localcluster import Component
 from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.client import kubeconfig
+from kubedra.client.discovery import dra_served
 from kubedra.client.rest import Client
 from kubedra.driver import Driver, dra_socket_path
 from kubedra.driver.example import ExampleDriver, instance_names
@@ -83,21 +84,26 @@ def node_pool(kubeconfig_path: str | None, kubeconfig_dir: Path | None, root_dir
             agents = []
             # one node identity may not watch other nodes' pods: sharing needs one client
             bound = bound_pods(common) if common is not None else None
+            dra: bool | None = None
             try:
                 for name in names:
                     client = common if common is not None else (
                         await clients.enter_async_context(
                             Client(configs[name], user_agent=f"kubedra-node-pool/{name}")))
+                    if dra is None:
+                        dra = await dra_served(client, "node-pool", "the example drivers")
                     root = (root_dir / name).absolute()
-                    example = ExampleDriver(driver_name, root / "cdi", name)
-                    example.set_instances(instance_names(instances))
-                    driver = Driver(driver_name, prepare=example.prepare,
-                                    unprepare=example.unprepare, root_dir=root,
-                                    instances=published)
-                    await driver.start()
-                    drivers.append(driver)
+                    if dra:
+                        example = ExampleDriver(driver_name, root / "cdi", name)
+                        example.set_instances(instance_names(instances))
+                        driver = Driver(driver_name, prepare=example.prepare,
+                                        unprepare=example.unprepare, root_dir=root,
+                                        instances=published)
+                        await driver.start()
+                        drivers.append(driver)
                     agents.append(NodeAgent(client, node_config(name, cpu, memory, pods,
-                                                                labels, taints), root, bound))
+                                                                labels, taints), root, bound,
+                                            dra))
                 await until_stopped(stop, *(a.run() for a in agents))
             except (NodeClaimed, RootDirInUse) as e:
                 raise click.ClickException(str(e)) from None

@@ -12,6 +12,7 @@ from kubedra.cli.leaderelect import leader_election_options, run_as_leader
 from kubedra.cli.metrics import bound_port, serve_metrics
 from kubedra.cli.runtime import run_until_signalled, setup_logging
 from kubedra.client import kubeconfig
+from kubedra.client.discovery import dra_served
 from kubedra.client.leaderelection import LeaderElectionConfig
 from kubedra.client.rest import Client
 from kubedra.scheduler.config import ConfigError, load, resolve
@@ -50,8 +51,9 @@ def scheduler(kubeconfig_path: str | None, scheduler_name: str,
     async def main(stop: asyncio.Event) -> None:
         log.info("Starting Kubernetes Scheduler", {"schedulerName": scheduler_name})
         async with Client(config, user_agent="kubedra-scheduler") as client:
+            dra = await dra_served(client, "scheduler", "the DynamicResources plugin")
             sched = build_scheduler(client, scheduler_name=scheduler_name, seed=seed,
-                                    config=profiles)
+                                    config=profiles, dra=dra)
             metrics = None
             if metrics_port is not None:
                 metrics = await serve_metrics(metrics_port, sched.metrics.registry)

@@ -18,6 +18,7 @@ from pathlib import Path
 
 import click
 
+from kubedra.api.release import DEFAULT_RELEASE, ReleaseError, parse_release
 from kubedra.cli.fakenodes import create_fake_nodes, keep_alive
 from kubedra.cli.kubectl import VERSION as KUBECTL_VERSION
 from kubedra.cli.kubectl import cached_kubectl
@@ -25,6 +26,7 @@ from kubedra.cli.localcluster import ClusterError, LocalCluster
 from kubedra.cli.nodepool import node_names, pool_components
 from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.client import kubeconfig
+from kubedra.client.discovery import dra_served
 from kubedra.client.rest import Client
 from kubedra.storage.etcd.server import EtcdNotFoundError, describe_etcd
 
@@ -49,7 +51,14 @@ RESTART_LIMIT = 5
 @click.option("--driver", default="gpu.example.com", show_default=True,
               help="driver name of the nodes' ResourceSlices")
 @click.option("--feature-gates", default="JobManagedBy=true", show_default=True,
-              help="passed to the API server (upstream 1.30 defaults apply to the rest)")
+              help="passed to the API server and the controller manager (the release's "
+                   "upstream defaults apply to the rest)")
+@click.option("--emulated-version", default=DEFAULT_RELEASE.name, show_default=True,
+              help="the Kubernetes release the cluster serves: 1.30 (resource.k8s.io/v1alpha2) "
+                   "or 1.34 (resource.k8s.io/v1); the components learn it from discovery")
+@click.option("--runtime-config", default="",
+              help="passed to the API server: group/version=true|false[,...] "
+                   "(resource.k8s.io/v1beta1=true)")
 @click.option("--etcd-servers", default=None,
               help="store objects in this etcd cluster (http://host:port[,...]) instead of "
                    "the SQLite file")
@@ -71,12 +80,17 @@ RESTART_LIMIT = 5
                    "127.0.0.1:PORT/metrics (0: a free port, in its log)")
 @click.option("-v", "--verbose", count=True)
 def up(data_dir: str, port: int, fake_nodes: int, nodes: int, nodes_per_process: int,
-       instances: int, driver: str, feature_gates: str, etcd_servers: str | None,
+       instances: int, driver: str, feature_gates: str, emulated_version: str,
+       runtime_config: str, etcd_servers: str | None,
        local_etcd: bool, apiservers: int, scheduler_metrics_port: int | None,
        seed: int | None, scheduler_config: str | None,
        controller_manager_metrics_port: int | None, verbose: int) -> None:
     """Run a local cluster until Ctrl-C."""
     setup_logging(verbose)
+    try:
+        release = parse_release(emulated_version)
+    except ReleaseError as err:
+        raise click.BadParameter(str(err), param_hint="--emulated-version") from None
     if local_etcd and etcd_servers:
         raise click.UsageError("--etcd and --etcd-servers exclude each other")
     if nodes and fake_nodes:
@@ -92,7 +106,8 @@ def up(data_dir: str, port: int, fake_nodes: int, nodes: int, nodes_per_process:
         if local_etcd:
             click.echo(describe_etcd())
         cluster = LocalCluster(Path(data_dir).resolve(), port=port, verbose=verbose,
-                               feature_gates=feature_gates, scheduler_args=scheduler_args,
+                               feature_gates=feature_gates, emulated_version=release.name,
+                               runtime_config=runtime_config, scheduler_args=scheduler_args,
                                controller_manager_args=_metrics_args(
                                    controller_manager_metrics_port),
                                etcd_servers=etcd_servers,
@@ -112,8 +127,9 @@ def up(data_dir: str, port: int, fake_nodes: int, nodes: int, nodes_per_process:
         try:
             async with Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
                 if fake_nodes:
+                    slices = await dra_served(client, "up", "the fake nodes' ResourceSlices")
                     await create_fake_nodes(client, fake_nodes, instances, driver,
-                                            attributes=True)
+                                            attributes=True, slices=slices)
                 await _up(stop, cluster, client, node_names(fake_nodes))
         finally:
             await cluster.stop()

@@ -16,7 +16,7 @@ import msgspec
 
 from kubedra.api import codec
 from kubedra.api.core import Pod
-from kubedra.api.kinds import KINDS, Kind
+from kubedra.api.kinds import Kind, by_model
 from kubedra.api.meta import Status, TypedObject
 from kubedra.client.errors import ApiError
 from kubedra.client.http import HttpConnectionError, Pool
@@ -37,14 +37,12 @@ _TYPED = "Ignore"
 or duplicate fields, and nothing here reads the warnings a patch's unknown fields would
 bring (the server's default, Warn, walks the whole patched object for them)."""
 
-_KIND_OF_MODEL: dict[type[Any], Kind] = {k.model: k for k in KINDS}
-
-
 def kind_of(model: type[Any]) -> Kind:
-    try:
-        return _KIND_OF_MODEL[model]
-    except KeyError:
-        raise TypeError(f"{model.__name__} is not a kind of the kinds table") from None
+    """The kind a model is sent as (its preferred version where versions share it)."""
+    found = by_model(model)
+    if found is None or found.model is not model:
+        raise TypeError(f"{model.__name__} is not a kind of the kinds table")
+    return found
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,6 +125,10 @@ class Client:
         if status >= 400:
             raise _api_error(status, data)
         return data
+
+    async def get_path(self, path: str) -> bytes:
+        """The body a GET on ``path`` answers (discovery, ``/version``); ApiError otherwise."""
+        return await self._request("GET", path)
 
     async def get(self, model: type[T], name: str, namespace: str | None = None) -> T:
         data = await self._request("GET", object_path(kind_of(model), namespace, name))
@@ -222,7 +224,7 @@ class Client:
     async def bind(self, namespace: str, pod_name: str, node_name: str,
                    pod_uid: str | None = None) -> None:
         """POST pods/<name>/binding, as the scheduler does."""
-        kind = _KIND_OF_MODEL[Pod]
+        kind = kind_of(Pod)
         body = {
             "apiVersion": "v1", "kind": "Binding",
             "metadata": {"name": pod_name, "namespace": namespace,

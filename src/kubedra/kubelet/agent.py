@@ -50,11 +50,13 @@ def bound_pods(client: Client) -> Informer[Pod]:
 
 class NodeAgent:
     def __init__(self, client: Client, config: NodeConfig, root_dir: Path,
-                 pods: Informer[Pod] | None = None) -> None:
+                 pods: Informer[Pod] | None = None, dra: bool = True) -> None:
         """``pods``: a :func:`bound_pods` informer shared with other agents of the process
         (its owner runs and stops it); by default the agent watches its own pods
-        (``spec.nodeName=<node>``), as the kubelet does."""
+        (``spec.nodeName=<node>``), as the kubelet does. ``dra=False`` (a server without
+        ``resource.k8s.io/v1alpha2``): no driver registration and no ResourceSlices."""
         self.client = client
+        self.dra = dra
         self.config = config
         self.root_dir = root_dir
         self.node = NodeAgentNode(client, config)
@@ -191,9 +193,11 @@ class NodeAgent:
 
     async def _run(self) -> None:
         await self._register_node()
-        self.resources = NodeResourcesController(self.client, self.node.get)
-        tasks = [asyncio.create_task(coro) for coro in (
-            self.node.run(), self.resources.run(), self.plugins.run())]
+        loops = [self.node.run()]
+        if self.dra:
+            self.resources = NodeResourcesController(self.client, self.node.get)
+            loops += [self.resources.run(), self.plugins.run()]
+        tasks = [asyncio.create_task(coro) for coro in loops]
         tasks.append(self.pods.start())  # a shared informer starts once, for every agent
         self._running = True
         for pod in self.pods.list():  # what a shared informer delivered before we ran

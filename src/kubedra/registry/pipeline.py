@@ -14,6 +14,8 @@ them into Status bodies, the CLI into kubectl's rendering of those.
 from __future__ import annotations
 
 import copy
+import dataclasses
+from collections.abc import Mapping
 from contextlib import AbstractContextManager
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,7 +29,7 @@ from kubedra.registry.identity import generate_name, new_uid, now
 from kubedra.registry.strategies.base import AnyStrategy
 from kubedra.validation import corekinds
 from kubedra.validation import meta as meta_validation
-from kubedra.validation.field import FieldError
+from kubedra.validation.field import FieldError, Path
 
 #: Largest request body (and so object) the server accepts (kube-apiserver's 3 MiB).
 MAX_REQUEST_BYTES = 3 * 1024 * 1024
@@ -100,9 +102,13 @@ def _check_type_meta(kind: Kind, raw: dict[str, Any]) -> None:
         raise BadRequest(cannot_handle(kind, "unexpected kind"))
 
 
-def decode(kind: Kind, raw: Any, mode: str, duplicates: list[str] | None = None) -> Decoded:
-    """A parsed JSON body → the kind's typed object. ``mode`` is a ``fieldValidation``
-    value; ``duplicates`` the repeated keys of the body when the caller looked for them."""
+def decode(kind: Kind, raw: Any, mode: str, duplicates: list[str] | None = None, *,
+           strategy: AnyStrategy | None = None) -> Decoded:
+    """A parsed JSON body → the kind's typed object, in the resource's storage (hub) form:
+    defaulted in the version it came in (``strategy.default_served``, as upstream defaults
+    before it converts) and converted when ``kind`` is another version. ``mode`` is a
+    ``fieldValidation`` value; ``duplicates`` the repeated keys of the body when the caller
+    looked for them."""
     if not isinstance(raw, dict):
         raise BadRequest(cannot_handle(kind, "expected a JSON object"))
     _check_type_meta(kind, raw)
@@ -118,6 +124,11 @@ def decode(kind: Kind, raw: Any, mode: str, duplicates: list[str] | None = None)
         typed = codec.decode(raw, kind.model)
     except codec.DecodeError as err:
         raise BadRequest(cannot_handle(kind, str(err))) from None
+    if strategy is not None:
+        strategy.default_served(typed, kind.version)
+    if not kind.stored:
+        typed = kind.row.conversion.to_hub(typed)
+        typed.api_version = f"{kind.group}/{kind.resource.storage}"
     return Decoded(typed, warnings)
 
 
@@ -136,9 +147,11 @@ def ensure_namespace(kind: Kind, obj: TypedObject, namespace: str) -> None:
     meta.namespace = namespace
 
 
-def before_create(strategy: AnyStrategy, kind: Kind, obj: TypedObject) -> None:
+def before_create(strategy: AnyStrategy, kind: Kind, obj: TypedObject,
+                  namespace_labels: Mapping[str, str] | None = None) -> None:
     """System fields, generated name, defaults, ``prepare_for_create``, the kind's validation
-    and then the generic ObjectMeta checks; :class:`Invalid` on any field error."""
+    (``namespace_labels``: its namespace's, where known) and then the generic ObjectMeta
+    checks; :class:`Invalid` on any field error."""
     meta = obj.metadata
     meta.deletion_timestamp = meta.deletion_grace_period_seconds = None
     meta.resource_version = meta.self_link = None
@@ -148,7 +161,7 @@ def before_create(strategy: AnyStrategy, kind: Kind, obj: TypedObject) -> None:
         meta.name = generate_name(meta.generate_name)
     strategy.default(obj)
     strategy.prepare_for_create(obj)
-    errs = strategy.validate(obj)
+    errs = strategy.validate_namespace(obj, namespace_labels) + strategy.validate(obj)
     if not errs:  # rest.BeforeCreate: the generic ObjectMeta check, once the kind's passed
         errs = meta_validation.validate_object_meta(
             obj.metadata, kind.namespaced, corekinds.validate_path_segment_name
@@ -170,10 +183,12 @@ def before_update(strategy: AnyStrategy, kind: Kind, new: TypedObject, old: Type
 
 
 def before_status_update(
-    strategy: AnyStrategy, kind: Kind, new: TypedObject, old: TypedObject
+    strategy: AnyStrategy, kind: Kind, new: TypedObject, old: TypedObject,
+    namespace_labels: Mapping[str, str] | None = None,
 ) -> None:
     strategy.prepare_for_status_update(new, old)
     _raise_invalid(kind, new, _common_update_errors(kind, new, old)
+                   + strategy.validate_status_namespace(new, old, namespace_labels)
                    + strategy.validate_status_update(new, old))
 
 
@@ -183,7 +198,7 @@ def admit_new(
 ) -> Decoded:
     """The whole create path of one body, as the server runs it, without the store."""
     check_size(size)
-    decoded = decode(kind, raw, mode, duplicates)
+    decoded = decode(kind, raw, mode, duplicates, strategy=strategy)
     ensure_namespace(kind, decoded.obj, namespace)
     before_create(strategy, kind, decoded.obj)
     return decoded
@@ -199,7 +214,11 @@ def _common_update_errors(kind: Kind, new: TypedObject, old: TypedObject) -> lis
 
 
 def _raise_invalid(kind: Kind, obj: TypedObject, errs: list[FieldError]) -> None:
+    """A 422 of the errors found on the hub form, their paths in the client's version."""
     if errs:
+        if not kind.stored:
+            path = kind.row.conversion.field_path
+            errs = [dataclasses.replace(e, field=Path(path(e.field.text))) for e in errs]
         raise Invalid(kind, obj.metadata.name or "", errs)
 
 

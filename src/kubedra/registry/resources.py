@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from kubedra.api.features import FeatureGates
 from kubedra.api.scheme import AUTHENTICATION, AUTHORIZATION, GVR, RBAC, RESOURCE
-from kubedra.registry.strategies import core, job, rbac, resource
+from kubedra.registry.strategies import core, devices, job, rbac, resource
 from kubedra.registry.strategies.base import AnyStrategy
 
 
@@ -36,6 +36,7 @@ def strategies(gates: FeatureGates) -> dict[GVR, AnyStrategy]:
             resource.resource_claim_parameters(),
         (RESOURCE, "v1alpha2", "resourceclassparameters"):
             resource.resource_class_parameters(),
+        **devices.strategies(gates),
         (RBAC, "v1", "roles"): rbac.RoleStrategy(),
         (RBAC, "v1", "clusterroles"): rbac.ClusterRoleStrategy(),
         (RBAC, "v1", "rolebindings"): rbac.RoleBindingStrategy(),

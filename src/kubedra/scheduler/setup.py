@@ -221,9 +221,10 @@ class ClaimUsers:
 
 def build_scheduler(client: Client, *, scheduler_name: str = DEFAULT_SCHEDULER_NAME,
                     record_events: bool = True, seed: int | None = None,
-                    config: SchedulerConfig | None = None) -> Scheduler:
+                    config: SchedulerConfig | None = None, dra: bool = True) -> Scheduler:
     """A scheduler with ``config``'s profiles, or the default profile named
-    ``scheduler_name``."""
+    ``scheduler_name``. ``dra=False`` (a server without ``resource.k8s.io/v1alpha2``)
+    leaves out the DynamicResources plugin and its informers."""
     if config is None:
         only = default_config(IMPLEMENTS).profiles[0]
         config = SchedulerConfig([dataclasses.replace(only, scheduler_name=scheduler_name)])
@@ -237,9 +238,11 @@ def build_scheduler(client: Client, *, scheduler_name: str = DEFAULT_SCHEDULER_N
     queue = SchedulingQueue(initial_backoff=config.pod_initial_backoff_seconds,
                             max_backoff=config.pod_max_backoff_seconds)
     metrics = SchedulerMetrics(queue)
-    state = DRAState()
-    wire_dra(informers, state, queue)
-    dra = DynamicResources(state, ClientClaimWriter(client))
+    plugin = None
+    if dra:
+        state = DRAState()
+        wire_dra(informers, state, queue)
+        plugin = DynamicResources(state, ClientClaimWriter(client))
     first = config.profiles[0].scheduler_name
     recorder = EventRecorder(client, first)
 
@@ -248,9 +251,10 @@ def build_scheduler(client: Client, *, scheduler_name: str = DEFAULT_SCHEDULER_N
 
     profiles = {}
     for one in config.profiles:
-        profile = build_profile(one, dra, namespace_labels)
+        profile = build_profile(one, plugin, namespace_labels)
         # the DRA plugin's calls are timed for scheduler_plugin_execution_duration_seconds
-        profiles[one.scheduler_name] = (profile, timed_profile(profile, metrics, [dra]))
+        timed = [plugin] if plugin is not None else []
+        profiles[one.scheduler_name] = (profile, timed_profile(profile, metrics, timed))
     profile, sampled = profiles.pop(first)
     return Scheduler(client, informers, profile, scheduler_name=first,
                      queue=queue, record_event=record if record_events else None,

@@ -2,11 +2,20 @@
 
 ``str(error)`` is Go's ``Error()`` (``<path>: <body>``) and :meth:`FieldError.body` is
 ``ErrorBody()``, the text an API ``StatusCause.message`` carries.
+
+Two apimachinery releases render differently (spec dra-v1 §4.1): v0.30 (Kubernetes 1.30, the
+default) and v0.34 (1.34: ``TooLong`` omits its value and says ``may not be more than N
+bytes``, non-scalar bad values print as ``json.Marshal``). The constructors below build the
+errors of the release selected with :func:`apimachinery` for the current context, so shared
+validators (object meta, node selectors) give each era its own texts.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+import enum
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -73,6 +82,31 @@ class Path:
 ROOT = Path()
 
 
+class Apimachinery(enum.Enum):
+    """Which apimachinery ``field`` package the constructors imitate."""
+
+    V0_30 = "v0.30"
+    V0_34 = "v0.34"
+
+
+_RELEASE: ContextVar[Apimachinery] = ContextVar("apimachinery", default=Apimachinery.V0_30)
+VALUE_OMITTED = "<value omitted>"
+
+
+@contextmanager
+def apimachinery(release: Apimachinery) -> Iterator[None]:
+    """Build the field errors of ``release`` inside the block (validators of one era)."""
+    token = _RELEASE.set(release)
+    try:
+        yield
+    finally:
+        _RELEASE.reset(token)
+
+
+def _v034() -> bool:
+    return _RELEASE.get() is Apimachinery.V0_34
+
+
 def go_value(value: Any) -> str:
     """Format a bad value as Go's ``%v``/``%q`` in ``field.Error`` does."""
     if value is None:  # a nil pointer prints as the quoted string "null"
@@ -95,15 +129,26 @@ def go_value(value: Any) -> str:
     return str(value)
 
 
+def go_json_value(value: Any) -> str:
+    """v0.34's ``ErrorBody`` value: scalars as ``%v``/``%q``, anything else ``json.Marshal``
+    (which escapes ``<``, ``>`` and ``&``); structs print with their wire (JSON) names."""
+    if value is None or isinstance(value, bool | str | int | float):
+        return go_value(value)
+    text = msgspec.json.encode(value, enc_hook=str).decode()
+    return text.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+
+
 @dataclass(frozen=True, slots=True)
 class FieldError:
     type: ErrorType
     field: Path
     bad_value: Any = _NO_VALUE
     detail: str = ""
+    json_values: bool = False  # rendered as apimachinery v0.34 does (see go_json_value)
 
     def body(self) -> str:
         t = self.type
+        show = go_json_value if self.json_values else go_value
         if t is ErrorType.REQUIRED:
             head = "Required value"
         elif t is ErrorType.FORBIDDEN:
@@ -115,15 +160,15 @@ class FieldError:
         elif self.bad_value is OMIT_VALUE:
             head = _OMITTED_HEAD[t]
         elif t is ErrorType.NOT_FOUND:
-            head = "Not found: " + go_value(self.bad_value)
+            head = "Not found: " + show(self.bad_value)
         elif t is ErrorType.INVALID:
-            head = "Invalid value: " + go_value(self.bad_value)
+            head = "Invalid value: " + show(self.bad_value)
         elif t is ErrorType.DUPLICATE:
-            head = "Duplicate value: " + go_value(self.bad_value)
+            head = "Duplicate value: " + show(self.bad_value)
         elif t is ErrorType.NOT_SUPPORTED:
-            head = "Unsupported value: " + go_value(self.bad_value)
+            head = "Unsupported value: " + show(self.bad_value)
         elif t is ErrorType.TOO_MANY:
-            head = "Too many: " + go_value(self.bad_value)
+            head = "Too many: " + show(self.bad_value)
         else:  # pragma: no cover - exhaustive above
             head = str(t.value)
         return f"{head}: {self.detail}" if self.detail else head
@@ -139,41 +184,57 @@ class FieldError:
 ErrorList = list[FieldError]
 
 
+def _error(t: ErrorType, path: Path, value: Any, detail: str = "") -> FieldError:
+    return FieldError(t, path, value, detail, _v034())
+
+
 def required(path: Path, detail: str = "") -> FieldError:
-    return FieldError(ErrorType.REQUIRED, path, "", detail)
+    return _error(ErrorType.REQUIRED, path, "", detail)
 
 
 def invalid(path: Path, value: Any, detail: str) -> FieldError:
-    return FieldError(ErrorType.INVALID, path, value, detail)
+    return _error(ErrorType.INVALID, path, value, detail)
 
 
 def duplicate(path: Path, value: Any) -> FieldError:
-    return FieldError(ErrorType.DUPLICATE, path, value)
+    return _error(ErrorType.DUPLICATE, path, value)
 
 
 def forbidden(path: Path, detail: str) -> FieldError:
-    return FieldError(ErrorType.FORBIDDEN, path, "", detail)
+    return _error(ErrorType.FORBIDDEN, path, "", detail)
 
 
 def not_supported(path: Path, value: Any, valid: Sequence[str]) -> FieldError:
     detail = "supported values: " + ", ".join(go_quote(v) for v in valid) if valid else ""
-    return FieldError(ErrorType.NOT_SUPPORTED, path, value, detail)
+    return _error(ErrorType.NOT_SUPPORTED, path, value, detail)
+
+
+def _too_long_v034(path: Path, limit: int) -> FieldError:
+    """v0.34 ``TooLong`` (and its deprecated alias ``TooLongMaxLength``)."""
+    unit = "byte" if limit == 1 else "bytes"
+    detail = f"may not be more than {limit} {unit}" if limit >= 0 else "value is too long"
+    return _error(ErrorType.TOO_LONG, path, VALUE_OMITTED, detail)
 
 
 def too_long(path: Path, value: Any, limit: int) -> FieldError:
+    if _v034():
+        return _too_long_v034(path, limit)
     return FieldError(ErrorType.TOO_LONG, path, value, f"must have at most {limit} bytes")
 
 
 def too_long_max_length(path: Path, value: Any, limit: int) -> FieldError:
+    if _v034():
+        return _too_long_v034(path, limit)
     return FieldError(ErrorType.TOO_LONG, path, value, f"may not be longer than {limit}")
 
 
 def too_many(path: Path, actual: int, limit: int) -> FieldError:
-    return FieldError(ErrorType.TOO_MANY, path, actual, f"must have at most {limit} items")
+    unit = "item" if limit == 1 and _v034() else "items"
+    return _error(ErrorType.TOO_MANY, path, actual, f"must have at most {limit} {unit}")
 
 
 def internal_error(path: Path, err: str) -> FieldError:
-    return FieldError(ErrorType.INTERNAL, path, None, err)
+    return _error(ErrorType.INTERNAL, path, None, err)
 
 
 def aggregate_message(errors: Iterable[FieldError]) -> str:

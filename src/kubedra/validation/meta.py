@@ -13,24 +13,28 @@ visited in sorted order (Go's order is random; sorting keeps our answers stable)
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
 from kubedra.api.goformat import go_quote
-from kubedra.api.meta import ManagedFieldsEntry, ObjectMeta, OwnerReference
+from kubedra.api.meta import Condition, ManagedFieldsEntry, ObjectMeta, OwnerReference
 from kubedra.validation.equality import semantic_equal
 from kubedra.validation.field import (
     ErrorList,
     Path,
+    duplicate,
     forbidden,
     invalid,
+    not_supported,
     required,
     too_long,
 )
 from kubedra.validation.gorepr import GoRepr, go_time
 from kubedra.validation.names import (
     NameFn,
+    regex_error,
     is_qualified_name,
     is_valid_label_value,
     name_is_dns_label,
@@ -325,4 +329,54 @@ def validate_template_object_meta(meta: ObjectMeta, path: Path) -> ErrorList:
     for attr, name in _TEMPLATE_META_FORBIDDEN:
         if not _is_go_zero(getattr(meta, attr)):
             errs.append(forbidden(path.child(name), "cannot be set"))
+    return errs
+
+
+_CONDITION_STATUSES = ("False", "True", "Unknown")
+_CONDITION_REASON_FMT = "[A-Za-z]([A-Za-z0-9_,:]*[A-Za-z0-9_])?"
+_CONDITION_REASON_RE = re.compile(_CONDITION_REASON_FMT)
+_CONDITION_REASON_MSG = (
+    "a condition reason must start with alphabetic character, optionally followed by a string "
+    "of alphanumeric characters or '_,:', and must end with an alphanumeric character or '_'"
+)
+CONDITION_REASON_MAX_LENGTH = 1024
+CONDITION_MESSAGE_MAX_LENGTH = 32 * 1024
+
+
+def validate_condition(condition: Condition, path: Path) -> ErrorList:
+    """metav1 ``ValidateCondition``: type, status, observedGeneration, time, reason, message."""
+    errs = validate_label_name(condition.type, path.child("type"))
+    if condition.status not in _CONDITION_STATUSES:
+        errs.append(not_supported(path.child("status"), condition.status, _CONDITION_STATUSES))
+    if (condition.observed_generation or 0) < 0:
+        errs.append(invalid(path.child("observedGeneration"), condition.observed_generation,
+                            "must be greater than or equal to zero"))
+    if not condition.last_transition_time:
+        errs.append(required(path.child("lastTransitionTime"), "must be set"))
+    reason = condition.reason
+    if not reason:
+        errs.append(required(path.child("reason"), "must be set"))
+    else:
+        if not _CONDITION_REASON_RE.fullmatch(reason):
+            errs.append(invalid(path.child("reason"), reason, regex_error(
+                _CONDITION_REASON_MSG, _CONDITION_REASON_FMT, "my_name", "MY_NAME", "MyName",
+                "ReasonA,ReasonB", "ReasonA:ReasonB")))
+        if len(reason.encode()) > CONDITION_REASON_MAX_LENGTH:
+            errs.append(too_long(path.child("reason"), reason, CONDITION_REASON_MAX_LENGTH))
+    if len(condition.message.encode()) > CONDITION_MESSAGE_MAX_LENGTH:
+        errs.append(too_long(path.child("message"), condition.message,
+                             CONDITION_MESSAGE_MAX_LENGTH))
+    return errs
+
+
+def validate_conditions(conditions: Sequence[Condition] | None, path: Path) -> ErrorList:
+    """metav1 ``ValidateConditions``: each condition, and a repeated type is a Duplicate."""
+    errs: ErrorList = []
+    seen: set[str] = set()
+    for i, condition in enumerate(conditions or ()):
+        if condition.type in seen:
+            errs.append(duplicate(path.index(i).child("type"), condition.type))
+        else:
+            seen.add(condition.type)
+        errs += validate_condition(condition, path.index(i))
     return errs

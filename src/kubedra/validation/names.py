@@ -38,7 +38,14 @@ _LABEL_VALUE_MSG = (
     "'.', and must start and end with an alphanumeric character"
 )
 
+_C_IDENTIFIER_FMT = "[A-Za-z_][A-Za-z0-9_]*"
+_C_IDENTIFIER_MSG = (
+    "a valid C identifier must start with alphabetic character or '_', followed by a string of "
+    "alphanumeric characters or '_'"
+)
+
 _DNS1123_LABEL_RE = re.compile(_DNS1123_LABEL_FMT)
+_C_IDENTIFIER_RE = re.compile(_C_IDENTIFIER_FMT)
 _DNS1123_SUBDOMAIN_RE = re.compile(_DNS1123_SUBDOMAIN_FMT)
 _QUALIFIED_NAME_RE = re.compile(_QUALIFIED_NAME_FMT)
 _LABEL_VALUE_RE = re.compile(_LABEL_VALUE_FMT)
@@ -153,6 +160,13 @@ def is_valid_label_value(value: str) -> list[str]:
     if not _LABEL_VALUE_RE.fullmatch(value):
         errs.append(regex_error(_LABEL_VALUE_MSG, _LABEL_VALUE_FMT, "MyValue", "my_value", "12345"))
     return errs
+
+
+def is_c_identifier(value: str) -> list[str]:
+    """``IsCIdentifier`` (device attribute and capacity names of resource.k8s.io/v1)."""
+    if _C_IDENTIFIER_RE.fullmatch(value):
+        return []
+    return [regex_error(_C_IDENTIFIER_MSG, _C_IDENTIFIER_FMT, "my_name", "MY_NAME", "MyName")]
 
 
 def _mask_trailing_dash(name: str) -> str:

@@ -35,8 +35,11 @@ def test_every_type_and_field_is_described() -> None:
 
 def test_descriptions_name_existing_fields() -> None:
     defs = _definitions()
+    # resource.k8s.io/v1 is not served by the default (1.30) release: its descriptions are
+    # checked against the models (tests/unit/api/test_resource_v1.py)
     stale = [f"{name}.{field}" for name, fields in DESCRIPTIONS.items() for field in fields
-             if name not in defs or (field and field not in defs[name].get("properties", {}))]
+             if not name.startswith("io.k8s.api.resource.v1.")
+             and (name not in defs or (field and field not in defs[name].get("properties", {})))]
     assert stale == []
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubedra.api import codec, kinds
+from kubedra.api import codec, kinds, scheme
 from kubedra.api.features import FeatureGates
 from kubedra.registry import resources
 from kubedra.registry.strategies.base import AnyStrategy
@@ -60,6 +60,10 @@ class OnJSON:
 
 
 def json_strategies(gates: FeatureGates | None = None) -> dict[str, OnJSON]:
-    """Every kind's strategy, driven with dicts."""
-    found = resources.strategies(gates or FeatureGates())
-    return {k.kind: OnJSON(found[k.resource.storage_gvr], k.model) for k in kinds.KINDS}
+    """Every kind's strategy (of the gates' release, in its stored version), driven with
+    dicts."""
+    gates = gates or FeatureGates()
+    found = resources.strategies(gates)
+    served = scheme.served(gates.release)
+    return {k.kind: OnJSON(found[k.resource.storage_gvr], k.model) for k in kinds.KINDS
+            if k.gvr in served and k.stored}

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 import msgspec
 
-from kubedra.api.base import Int64, Model, required_list
+from kubedra.api.base import Int64, Model, null_to_empty, raw_extension, required_list
 from kubedra.api.core import Node, NodeSelector
 from kubedra.api.meta import ListMeta, ObjectMeta, OwnerReference, TypedObject
 from kubedra.api.quantity import Quantity
@@ -31,26 +31,6 @@ RESOURCE_HANDLE_DATA_MAX_SIZE = 16 * 1024
 POD_SCHEDULING_NODE_LIST_MAX_SIZE = 128
 
 
-def _null() -> Any:
-    return None
-
-
-def raw_extension() -> Any:
-    """A field default for a ``runtime.RawExtension``: unset is ``None``, encoded as ``null``.
-
-    The factory is not a builtin, so msgspec never omits the key (Go always writes it).
-    """
-    return msgspec.field(default_factory=_null)
-
-
-def _null_to_empty(obj: Any, name: str) -> None:
-    """Go writes a nil required list as ``null``; accept it and keep ``[]`` (msgspec calls
-    ``__post_init__`` after decoding). The field's runtime type admits ``None`` for decoding,
-    while type checkers see a plain list."""
-    if getattr(obj, name) is None:
-        setattr(obj, name, [])
-
-
 # --- named resources model (api:namedresources.go) -------------------------------------------
 
 
@@ -61,7 +41,7 @@ class NamedResourcesIntSlice(Model):
         ints: list[Int64] | None = required_list()
 
     def __post_init__(self) -> None:
-        _null_to_empty(self, "ints")
+        null_to_empty(self, "ints")
 
 
 class NamedResourcesStringSlice(Model):
@@ -71,7 +51,7 @@ class NamedResourcesStringSlice(Model):
         strings: list[str] | None = required_list()
 
     def __post_init__(self) -> None:
-        _null_to_empty(self, "strings")
+        null_to_empty(self, "strings")
 
 
 class NamedResourcesAttribute(Model):
@@ -99,7 +79,7 @@ class NamedResourcesResources(Model):
         instances: list[NamedResourcesInstance] | None = required_list()
 
     def __post_init__(self) -> None:
-        _null_to_empty(self, "instances")
+        null_to_empty(self, "instances")
 
 
 class NamedResourcesRequest(Model):
@@ -260,7 +240,7 @@ class StructuredResourceHandle(Model):
         results: list[DriverAllocationResult] | None = required_list()
 
     def __post_init__(self) -> None:
-        _null_to_empty(self, "results")
+        null_to_empty(self, "results")
 
 
 class ResourceHandle(Model):

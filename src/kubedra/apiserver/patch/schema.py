@@ -3,8 +3,9 @@
 Strategic merge patch needs, per field, ``patchStrategy`` and ``patchMergeKey``; server-side
 apply needs ``listType``/``listMapKey`` and which maps are string-keyed maps rather than
 structs. Both come from k8s.io/api v0.30.0 (core/v1, batch/v1, coordination/v1,
-resource/v1alpha2, rbac/v1, authorization/v1 ``types.go``). Fields not listed behave as
-upstream's untagged fields: structs merge key by key, lists are atomic (replaced whole).
+resource/v1alpha2, rbac/v1, authorization/v1 ``types.go``) and, for resource.k8s.io/v1,
+v1beta2 and v1beta1, from v0.34.10 (the three carry the same tags). Fields not listed behave
+as upstream's untagged fields: structs merge key by key, lists are atomic (replaced whole).
 """
 
 from __future__ import annotations
@@ -14,7 +15,14 @@ from dataclasses import dataclass, field
 from types import MappingProxyType
 
 from kubedra.api import kinds
-from kubedra.api.scheme import AUTHENTICATION, AUTHORIZATION, GVR, RBAC, RESOURCE
+from kubedra.api.scheme import (
+    AUTHENTICATION,
+    AUTHORIZATION,
+    DEVICE_VERSIONS,
+    GVR,
+    RBAC,
+    RESOURCE,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -150,6 +158,25 @@ RESOURCE_CLASS_PARAMETERS = struct(metadata=OBJECT_META, generatedFrom=struct())
 # authorization/v1 reviews are never stored, so never patched.
 METADATA_ONLY = struct(metadata=OBJECT_META)
 
+# resource.k8s.io/v1 (v1beta2, v1beta1): requests, selectors, config, devices, results and
+# sharedCounters are atomic lists; attributes, capacity and counters string-keyed maps.
+DEVICE_CLAIM = struct(
+    metadata=OBJECT_META,
+    status=struct(
+        reservedFor=merge_list("uid"),
+        # listType=map without SMP tags (SMP replaces it); conditions listType=map by type
+        devices=map_list("driver", "device", "pool", "shareID",
+                         element=struct(conditions=map_list("type"))),
+    ),
+)
+DEVICE_CLAIM_TEMPLATE = struct(metadata=OBJECT_META, spec=struct(metadata=OBJECT_META))
+DEVICES: Mapping[str, Meta] = {
+    "deviceclasses": METADATA_ONLY,
+    "resourceclaims": DEVICE_CLAIM,
+    "resourceclaimtemplates": DEVICE_CLAIM_TEMPLATE,
+    "resourceslices": METADATA_ONLY,
+}
+
 #: The tags of each served version, keyed as the resource table
 #: (:data:`kubedra.api.scheme.SCHEME`) by (group, version, plural).
 SCHEMAS: Mapping[GVR, Meta] = MappingProxyType({
@@ -176,6 +203,8 @@ SCHEMAS: Mapping[GVR, Meta] = MappingProxyType({
     (AUTHORIZATION, "v1", "selfsubjectrulesreviews"): METADATA_ONLY,
     (AUTHORIZATION, "v1", "subjectaccessreviews"): METADATA_ONLY,
     (AUTHENTICATION, "v1", "selfsubjectreviews"): METADATA_ONLY,
+    **{(RESOURCE, version, plural): meta for plural, meta in DEVICES.items()
+       for version in DEVICE_VERSIONS},
 })
 
 

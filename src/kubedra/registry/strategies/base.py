@@ -16,6 +16,7 @@ and override what a kind needs; the defaults are upstream's generic behaviour.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, Generic, TypeVar
 
 from kubedra.api.base import Obj
@@ -93,6 +94,8 @@ class Strategy(Generic[T]):
     graceful_delete: bool = False
     #: Validation compiles CEL selectors: CPU-heavy, so the server admits it off its loop.
     compiles_cel: bool = False
+    #: Validation reads the labels of the object's namespace (DRA admin access).
+    reads_namespace_labels: bool = False
     #: The field selector watchers are indexed by (upstream's cacher trigger: pods by
     #: ``spec.nodeName``, so a node's watch costs nothing for other nodes' pods).
     trigger_field: str | None = None
@@ -101,6 +104,11 @@ class Strategy(Generic[T]):
 
     def default(self, obj: T) -> None:
         """Fill defaulted fields (SetDefaults_*); runs on every decoded body."""
+
+    def default_served(self, obj: Any, version: str) -> None:
+        """Fill the defaults of served ``version`` into a body decoded in it, before it
+        converts to the stored form (upstream defaults in the version it decodes; kinds
+        served in one version default in :meth:`default`)."""
 
     def prepare_for_create(self, obj: T) -> None:
         if self.has_status_subresource:
@@ -119,6 +127,16 @@ class Strategy(Generic[T]):
         return []
 
     def validate_update(self, new: T, old: T) -> list[FieldError]:
+        return []
+
+    def validate_namespace(self, obj: T, labels: Mapping[str, str] | None) -> list[FieldError]:
+        """Create errors only the labels of the object's namespace tell, reported before
+        :meth:`validate`'s (``reads_namespace_labels`` kinds; None: not known, as offline)."""
+        return []
+
+    def validate_status_namespace(self, new: T, old: T,
+                                  labels: Mapping[str, str] | None) -> list[FieldError]:
+        """The same for a status write."""
         return []
 
     def prepare_for_status_update(self, new: T, old: T) -> None:
