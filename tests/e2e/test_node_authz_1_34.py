@@ -209,9 +209,12 @@ def test_kubectl_auth_can_i(cluster: Cluster, kubectl_bin: Path) -> None:
     c.wait("n0-can in the graph", lambda: c.call("node0", "GET", f"{SLICES}/n0-can")[0] == 200)
     assert _can_i(c, k, "node0", "create", "resourceslices.resource.k8s.io") == "yes"
     assert _can_i(c, k, "node0", "delete", "resourceslices.resource.k8s.io/n0-can") == "yes"
-    assert _can_i(c, k, "node1", "delete", "resourceslices.resource.k8s.io/n0-can") == "no"
+    # kubectl prints the Node authorizer's reason after a "no"
+    assert _can_i(c, k, "node1", "delete", "resourceslices.resource.k8s.io/n0-can") == (
+        "no - " + NO_EDGE.format("node-1"))
     # kubectl 1.30 sends no field selector: listing every slice is not a node's
-    assert _can_i(c, k, "node0", "list", "resourceslices.resource.k8s.io") == "no"
+    assert _can_i(c, k, "node0", "list", "resourceslices.resource.k8s.io") == (
+        "no - can only list/watch/deletecollection resourceslices with nodeName field selector")
     assert _can_i(c, k, "scheduler", "list", "deviceclasses.resource.k8s.io") == "yes"
     assert _can_i(c, k, "scheduler", "update", "resourceclaims.resource.k8s.io",
                   "--subresource=status", "-n", "default") == "yes"
