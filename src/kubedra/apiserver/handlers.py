@@ -114,7 +114,8 @@ class ResourceHandlers:
         if self.authz is not None:
             await self.authz.check(Attributes(_user(request), verb, True, t.res.kind.group,
                                               t.res.kind.plural, t.subresource, t.namespace,
-                                              t.name))
+                                              t.name, field_selector=request.query.get(
+                                                  "fieldSelector", "")))
         if verb not in t.res.kind.verbs:
             raise errors.method_not_allowed(method)
         if t.subresource == "binding":

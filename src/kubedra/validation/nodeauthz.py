@@ -1,17 +1,23 @@
-"""What a kubelet may do with ResourceSlices (k8s v1.30): the Node authorizer's decision and the
-NodeRestriction admission check, as pure functions.
+"""What a kubelet may do with ResourceSlices: the Node authorizer's decision and the
+NodeRestriction admission check, as pure functions, one pair per release (:data:`SLICE_RULES`).
 
 The authorizer knows a slice only through its graph: an edge ``slice(name) -> node(N)`` exists
-when a slice of that name with ``nodeName == N`` has been observed (:class:`SliceGraph`, fed by
-the server from its store or an informer, hence eventually consistent). Admission sees the body
-of a create and checks its ``nodeName``; updates and deletes are left to the authorizer.
+when a slice of that name naming node N has been observed (:class:`SliceGraph`, fed by the
+server from its store or an informer, hence eventually consistent); slices for ``allNodes`` or
+a ``nodeSelector`` name no node and so have no edge. Admission sees the body of a create and
+checks its node name. In 1.30 updates and deletes are left to the authorizer and lists and
+watches are open; in 1.34 (``AuthorizeNodeWithSelectors`` GA) admission also checks the stored
+object of a delete, and a list, watch or deletecollection must select ``spec.nodeName=<node>``.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from types import MappingProxyType
+
+from kubedra.api.release import DEFAULT_RELEASE, R1_30, R1_34, Release
 
 NODE_USER_PREFIX = "system:node:"
 NODES_GROUP = "system:nodes"
@@ -44,6 +50,9 @@ class RequestAttributes:
     name: str = ""
     namespace: str = ""
     resource_request: bool = True
+    #: The request's field selector as its equality terms ``(field, value)`` (``=`` and
+    #: ``==``; upstream ``selection.Equals``); empty when it has none or fails to parse.
+    field_equals: tuple[tuple[str, str], ...] = ()
 
 
 def node_identity(user_name: str, groups: Sequence[str]) -> tuple[str, bool]:
@@ -93,6 +102,36 @@ def authorize_resource_slice(node_name: str, attrs: RequestAttributes,
     if attrs.verb == "create":
         # The body is checked by NodeRestriction admission.
         return Verdict(Decision.ALLOW)
+    return _edge(node_name, attrs, graph)
+
+
+_SELECTED_VERBS = ("watch", "list", "deletecollection")
+_SLICE_NODE_FIELD = "spec.nodeName"
+
+
+def authorize_resource_slice_1_34(node_name: str, attrs: RequestAttributes,
+                                  graph: SliceGraph) -> Verdict:
+    """``authorizeResourceSlice`` of 1.34 for a request from node ``node_name``: collections
+    only through a ``spec.nodeName=<node>`` field selector."""
+    if attrs.subresource:
+        return Verdict(Decision.NO_OPINION, "cannot authorize ResourceSlice subresources")
+    if attrs.verb == "create":
+        # The body is checked by NodeRestriction admission.
+        return Verdict(Decision.ALLOW)
+    if attrs.verb in ("get", "update", "patch", "delete"):
+        return _edge(node_name, attrs, graph)
+    if attrs.verb in _SELECTED_VERBS:
+        if (_SLICE_NODE_FIELD, node_name) in attrs.field_equals:
+            return Verdict(Decision.ALLOW)
+        return Verdict(Decision.NO_OPINION, "can only list/watch/deletecollection "
+                       "resourceslices with nodeName field selector")
+    return Verdict(Decision.NO_OPINION, "only the following verbs are allowed for a "
+                   "ResourceSlice: get, watch, list, create, update, patch, delete, "
+                   "deletecollection")
+
+
+def _edge(node_name: str, attrs: RequestAttributes, graph: SliceGraph) -> Verdict:
+    """Upstream ``authorize``: a named slice with a graph edge to the node."""
     if not attrs.name:
         return Verdict(Decision.NO_OPINION, "No Object name found")
     if graph.has_edge(attrs.name, node_name):
@@ -102,7 +141,8 @@ def authorize_resource_slice(node_name: str, attrs: RequestAttributes,
 
 
 def authorize_node_request(user_name: str, groups: Sequence[str], attrs: RequestAttributes,
-                           graph: SliceGraph) -> Verdict | None:
+                           graph: SliceGraph,
+                           release: Release = DEFAULT_RELEASE) -> Verdict | None:
     """The Node authorizer's answer when it decides alone, else ``None``.
 
     ``None`` means "not a ResourceSlice request of a node": the caller goes on with its other
@@ -115,12 +155,12 @@ def authorize_node_request(user_name: str, groups: Sequence[str], attrs: Request
     if attrs.resource_request and (attrs.api_group, attrs.resource) == (
         RESOURCE_GROUP, RESOURCE_SLICES
     ):
-        return authorize_resource_slice(node_name, attrs, graph)
+        return SLICE_RULES[release].authorize(node_name, attrs, graph)
     return None
 
 
 def admit_resource_slice(user_name: str, groups: Sequence[str], operation: str,
-                         slice_node_name: str) -> str | None:
+                         slice_node_name: str | None) -> str | None:
     """NodeRestriction admission for a ResourceSlice request: the Forbidden message, or
     ``None`` when admitted. ``operation`` is CREATE, UPDATE, DELETE or CONNECT."""
     node_name, is_node = node_identity(user_name, groups)
@@ -131,3 +171,35 @@ def admit_resource_slice(user_name: str, groups: Sequence[str], operation: str,
     if operation == "CREATE" and slice_node_name != node_name:
         return "can only create ResourceSlice with the same NodeName as the requesting node"
     return None
+
+
+def admit_resource_slice_1_34(user_name: str, groups: Sequence[str], operation: str,
+                              slice_node_name: str | None) -> str | None:
+    """NodeRestriction of 1.34 for a ResourceSlice: a create names the node itself
+    (``spec.nodeName``, None when unset), a delete removes one that does (the stored object;
+    the authorizer's graph may lag behind a delete and re-create under the same name)."""
+    node_name, is_node = node_identity(user_name, groups)
+    if not is_node:
+        return None
+    if not node_name:
+        return f'could not determine node from user "{user_name}"'
+    if operation in ("CREATE", "DELETE") and slice_node_name != node_name:
+        verb = "create" if operation == "CREATE" else "delete"
+        return f"can only {verb} ResourceSlice with the same NodeName as the requesting node"
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class SliceRules:
+    """One release's ResourceSlice rules for nodes: the authorizer's and admission's."""
+
+    authorize: Callable[[str, RequestAttributes, SliceGraph], Verdict]
+    admit: Callable[[str, Sequence[str], str, str | None], str | None]
+    #: The operations admission judges on the stored object (besides a create's body).
+    admits_stored: tuple[str, ...] = ()
+
+
+SLICE_RULES: Mapping[Release, SliceRules] = MappingProxyType({
+    R1_30: SliceRules(authorize_resource_slice, admit_resource_slice),
+    R1_34: SliceRules(authorize_resource_slice_1_34, admit_resource_slice_1_34, ("DELETE",)),
+})

@@ -13,7 +13,7 @@ from kubedra.apiserver.authz.aggregation import Aggregator
 from kubedra.apiserver.authz.attributes import Attributes, Decision, forbidden
 from kubedra.apiserver.authz.chain import DEFAULT_MODES, AlwaysAllow, AlwaysDeny, Authorizer, Chain
 from kubedra.apiserver.authz.escalation import Escalation
-from kubedra.apiserver.authz.node import NODE_RULES, NodeAuthorizer, NodeGraph
+from kubedra.apiserver.authz.node import NodeAuthorizer, NodeGraph
 from kubedra.apiserver.authz.rbac import RbacAuthorizer, RbacIndex
 from kubedra.apiserver.hub import WatchHub
 from kubedra.apiserver.registry import Registry, Resource
@@ -30,7 +30,10 @@ class Access:
         self.registry = registry
         self.rest = rest
         self.store = store
-        self.graph = NodeGraph(hub, store)
+        self.release = registry.gates.release
+        slices = _served(registry, noderestriction.SLICES)
+        self.graph = NodeGraph(hub, store, self.release,
+                               slices.kind.resource.prefix if slices else None)
         self.index = RbacIndex(hub, store)
         chain: list[Authorizer] = []
         for mode in modes:
@@ -47,7 +50,8 @@ class Access:
         roles = registry.get(_RBAC, "v1", "clusterroles")
         pods = registry.get("", "v1", "pods")
         assert roles is not None and pods is not None
-        self.pods = pods
+        #: Where NodeRestriction reads stored objects, by (group, plural).
+        self.stored = {("", "pods"): pods, **({noderestriction.SLICES: slices} if slices else {})}
         self.aggregator = Aggregator(self.index, rest, roles)
         self.index.listeners.append(self.aggregator.dirty.set)
 
@@ -61,7 +65,8 @@ class Access:
             await self.graph.follower.start()
         if self.rbac:
             await self.index.follower.start()
-            await bootstrap.ensure(self.registry, self.rest, NODE_RULES)
+            await bootstrap.ensure(self.registry, self.rest, self.release,
+                                   self.graph.release.rules)
             await self.aggregator.start(self.store)
 
     async def stop(self) -> None:
@@ -80,14 +85,14 @@ class Access:
     async def check(self, a: Attributes) -> None:
         """Authorization, then NodeRestriction on the stored object a node writes."""
         self.authorize(a)
-        await noderestriction.admit_existing(a, self.rest, self.pods)
+        await noderestriction.admit_existing(a, self.rest, self.stored, self.release)
 
     def admit_write(self, user: User, res: Resource, namespace: str, obj: TypedObject,
                     old: Obj | None = None, subresource: str = "") -> None:
         """Admission of a decoded create body, or of an update's new object over the stored
         ``old``."""
         if old is None:
-            noderestriction.admit_create(user, res, obj)
+            noderestriction.admit_create(user, res, obj, self.release)
         else:
             noderestriction.admit_update(user, res, subresource, obj, old)
         if self.rbac and res.kind.group == _RBAC:
@@ -100,3 +105,9 @@ class Access:
 
     def review(self, user: User, obj: TypedObject) -> Obj:
         return reviews.answer(self.chain, user, obj)
+
+
+def _served(registry: Registry, group_resource: tuple[str, str]) -> Resource | None:
+    """A served version of the resource (any: they share the store), None if unserved."""
+    return next((r for r in registry
+                 if (r.kind.group, r.kind.plural) == group_resource), None)

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 
 from kubedra.apiserver import errors
 from kubedra.apiserver.auth import User
+from kubedra.apiserver.selectors import SelectorError, parse_field_selector
 from kubedra.validation.nodeauthz import Decision, RequestAttributes, Verdict
 
 __all__ = ["ALLOW", "NO_OPINION", "Attributes", "Decision", "Verdict", "forbidden"]
@@ -29,6 +30,8 @@ class Attributes:
     namespace: str = ""
     name: str = ""
     path: str = ""
+    #: The ``fieldSelector`` of a list, watch or deletecollection, as sent.
+    field_selector: str = ""
 
     @property
     def combined_resource(self) -> str:
@@ -40,7 +43,18 @@ class Attributes:
         return RequestAttributes(verb=self.verb, api_group=self.api_group,
                                  resource=self.resource, subresource=self.subresource,
                                  name=self.name, namespace=self.namespace,
-                                 resource_request=self.resource_request)
+                                 resource_request=self.resource_request,
+                                 field_equals=_field_equals(self.field_selector))
+
+
+def _field_equals(text: str) -> tuple[tuple[str, str], ...]:
+    """The equality terms of a field selector; none when it does not parse (upstream's
+    ``GetFieldSelector`` answers an error and no requirements then)."""
+    try:
+        terms = parse_field_selector(text).terms
+    except SelectorError:
+        return ()
+    return tuple((t.field, t.value) for t in terms if t.equal)
 
 
 def forbidden_message(a: Attributes, reason: str = "") -> str:

@@ -10,6 +10,7 @@ from typing import Any
 
 from kubedra.api import codec
 from kubedra.api.base import Obj
+from kubedra.api.release import Release
 from kubedra.apiserver import errors, objects
 from kubedra.apiserver.authz import policy
 from kubedra.apiserver.registry import Registry, Resource
@@ -39,13 +40,14 @@ def reconciled(stored: Obj, desired: Obj) -> Obj:
     return out
 
 
-async def ensure(registry: Registry, rest: Rest, node_rules: tuple[Any, ...]) -> None:
+async def ensure(registry: Registry, rest: Rest, release: Release,
+                 node_rules: tuple[Any, ...]) -> None:
     roles = registry.get(policy.RBAC, "v1", "clusterroles")
     bindings = registry.get(policy.RBAC, "v1", "clusterrolebindings")
     assert roles is not None and bindings is not None
-    for obj in policy.cluster_roles(node_rules):
+    for obj in policy.cluster_roles(release, node_rules):
         await _ensure_one(rest, roles, obj)
-    for obj in policy.cluster_role_bindings():
+    for obj in policy.cluster_role_bindings(release):
         await _ensure_one(rest, bindings, obj)
 
 

@@ -1,27 +1,32 @@
-"""NodeRestriction admission (upstream ``plugin/pkg/admission/noderestriction`` at v1.30):
-what the Node authorizer cannot see from the URL alone. A node may create only its own Node,
-its own Lease, ResourceSlices of its own ``nodeName`` and mirror pods bound to itself (naming
-no ResourceClaim), modify only its own Node (never its taints, nor labels outside the kubelet's
+"""NodeRestriction admission (upstream ``plugin/pkg/admission/noderestriction`` at v1.30 and
+v1.34): what the Node authorizer cannot see from the URL alone. A node may create only its own
+Node, its own Lease, ResourceSlices naming itself and mirror pods bound to itself (naming no
+ResourceClaim), modify only its own Node (never its taints, nor labels outside the kubelet's
 set), and delete or update the status of only the pods bound to it (never their labels or
-``resourceClaimStatuses``)."""
+``resourceClaimStatuses``); from 1.34 on it deletes only ResourceSlices naming itself. The
+ResourceSlice rules of each release are ``validation.nodeauthz.SLICE_RULES``, the node a
+slice names ``node.RELEASES``."""
 
 from __future__ import annotations
+
+from collections.abc import Mapping
 
 from kubedra.api import codec
 from kubedra.api.base import Obj
 from kubedra.api.coordination import Lease
 from kubedra.api.core import Node, Pod
 from kubedra.api.meta import TypedObject
-from kubedra.api.resource.v1alpha2 import ResourceSlice
+from kubedra.api.release import Release
 from kubedra.apiserver import errors
 from kubedra.apiserver.auth import User
 from kubedra.apiserver.authz.attributes import Attributes
-from kubedra.apiserver.authz.node import MIRROR_ANNOTATION, NODE_LEASE_NAMESPACE
+from kubedra.apiserver.authz.node import MIRROR_ANNOTATION, NODE_LEASE_NAMESPACE, RELEASES
 from kubedra.apiserver.registry import Resource
 from kubedra.apiserver.rest import Rest
 from kubedra.validation import nodeauthz
 
 _WRITES = ("update", "patch", "delete")
+SLICES = (nodeauthz.RESOURCE_GROUP, nodeauthz.RESOURCE_SLICES)
 
 # The labels a kubelet may set on its own Node (``k8s.io/kubelet/pkg/apis`` well-known labels)
 _KUBELET_LABELS = frozenset({
@@ -62,15 +67,15 @@ def _node_of(user: User) -> str | None:
     return node
 
 
-def admit_create(user: User, res: Resource, obj: TypedObject) -> None:
+def admit_create(user: User, res: Resource, obj: TypedObject, release: Release) -> None:
     """The body of a node's create."""
     node = _node_of(user)
     if node is None:
         return
     name = obj.metadata.name or ""
     why = None
-    if isinstance(obj, ResourceSlice):
-        why = nodeauthz.admit_resource_slice(user.name, user.groups, "CREATE", obj.node_name)
+    if (res.kind.group, res.kind.plural) == SLICES:
+        why = _slice(user, "CREATE", codec.to_builtins(obj), release)
     elif isinstance(obj, Node):
         why = _node_create(node, obj)
     elif isinstance(obj, Lease) and obj.metadata.namespace == NODE_LEASE_NAMESPACE and (
@@ -147,9 +152,21 @@ def _pod_status_update(node: str, obj: Pod, old: Obj) -> str | None:
     return None
 
 
-async def admit_existing(a: Attributes, rest: Rest, res: Resource) -> None:
-    """A node's update, patch or delete of a Node or a pod, judged on the stored object."""
-    if a.verb not in _WRITES or (a.api_group, a.resource) not in (("", "nodes"), ("", "pods")):
+def _slice(user: User, operation: str, obj: Obj, release: Release) -> str | None:
+    return nodeauthz.SLICE_RULES[release].admit(user.name, user.groups, operation,
+                                                RELEASES[release].slice_node(obj))
+
+
+async def admit_existing(a: Attributes, rest: Rest, stored: Mapping[tuple[str, str], Resource],
+                         release: Release) -> None:
+    """A node's update, patch or delete of a Node, a pod or (as the release says) a
+    ResourceSlice, judged on the stored object; ``stored`` has the resources to read it from,
+    by (group, plural)."""
+    group_resource = (a.api_group, a.resource)
+    if group_resource == SLICES:
+        await _admit_stored_slice(a, rest, stored, release)
+        return
+    if a.verb not in _WRITES or group_resource not in (("", "nodes"), ("", "pods")):
         return
     node = _node_of(a.user)
     if node is None:
@@ -159,7 +176,7 @@ async def admit_existing(a: Attributes, rest: Rest, res: Resource) -> None:
         why = f'node "{node}" is not allowed to modify node "{a.name}"'
     elif a.resource == "pods" and (a.verb == "delete" or a.subresource == "status"):
         try:
-            pod, _ = await rest.get(res, a.namespace, a.name)
+            pod, _ = await rest.get(stored[("", "pods")], a.namespace, a.name)
         except errors.ApiError:
             return  # the handler answers the 404
         if str((pod.get("spec") or {}).get("nodeName") or "") != node:
@@ -167,5 +184,24 @@ async def admit_existing(a: Attributes, rest: Rest, res: Resource) -> None:
                    if a.verb == "delete" else
                    f'node "{node}" can only update pod status for pods with spec.nodeName '
                    "set to itself")
+    if why is not None:
+        raise errors.forbidden_object(a.resource, a.api_group, a.name, why)
+
+
+async def _admit_stored_slice(a: Attributes, rest: Rest,
+                              stored: Mapping[tuple[str, str], Resource],
+                              release: Release) -> None:
+    """The release's admission of a node's delete of a ResourceSlice, on the stored one (a
+    deletecollection needs none: the authorizer admits it only for the node's own slices)."""
+    res = stored.get(SLICES)
+    if a.verb != "delete" or res is None or (
+        "DELETE" not in nodeauthz.SLICE_RULES[release].admits_stored
+    ) or _node_of(a.user) is None:
+        return
+    try:
+        obj, _ = await rest.get(res, "", a.name)
+    except errors.ApiError:
+        return  # the handler answers the 404
+    why = _slice(a.user, "DELETE", obj, release)
     if why is not None:
         raise errors.forbidden_object(a.resource, a.api_group, a.name, why)

@@ -1,10 +1,16 @@
-"""The bootstrap RBAC policy (upstream ``bootstrappolicy/policy.go`` at v1.30, for the
-resources kubedra serves, with the DynamicResourceAllocation rules on): the ClusterRoles and
-ClusterRoleBindings the API server keeps at start."""
+"""The bootstrap RBAC policy (upstream ``bootstrappolicy/policy.go`` and
+``controller_policy.go`` at v1.30 and v1.34, for the resources kubedra serves, with the
+DynamicResourceAllocation rules on): the ClusterRoles and ClusterRoleBindings the API server
+keeps at start. The releases differ only in their DRA rows (:data:`DRA`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
+
 from kubedra.api.base import Obj
+from kubedra.api.release import R1_30, R1_34, Release
 from kubedra.apiserver.authz.rules import Rule
 
 BOOTSTRAP_LABEL = ("kubernetes.io/bootstrapping", "rbac-defaults")
@@ -13,6 +19,7 @@ AGGREGATE = "rbac.authorization.k8s.io/aggregate-to-"
 
 READ = ("get", "list", "watch")
 READ_WRITE = ("get", "list", "watch", "create", "update", "patch", "delete", "deletecollection")
+READ_UPDATE = ("get", "list", "watch", "update", "patch")
 WRITE = ("create", "delete", "deletecollection", "patch", "update")
 CORE, BATCH, RBAC, AUTHZ = "", "batch", "rbac.authorization.k8s.io", "authorization.k8s.io"
 AUTHN = "authentication.k8s.io"
@@ -60,9 +67,6 @@ _VIEW = (
                          "namespaces", "namespaces/status")),
     Rule(READ, (BATCH,), ("jobs", "jobs/status")),
     Rule(READ, (COORDINATION,), ("leases",)),
-    Rule(READ, (RESOURCE,), ("resourceclaims", "resourceclaims/status",
-                             "resourceclaimtemplates", "podschedulingcontexts",
-                             "podschedulingcontexts/status", "resourceclaimparameters")),
 )
 _EDIT = (
     Rule(WRITE, (CORE,), ("pods",)),
@@ -70,8 +74,6 @@ _EDIT = (
     Rule(("impersonate",), (CORE,), ("serviceaccounts",)),
     Rule(WRITE, (BATCH,), ("jobs",)),
     Rule(WRITE, (COORDINATION,), ("leases",)),
-    Rule(WRITE, (RESOURCE,), ("resourceclaims", "resourceclaimtemplates",
-                              "podschedulingcontexts", "resourceclaimparameters")),
 )
 _ADMIN = (
     Rule(READ_WRITE, (RBAC,), ("roles", "rolebindings")),
@@ -86,15 +88,6 @@ _SCHEDULER = (
     Rule(("get", "list", "watch", "delete"), (CORE,), ("pods",)),
     Rule(("create",), (CORE,), ("pods/binding", "bindings")),
     Rule(("patch", "update"), (CORE,), ("pods/status",)),
-    # DynamicResourceAllocation
-    Rule(READ, (RESOURCE,), ("resourceclasses", "resourceslices", "resourceclassparameters",
-                             "resourceclaimparameters")),
-    Rule(("get", "list", "watch", "update", "patch"), (RESOURCE,),
-         ("resourceclaims", "resourceclaims/status")),
-    Rule(("get", "list", "watch", "create", "update", "patch", "delete"), (RESOURCE,),
-         ("podschedulingcontexts",)),
-    Rule(READ, (RESOURCE,), ("podschedulingcontexts/status",)),
-    Rule(("get", "list", "watch", "update", "patch"), (CORE,), ("pods/finalizers",)),
 )
 # kube-controller-manager without --use-service-account-credentials: its own identity runs
 # the controllers, so it holds what kubedra's ResourceClaim, Job, TTL, node lifecycle and taint
@@ -110,19 +103,87 @@ _CONTROLLER_MANAGER = (
     Rule(("update", "patch"), (CORE,), ("pods/status", "pods/finalizers")),
     Rule(("get", "list", "watch", "update", "patch", "delete"), (BATCH,), ("jobs",)),
     Rule(("update", "patch"), (BATCH,), ("jobs/status", "jobs/finalizers")),
-    Rule(("get", "list", "watch", "create", "update", "patch", "delete"), (RESOURCE,),
-         ("resourceclaims",)),
-    Rule(("update", "patch"), (RESOURCE,), ("resourceclaims/status",)),
-    Rule(READ, (RESOURCE,), ("resourceclaimtemplates", "resourceclasses",
-                             "podschedulingcontexts")),
-    Rule(("delete",), (RESOURCE,), ("podschedulingcontexts",)),
 )
+
+
+@dataclass(frozen=True, slots=True)
+class DraRows:
+    """One release's DynamicResourceAllocation rules, appended to the roles they extend."""
+
+    view: tuple[Rule, ...]
+    edit: tuple[Rule, ...]
+    scheduler: tuple[Rule, ...]
+    controller_manager: tuple[Rule, ...]
+    #: ``system:controller:<name>`` roles, each bound to the service account
+    #: ``kube-system/<name>`` (``controller_policy.go``).
+    controllers: tuple[tuple[str, tuple[Rule, ...]], ...] = ()
+
+
+_CLAIM_CONTROLLER_1_34 = (
+    Rule(READ, (CORE,), ("pods",)),
+    Rule(("update",), (CORE,), ("pods/finalizers",)),
+    Rule(("get", "list", "watch", "create", "delete"), (RESOURCE,), ("resourceclaims",)),
+    Rule(("update", "patch"), (RESOURCE,), ("resourceclaims", "resourceclaims/status")),
+    Rule(("update", "patch"), (CORE,), ("pods/status",)),
+    _EVENTS,
+)
+
+DRA: Mapping[Release, DraRows] = MappingProxyType({
+    R1_30: DraRows(
+        view=(Rule(READ, (RESOURCE,), ("resourceclaims", "resourceclaims/status",
+                                       "resourceclaimtemplates", "podschedulingcontexts",
+                                       "podschedulingcontexts/status",
+                                       "resourceclaimparameters")),),
+        edit=(Rule(WRITE, (RESOURCE,), ("resourceclaims", "resourceclaimtemplates",
+                                        "podschedulingcontexts", "resourceclaimparameters")),),
+        scheduler=(
+            Rule(READ, (RESOURCE,), ("resourceclasses", "resourceslices",
+                                     "resourceclassparameters", "resourceclaimparameters")),
+            Rule(READ_UPDATE, (RESOURCE,), ("resourceclaims", "resourceclaims/status")),
+            Rule(("get", "list", "watch", "create", "update", "patch", "delete"), (RESOURCE,),
+                 ("podschedulingcontexts",)),
+            Rule(READ, (RESOURCE,), ("podschedulingcontexts/status",)),
+            Rule(READ_UPDATE, (CORE,), ("pods/finalizers",)),
+        ),
+        controller_manager=(
+            Rule(("get", "list", "watch", "create", "update", "patch", "delete"), (RESOURCE,),
+                 ("resourceclaims",)),
+            Rule(("update", "patch"), (RESOURCE,), ("resourceclaims/status",)),
+            Rule(READ, (RESOURCE,), ("resourceclaimtemplates", "resourceclasses",
+                                     "podschedulingcontexts")),
+            Rule(("delete",), (RESOURCE,), ("podschedulingcontexts",)),
+        ),
+    ),
+    R1_34: DraRows(
+        view=(Rule(READ, (RESOURCE,), ("resourceclaims", "resourceclaims/status",
+                                       "resourceclaimtemplates")),),
+        edit=(Rule(WRITE, (RESOURCE,), ("resourceclaims", "resourceclaimtemplates")),),
+        scheduler=(
+            Rule(READ, (RESOURCE,), ("deviceclasses",)),
+            Rule(READ_UPDATE, (RESOURCE,), ("resourceclaims",)),
+            Rule(READ_UPDATE, (RESOURCE,), ("resourceclaims/status",)),
+            Rule(READ_UPDATE, (CORE,), ("pods/finalizers",)),
+            Rule(READ, (RESOURCE,), ("resourceslices",)),
+        ),
+        # kubedra's ResourceClaim controller runs as the controller manager itself.
+        controller_manager=(
+            Rule(("get", "list", "watch", "create", "update", "patch", "delete"), (RESOURCE,),
+                 ("resourceclaims",)),
+            Rule(("update", "patch"), (RESOURCE,), ("resourceclaims/status",)),
+            Rule(READ, (RESOURCE,), ("resourceclaimtemplates",)),
+        ),
+        controllers=(("resource-claim-controller", _CLAIM_CONTROLLER_1_34),),
+    ),
+})
+CONTROLLER_ROLE_PREFIX = "system:controller:"
+CONTROLLER_NAMESPACE = "kube-system"
 
 MASTERS, AUTHENTICATED, UNAUTHENTICATED = ("system:masters", "system:authenticated",
                                            "system:unauthenticated")
 
 
-def cluster_roles(node_rules: tuple[Rule, ...]) -> list[Obj]:
+def cluster_roles(release: Release, node_rules: tuple[Rule, ...]) -> list[Obj]:
+    dra = DRA[release]
     return [
         _role("cluster-admin", (Rule(("*",), ("*",), ("*",)),
                                 Rule(("*",), non_resource_urls=("*",)))),
@@ -139,15 +200,25 @@ def cluster_roles(node_rules: tuple[Rule, ...]) -> list[Obj]:
         _role("edit", labels=_aggregate_labels("admin"), aggregate_from=("edit",)),
         _role("view", labels=_aggregate_labels("edit"), aggregate_from=("view",)),
         _role("system:aggregate-to-admin", _ADMIN, _aggregate_labels("admin")),
-        _role("system:aggregate-to-edit", _EDIT, _aggregate_labels("admin", "edit")),
-        _role("system:aggregate-to-view", _VIEW, _aggregate_labels("admin", "edit", "view")),
-        _role("system:kube-scheduler", _SCHEDULER),
-        _role("system:kube-controller-manager", _CONTROLLER_MANAGER),
+        _role("system:aggregate-to-edit", _EDIT + dra.edit, _aggregate_labels("admin", "edit")),
+        _role("system:aggregate-to-view", _VIEW + dra.view,
+              _aggregate_labels("admin", "edit", "view")),
+        _role("system:kube-scheduler", _SCHEDULER + dra.scheduler),
+        _role("system:kube-controller-manager", _CONTROLLER_MANAGER + dra.controller_manager),
         _role("system:node", node_rules),
+        *(_role(CONTROLLER_ROLE_PREFIX + name, rules) for name, rules in dra.controllers),
     ]
 
 
-def cluster_role_bindings() -> list[Obj]:
+def _controller_binding(name: str) -> Obj:
+    """``system:controller:<name>`` bound to the service account ``kube-system/<name>``."""
+    binding = _binding(CONTROLLER_ROLE_PREFIX + name, CONTROLLER_ROLE_PREFIX + name)
+    binding["subjects"] = [{"kind": "ServiceAccount", "name": name,
+                            "namespace": CONTROLLER_NAMESPACE}]
+    return binding
+
+
+def cluster_role_bindings(release: Release) -> list[Obj]:
     return [
         _binding("cluster-admin", "cluster-admin", ("Group", MASTERS)),
         _binding("system:discovery", "system:discovery", ("Group", AUTHENTICATED)),
@@ -161,4 +232,5 @@ def cluster_role_bindings() -> list[Obj]:
                  ("User", "system:kube-controller-manager")),
         # deprecated and without subjects: nodes get their rights from the Node authorizer
         _binding("system:node", "system:node"),
+        *(_controller_binding(name) for name, _ in DRA[release].controllers),
     ]
