@@ -15,6 +15,7 @@ from kubedra.api.features import FeatureGates
 from kubedra.api.release import R1_30, R1_34
 from kubedra.registry.strategies.core import PodStrategy
 from kubedra.registry.strategies.job import JobStrategy
+from kubedra.validation import field
 from tests.unit.registry.json_hooks import OnJSON
 from tests.unit.validation.job_samples import manifest as job_manifest
 
@@ -36,7 +37,8 @@ def created(release: Any, raw: Obj) -> tuple[Obj, list[str]]:
     obj = copy.deepcopy(raw)
     strategy.default(obj)
     strategy.prepare_for_create(obj)
-    return obj, [str(e) for e in strategy.validate(obj)]
+    with field.apimachinery(field.apimachinery_of(release)):  # as admission renders
+        return obj, [str(e) for e in strategy.validate(obj)]
 
 
 BOTH_SHAPES = [{"name": "gpu", "resourceClaimTemplateName": "t",

@@ -11,6 +11,7 @@ from kubedra.api.batch import Job
 from kubedra.api.features import FeatureGates
 from kubedra.api.release import R1_30, R1_34, Release
 from kubedra.registry.strategies.job import JobStrategy
+from kubedra.validation import field
 from tests.unit.registry.json_hooks import OnJSON
 from tests.unit.validation.job_samples import manifest
 
@@ -25,7 +26,8 @@ def create(strategy: OnJSON, raw: dict[str, Any]) -> tuple[dict[str, Any], list[
     obj = copy.deepcopy(raw)
     strategy.default(obj)
     strategy.prepare_for_create(obj)
-    return obj, [str(e) for e in strategy.validate(obj)]
+    with field.apimachinery(field.apimachinery_of(strategy.strategy.gates.release)):
+        return obj, [str(e) for e in strategy.validate(obj)]
 
 
 def test_managed_by_is_kept_by_default_in_1_34_only() -> None:
@@ -57,4 +59,5 @@ def test_strengthened_status_validation_is_on_by_default_in_1_34() -> None:
         new = copy.deepcopy(old)
         new["status"]["conditions"] = []
         strategy.prepare_for_status_update(new, old)
-        assert [str(e) for e in strategy.validate_status_update(new, old)] == expected
+        with field.apimachinery(field.apimachinery_of(release)):  # as admission renders
+            assert [str(e) for e in strategy.validate_status_update(new, old)] == expected
