@@ -7,8 +7,6 @@ import ipaddress
 import re
 from typing import Final
 
-import msgspec
-
 from kubedra.api.goformat import go_quote
 from kubedra.api.resource import v1 as r
 from kubedra.validation.devices._common import (
@@ -164,18 +162,9 @@ def validate_claim_spec_update(
 # --- status ----------------------------------------------------------------------------------
 
 
-class SharedDeviceID(msgspec.Struct, frozen=True, rename="pascal"):
-    """structured's ``SharedDeviceID``: the key of ``status.devices`` and of allocated
-    devices; a Go struct, so a bad value printed as JSON (with Go's field names)."""
-
-    driver: str
-    pool: str
-    device: str
-    share_id: str | None = msgspec.field(default=None, name="ShareID")
-
-
-def _device_id(entry: r.DeviceRequestAllocationResult | r.AllocatedDeviceStatus) -> SharedDeviceID:
-    return SharedDeviceID(entry.driver, entry.pool, entry.device, entry.share_id)
+def _device_id(
+        entry: r.DeviceRequestAllocationResult | r.AllocatedDeviceStatus) -> r.SharedDeviceID:
+    return r.SharedDeviceID(entry.driver, entry.pool, entry.device, entry.share_id)
 
 
 def validate_status_update(status: r.ResourceClaimStatus, old: r.ResourceClaimStatus,
@@ -183,7 +172,7 @@ def validate_status_update(status: r.ResourceClaimStatus, old: r.ResourceClaimSt
     reserved = status.reserved_for or []
     errs = each_unique(reserved, r.RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, _validate_consumer,
                        lambda r: (r.uid, "uid"), path.child("reservedFor"))
-    allocated: set[SharedDeviceID] = set()
+    allocated: set[r.SharedDeviceID] = set()
     if status.allocation is not None:
         allocated = {_device_id(r) for r in status.allocation.devices.results or ()}
     errs += each_unique(status.devices, -1,
@@ -286,7 +275,7 @@ def _uuid_error(text: str) -> str | None:
 
 
 def _validate_device_status(entry: r.AllocatedDeviceStatus, path: Path,
-                            allocated: set[SharedDeviceID]) -> ErrorList:
+                            allocated: set[r.SharedDeviceID]) -> ErrorList:
     errs = validate_driver_name(entry.driver, path.child("driver"))
     errs += validate_pool_name(entry.pool, path.child("pool"))
     errs += validate_dns_label(entry.device, path.child("device"))
