@@ -375,13 +375,3 @@ class ResourceClaimTemplate(TypedObject):
 class ResourceClaimTemplateList(ObjectList):
     items: list[ResourceClaimTemplate] = required_list()
 
-
-class SharedDeviceID(msgspec.Struct, frozen=True, rename="pascal"):
-    """structured's ``SharedDeviceID``: the key of ``status.devices`` and of allocated
-    devices; a Go struct, so a bad value naming it prints as JSON with Go's field names.
-    (Here, not in compiled ``validation/``: mypyc cannot build a msgspec field default.)"""
-
-    driver: str
-    pool: str
-    device: str
-    share_id: str | None = msgspec.field(default=None, name="ShareID")

@@ -9,6 +9,7 @@ from typing import Final
 
 from kubedra.api.goformat import go_quote
 from kubedra.api.resource import v1 as r
+from kubedra.api.resource.device_id import SharedDeviceID
 from kubedra.validation.devices._common import (
     RequestNames,
     each,
@@ -163,8 +164,8 @@ def validate_claim_spec_update(
 
 
 def _device_id(
-        entry: r.DeviceRequestAllocationResult | r.AllocatedDeviceStatus) -> r.SharedDeviceID:
-    return r.SharedDeviceID(entry.driver, entry.pool, entry.device, entry.share_id)
+        entry: r.DeviceRequestAllocationResult | r.AllocatedDeviceStatus) -> SharedDeviceID:
+    return SharedDeviceID(entry.driver, entry.pool, entry.device, entry.share_id)
 
 
 def validate_status_update(status: r.ResourceClaimStatus, old: r.ResourceClaimStatus,
@@ -172,7 +173,7 @@ def validate_status_update(status: r.ResourceClaimStatus, old: r.ResourceClaimSt
     reserved = status.reserved_for or []
     errs = each_unique(reserved, r.RESOURCE_CLAIM_RESERVED_FOR_MAX_SIZE, _validate_consumer,
                        lambda r: (r.uid, "uid"), path.child("reservedFor"))
-    allocated: set[r.SharedDeviceID] = set()
+    allocated: set[SharedDeviceID] = set()
     if status.allocation is not None:
         allocated = {_device_id(r) for r in status.allocation.devices.results or ()}
     errs += each_unique(status.devices, -1,
@@ -275,7 +276,7 @@ def _uuid_error(text: str) -> str | None:
 
 
 def _validate_device_status(entry: r.AllocatedDeviceStatus, path: Path,
-                            allocated: set[r.SharedDeviceID]) -> ErrorList:
+                            allocated: set[SharedDeviceID]) -> ErrorList:
     errs = validate_driver_name(entry.driver, path.child("driver"))
     errs += validate_pool_name(entry.pool, path.child("pool"))
     errs += validate_dns_label(entry.device, path.child("device"))
