@@ -173,7 +173,10 @@ def test_explain_deviceclass_spec(kubectl_134: Kubectl) -> None:
     assert "selectors\t<[]DeviceSelector>" in out
     out = kubectl_134.run("explain", "resourceclaims.spec.devices.requests.exactly").stdout
     assert "FIELD: exactly <ExactDeviceRequest>" in out
-    assert "deviceClassName\t<string>" in out
+    assert "deviceClassName\t<string> -required-" in out
+    out = kubectl_134.run("explain", "deviceclass").stdout
+    assert "spec\t<DeviceClassSpec> -required-" in out
+    assert "metadata\t<ObjectMeta>\n" in out
 
 
 def test_delete_every_kind(kubectl_134: Kubectl, applied: tuple[str, str]) -> None:

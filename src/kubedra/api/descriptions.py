@@ -2096,6 +2096,45 @@ def _qualified(module: str, types: dict[str, dict[str, str]]) -> dict[str, dict[
     return _in_package(OPENAPI_PACKAGES[module], types)
 
 
+# The fields upstream's OpenAPI lists as ``required`` (``kubectl explain`` prints
+# ``-required-``): those of the Go types with neither ``+optional`` nor ``omitempty``.
+_RESOURCE_V1_REQUIRED: Final[dict[str, tuple[str, ...]]] = {
+    "AllocatedDeviceStatus": ("driver", "pool", "device"),
+    "CELDeviceSelector": ("expression",),
+    "CapacityRequestPolicyRange": ("min",),
+    "Counter": ("value",),
+    "CounterSet": ("name", "counters"),
+    "DeviceAllocationConfiguration": ("source",),
+    "DeviceCapacity": ("value",),
+    "DeviceClass": ("spec",),
+    "DeviceClassList": ("items",),
+    "DeviceCounterConsumption": ("counterSet", "counters"),
+    "DeviceRequest": ("name",),
+    "DeviceRequestAllocationResult": ("request", "driver", "pool", "device"),
+    "DeviceSubRequest": ("name", "deviceClassName"),
+    "DeviceTaint": ("key", "effect"),
+    "Device": ("name",),
+    "ExactDeviceRequest": ("deviceClassName",),
+    "OpaqueDeviceConfiguration": ("driver", "parameters"),
+    "ResourceClaim": ("spec",),
+    "ResourceClaimConsumerReference": ("resource", "name", "uid"),
+    "ResourceClaimList": ("items",),
+    "ResourceClaimTemplate": ("spec",),
+    "ResourceClaimTemplateList": ("items",),
+    "ResourceClaimTemplateSpec": ("spec",),
+    "ResourcePool": ("name", "generation", "resourceSliceCount"),
+    "ResourceSlice": ("spec",),
+    "ResourceSliceList": ("items",),
+    "ResourceSliceSpec": ("driver", "pool"),
+}
+
+REQUIRED: Final[dict[str, tuple[str, ...]]] = {
+    f"{openapi_package(resource_v1.GROUP, 'v1')}.{name}": fields
+    for name, fields in _RESOURCE_V1_REQUIRED.items()
+}
+"""Required fields by definition name (v1beta2 is served by v1's types, under v1's names)."""
+
+
 DESCRIPTIONS: Final[dict[str, dict[str, str]]] = {
     **_qualified("kubedra.api.meta", _META),
     **_qualified("kubedra.api.resource.v1alpha2", _RESOURCE),

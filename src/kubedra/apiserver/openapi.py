@@ -21,7 +21,7 @@ from typing import Any
 import msgspec
 
 from kubedra.api.base import Obj
-from kubedra.api.descriptions import DESCRIPTIONS
+from kubedra.api.descriptions import DESCRIPTIONS, REQUIRED
 from kubedra.api.quantity import Quantity
 from kubedra.api.scheme import OPENAPI_PACKAGES
 from kubedra.apiserver import patch
@@ -142,11 +142,13 @@ def _wrap_ref(schema: Obj) -> Obj:
 
 
 def _describe(name: str, schema: Obj, v3: bool) -> Obj:
-    """The definition with its v1.30 type and field descriptions."""
+    """The definition with its type and field descriptions and upstream's required fields."""
     texts = DESCRIPTIONS.get(name, {})
     out = {k: v for k, v in schema.items() if k != "description"}
     if "" in texts:
         out = {"description": texts[""], **out}
+    if name in REQUIRED:
+        out["required"] = list(REQUIRED[name])
     props = out.get("properties")
     if isinstance(props, dict):
         described = {}

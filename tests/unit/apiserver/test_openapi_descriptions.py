@@ -5,14 +5,17 @@ from __future__ import annotations
 
 from typing import Any
 
-from kubedra.api.descriptions import DESCRIPTIONS
+from kubedra.api import scheme
+from kubedra.api.descriptions import DESCRIPTIONS, REQUIRED
 from kubedra.api.features import FeatureGates
+from kubedra.api.release import R1_34
+from kubedra.api.runtimeconfig import parse_runtime_config
 from kubedra.apiserver import openapi
 from kubedra.apiserver.registry import Registry
 
 
-def _definitions() -> dict[str, Any]:
-    registry = Registry(FeatureGates())
+def _definitions(registry: Registry | None = None) -> dict[str, Any]:
+    registry = registry or Registry(FeatureGates())
     defs: dict[str, Any] = {}
     for path in openapi.v3_index(registry)["paths"]:
         doc = openapi.v3_document(registry, path)
@@ -50,3 +53,15 @@ def test_v2_definitions_match_v3() -> None:
     claim = v2["io.k8s.api.resource.v1alpha2.ResourceClaim"]["properties"]["spec"]
     assert claim == {"description": DESCRIPTIONS["io.k8s.api.resource.v1alpha2.ResourceClaim"][
         "spec"], "$ref": "#/definitions/io.k8s.api.resource.v1alpha2.ResourceClaimSpec"}
+
+
+def test_required_fields_are_upstreams_and_exist() -> None:
+    # kubectl explain prints -required- from these; v1beta2 is served by v1's types
+    config = parse_runtime_config("resource.k8s.io/v1beta2=true", scheme.registered(R1_34))
+    defs = _definitions(Registry(FeatureGates.for_release(R1_34), runtime_config=config))
+    for name, fields in REQUIRED.items():
+        schema = defs[name]
+        assert schema["required"] == list(fields)
+        assert set(fields) <= set(schema["properties"]), name
+    assert defs["io.k8s.api.resource.v1.ResourceSliceSpec"]["required"] == ["driver", "pool"]
+    assert "required" not in defs["io.k8s.api.resource.v1.DeviceClassSpec"]
