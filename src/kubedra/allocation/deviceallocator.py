@@ -1,0 +1,374 @@
+"""Allocation of ``resource.k8s.io/v1`` claims on one node (upstream ``Allocator.Allocate``).
+
+Built like upstream's ``NewAllocator(features, allocatedDevices, classes, slices, celCache)``;
+:meth:`DeviceAllocator.allocate` takes the node and the claims to allocate together. It checks
+each claim and request as upstream does (same error texts, same order), turns them into the
+search problem of :mod:`.search` (where the answer is found, completely: an allocation is
+returned whenever one exists, the preferred one as upstream defines it) and builds each
+claim's ``AllocationResult`` (results, configuration, ``nodeSelector``).
+
+Where upstream's outcome depends on its random pool order or on how far its search got, the
+answer here is the deterministic one: pools in (driver, pool) order; an invalid pool before the
+chosen device of a request (or any invalid pool, when there is no allocation) is the error
+upstream reports on reaching it; a CEL evaluation error on a device before the chosen one (or
+on any candidate, when there is no allocation) is reported the same way; an ``All`` request
+whose own devices cannot satisfy a constraint is the error upstream reports when it tries it.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Collection, Mapping, Sequence
+from dataclasses import dataclass, field
+
+from kubedra.allocation.features import Features
+from kubedra.allocation.model.devices import (
+    DeviceEntry,
+    DeviceKey,
+    DeviceSelectors,
+    Inventory,
+    Pool,
+    configs,
+    device_id,
+    gather_pools,
+    lookup_attribute,
+    node_matches,
+    node_selector,
+)
+from kubedra.allocation.search import Choice, ChoiceError, Constraint, Problem, Request
+from kubedra.allocation.selectors import SelectorCompileError
+from kubedra.api.core import Node
+from kubedra.api.meta import kobj
+from kubedra.api.resource.v1 import (
+    ALLOCATION_RESULTS_MAX_SIZE,
+    AllocationResult,
+    DeviceAllocationResult,
+    DeviceClass,
+    DeviceRequest,
+    DeviceRequestAllocationResult,
+    DeviceSelector,
+    DeviceToleration,
+    ResourceClaim,
+    ResourceSlice,
+)
+
+TIMED_OUT = "timed out trying to allocate devices"
+
+
+class AllocationError(Exception):
+    """Allocation cannot proceed (upstream: Allocate returned an error); upstream's text."""
+
+
+class AllocationTimeout(AllocationError):
+    """The deadline passed during the search (the scheduler's Filter timeout)."""
+
+    def __init__(self) -> None:
+        super().__init__(TIMED_OUT)
+
+
+@dataclass(slots=True)
+class _Alternative:
+    """A request or one subrequest, as checked."""
+
+    request: str
+    sub: str | None
+    cls: DeviceClass
+    selectors: Sequence[DeviceSelector]
+    all_mode: bool
+    count: int
+    admin: bool
+    tolerations: list[DeviceToleration] | None
+
+    fixed: tuple[int, ...] | None = None  # All: the devices, in candidate order
+    errors: list[tuple[int, str]] = field(default_factory=list)  # (position, CEL error)
+
+    @property
+    def name(self) -> str:
+        return self.request if self.sub is None else f"{self.request}/{self.sub}"
+
+    @property
+    def size(self) -> int:
+        return len(self.fixed) if self.fixed is not None else self.count
+
+    def prefix(self, claim: ResourceClaim) -> str:
+        return f"claim {_name(claim)}, request {self.sub if self.sub is not None else self.request}"
+
+
+class DeviceAllocator:
+    """One scheduling cycle's allocator: cluster state in, :meth:`allocate` per node."""
+
+    def __init__(self, features: Features, allocated: Collection[DeviceKey],
+                 classes: Mapping[str, DeviceClass], slices: Sequence[ResourceSlice],
+                 selectors: DeviceSelectors, inventory: Inventory | None = None) -> None:
+        self.features = features
+        self.allocated = allocated
+        self.classes = classes
+        self.slices = slices
+        self.selectors = selectors
+        self.inventory = inventory or Inventory()
+
+    def allocate(self, node: Node | None, claims: Sequence[ResourceClaim],
+                 deadline: float | None = None) -> list[AllocationResult] | None:
+        """Per claim its result; None = no allocation on this node. Raises
+        :class:`AllocationError` with upstream's text, :class:`AllocationTimeout` once
+        ``deadline`` (``time.monotonic()``) has passed."""
+        return _Allocation(self, node, claims, deadline).run()
+
+
+class _Allocation:
+    """One Allocate call."""
+
+    def __init__(self, owner: DeviceAllocator, node: Node | None,
+                 claims: Sequence[ResourceClaim], deadline: float | None) -> None:
+        self.owner = owner
+        self.features = owner.features
+        self.claims = claims
+        self.deadline = deadline
+        self.pools = gather_pools(owner.slices, node, owner.features.partitionable_devices)
+        self.node = node
+        self.entries: list[DeviceEntry] = []  # candidate order: the search's bit positions
+        self.invalid_before: list[Pool | None] = []  # per entry: an invalid pool before it
+        self.first_invalid: Pool | None = None
+        for pool in self.pools:
+            if pool.invalid is not None:
+                self.first_invalid = self.first_invalid or pool
+                continue
+            for s in pool.slices:
+                for e in owner.inventory.entries(s):
+                    self.entries.append(e)
+                    self.invalid_before.append(self.first_invalid)
+
+    def check(self) -> None:
+        if self.deadline is not None and time.monotonic() > self.deadline:
+            raise AllocationTimeout
+
+    # --- checks and the problem --------------------------------------------------------------
+
+    def run(self) -> list[AllocationResult] | None:
+        requests = self._requests()
+        problem = Problem(requests, self.constraints, ALLOCATION_RESULTS_MAX_SIZE, self.check)
+        try:
+            solution = problem.solve()
+        except ChoiceError as err:
+            raise AllocationError(str(err)) from None
+        if solution is None:
+            self._no_allocation()
+            return None
+        self._reached(solution.choices, solution.devices)
+        return self._results(solution.choices, solution.devices)
+
+    def _requests(self) -> list[Request]:
+        """Upstream's checks, claim by claim, and the search's requests and constraints."""
+        self.alternatives: list[list[_Alternative]] = []  # per request (all claims)
+        self.claim_of: list[int] = []
+        self.constraints: list[Constraint] = []
+        covers: list[tuple[int, set[str]]] = []  # per constraint: its claim, request names
+        for ci, claim in enumerate(self.claims):
+            minimum = 0
+            for request in claim.spec.devices.requests:
+                alts = self._alternatives(claim, request)
+                for alt in alts:
+                    if alt.all_mode:
+                        alt.fixed = self._all_devices(claim, alt)
+                minimum += min(a.size for a in alts)
+                self.alternatives.append(alts)
+                self.claim_of.append(ci)
+            if minimum > ALLOCATION_RESULTS_MAX_SIZE:
+                raise AllocationError(
+                    f"claim {_name(claim)}: number of requested devices {minimum} exceeds "
+                    f"the claim limit of {ALLOCATION_RESULTS_MAX_SIZE}")
+            for k, constraint in enumerate(claim.spec.devices.constraints or ()):
+                attribute = constraint.match_attribute
+                if attribute is None:
+                    raise AllocationError(f"claim {_name(claim)}, constraint #{k}: empty "
+                                          "constraint (unsupported constraint type?)")
+                values = {}
+                for pos, e in enumerate(self.entries):
+                    v = lookup_attribute(e, attribute)
+                    if v is not None:
+                        values[pos] = v
+                self.constraints.append(Constraint(values))
+                covers.append((ci, set(constraint.requests or ())))
+        requests = []
+        for alts, ci in zip(self.alternatives, self.claim_of, strict=True):
+            choices = []
+            for alt in alts:
+                cons = tuple(k for k, (c, names) in enumerate(covers) if c == ci and (
+                    not names or alt.request in names or alt.name in names))
+                choices.append(self._choice(self.claims[ci], alt, cons))
+            requests.append(Request(ci, tuple(choices)))
+        return requests
+
+    def _alternatives(self, claim: ResourceClaim, request: DeviceRequest) -> list[_Alternative]:
+        name = request.name
+        if request.first_available:
+            if not self.features.prioritized_list:
+                raise AllocationError(f"claim {_name(claim)}, request {name}: has subrequests, "
+                                      "but the DRAPrioritizedList feature is disabled")
+            return [self._checked(claim, name, sub.name, sub.device_class_name,
+                                  sub.selectors or (), sub.allocation_mode, sub.count, None,
+                                  sub.tolerations) for sub in request.first_available]
+        exact = request.exactly
+        if exact is None:
+            return [self._checked(claim, name, None, "", (), "", 0, None, None)]
+        return [self._checked(claim, name, None, exact.device_class_name, exact.selectors or (),
+                              exact.allocation_mode, exact.count, exact.admin_access,
+                              exact.tolerations)]
+
+    def _checked(self, claim: ResourceClaim, request: str, sub: str | None, class_name: str,
+                 selectors: Sequence[DeviceSelector], mode: str, count: int,
+                 admin: bool | None, tolerations: list[DeviceToleration] | None
+                 ) -> _Alternative:
+        """Upstream ``validateDeviceRequest``, in its order."""
+        prefix = f"claim {_name(claim)}, request {sub if sub is not None else request}"
+        for i, selector in enumerate(selectors):
+            if selector.cel is None:
+                raise AllocationError(f"{prefix}, selector #{i}: CEL expression empty "
+                                      "(unsupported selector type?)")
+        if admin is not None and not self.features.admin_access:
+            raise AllocationError(f"{prefix}: admin access is requested, but the feature is "
+                                  "disabled")
+        if not class_name:
+            raise AllocationError(f"{prefix}: missing device class name (unsupported request "
+                                  "type?)")
+        cls = self.owner.classes.get(class_name)
+        if cls is None:
+            raise AllocationError(f"{prefix}: could not retrieve device class {class_name}: "
+                                  f'deviceclass.resource.k8s.io "{class_name}" not found')
+        if mode not in ("ExactCount", "All"):
+            raise AllocationError(f"{prefix}: unsupported count mode {mode}")
+        return _Alternative(request, sub, cls, selectors, mode == "All", count, bool(admin),
+                            tolerations)
+
+    def _all_devices(self, claim: ResourceClaim, alt: _Alternative) -> tuple[int, ...]:
+        """The devices an ``All`` (sub)request takes; every pool must be complete and valid."""
+        for pool in self.pools:
+            if pool.incomplete:
+                raise AllocationError(f"{alt.prefix(claim)}: asks for all devices, but resource "
+                                      f"pool {pool.id} is currently being updated")
+            if pool.invalid is not None:
+                raise AllocationError(f"{alt.prefix(claim)}: asks for all devices, but resource "
+                                      f"pool {pool.id} is currently invalid")
+        out = []
+        for pos, e in enumerate(self.entries):
+            v = self._selectable(claim, alt, e)
+            if isinstance(v, str):
+                raise AllocationError(v)
+            if v:
+                out.append(pos)
+        return tuple(out)
+
+    def _selectable(self, claim: ResourceClaim, alt: _Alternative, e: DeviceEntry
+                    ) -> bool | str:
+        """Upstream ``isSelectable`` and the feature checks of ``allocateDevice``: True/False,
+        or the error text (class selectors first, then the request's)."""
+        device = e.device
+        if device.binding_conditions and not (self.features.device_binding
+                                              and self.features.device_status):
+            return False
+        if device.consumes_counters and not self.features.partitionable_devices:
+            return False
+        for owner, selectors in ((f"class {alt.cls.metadata.name}", alt.cls.spec.selectors),
+                                 (f"claim {_name(claim)}", alt.selectors)):
+            for i, selector in enumerate(selectors or ()):
+                if selector.cel is None:
+                    return False
+                try:
+                    v = self.owner.selectors.verdict(e, selector.cel.expression)
+                except SelectorCompileError as err:
+                    return f"{owner}: selector #{i}: CEL compile error: {err}"
+                if isinstance(v, str):
+                    return (f"{owner}: selector #{i} on device {device_id(e.key)}: "
+                            f"CEL runtime error: {v}")
+                if not v:
+                    return False
+        return not e.slice.spec.per_device_node_selection or node_matches(
+            self.node, device.node_name, device.all_nodes, device.node_selector)
+
+    def _choice(self, claim: ResourceClaim, alt: _Alternative, cons: tuple[int, ...]) -> Choice:
+        allocated = self.owner.allocated
+        if alt.fixed is not None:
+            fixed = alt.fixed
+            if not alt.admin and any(self.entries[d].key in allocated for d in fixed):
+                fixed = ()  # a device is in use: no allocation with this choice
+            return Choice(fixed=fixed, admin=alt.admin, constraints=cons,
+                          error=self._all_mismatch(claim, alt, fixed, cons))
+        mask = 0
+        for pos, e in enumerate(self.entries):
+            if not alt.admin and e.key in allocated:
+                continue
+            v = self._selectable(claim, alt, e)
+            if isinstance(v, str):
+                alt.errors.append((pos, v))
+            elif v:
+                mask |= 1 << pos
+        return Choice(mask=mask, count=alt.count, admin=alt.admin, constraints=cons)
+
+    def _all_mismatch(self, claim: ResourceClaim, alt: _Alternative, fixed: tuple[int, ...],
+                      cons: tuple[int, ...]) -> str | None:
+        """Upstream adds an ``All`` request's devices one by one and fails on the first that a
+        constraint refuses: the error when its own devices disagree."""
+        for k in cons:
+            values = self.constraints[k].values
+            for d in fixed:
+                if d not in values or values[d] != values.get(fixed[0]):
+                    return (f"{alt.prefix(claim)}: cannot add device "
+                            f"{device_id(self.entries[d].key)} because a claim constraint "
+                            "would not be satisfied")
+        return None
+
+    # --- outcome -----------------------------------------------------------------------------
+
+    def _invalid(self, pool: Pool) -> AllocationError:
+        return AllocationError(f"pool {pool.name} is invalid: {pool.invalid}")
+
+    def _reached(self, chosen: Sequence[int], devices: Sequence[Sequence[int]]) -> None:
+        """Errors upstream's search meets on its way to the answer: an invalid pool, or a
+        selector failing on a device, before a chosen device."""
+        for alts, k, devs in zip(self.alternatives, chosen, devices, strict=True):
+            alt = alts[k]
+            if alt.all_mode or not devs:
+                continue
+            last = max(devs)
+            pool = self.invalid_before[last]
+            if pool is not None:
+                raise self._invalid(pool)
+            for pos, text in alt.errors:
+                if pos < last:
+                    raise AllocationError(text)
+
+    def _no_allocation(self) -> None:
+        """No allocation: what upstream's exhaustive search would have run into."""
+        exact = [a for alts in self.alternatives for a in alts if not a.all_mode]
+        if self.first_invalid is not None and exact:
+            raise self._invalid(self.first_invalid)
+        for alt in exact:
+            if alt.errors:
+                raise AllocationError(alt.errors[0][1])
+
+    def _results(self, chosen: Sequence[int], devices: Sequence[Sequence[int]]
+                 ) -> list[AllocationResult]:
+        results: list[list[DeviceRequestAllocationResult]] = [[] for _ in self.claims]
+        used: list[list[DeviceEntry]] = [[] for _ in self.claims]
+        picked: list[list[tuple[str, str | None, DeviceClass]]] = [[] for _ in self.claims]
+        for alts, ci, k, devs in zip(self.alternatives, self.claim_of, chosen, devices,
+                                     strict=True):
+            alt = alts[k]
+            picked[ci].append((alt.request, alt.sub, alt.cls))
+            for d in devs:
+                e = self.entries[d]
+                used[ci].append(e)
+                results[ci].append(DeviceRequestAllocationResult(
+                    request=alt.name, driver=e.key[0], pool=e.key[1], device=e.key[2],
+                    admin_access=True if alt.admin else None, tolerations=alt.tolerations))
+        out = []
+        for ci, claim in enumerate(self.claims):
+            config = configs(claim, picked[ci])
+            out.append(AllocationResult(
+                devices=DeviceAllocationResult(results=results[ci], config=config or None),
+                node_selector=node_selector(used[ci])))
+        return out
+
+
+def _name(claim: ResourceClaim) -> str:
+    return kobj(claim.metadata.namespace, claim.metadata.name)
