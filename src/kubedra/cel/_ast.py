@@ -118,6 +118,11 @@ class Analysis:
     selects_internal_field: bool = False
 
 
+def size_bucket(n: int) -> int:
+    """``n`` rounded up to a power of two: the sizes an estimate is cached for."""
+    return 1 << max(n - 1, 0).bit_length()
+
+
 class CheckedAst:
     """A parsed ``CheckedExpr``; :meth:`analyze` may be called for several ``unknown`` sizes."""
 
@@ -304,3 +309,115 @@ def rename_calls(serialized: bytes, renames: dict[int, str]) -> bytes:
         return bytes(out)
 
     return message((0, len(serialized)), "Any", None)
+
+
+# --- resource.k8s.io/v1: unknown domains read as empty maps ----------------------------------
+
+def _len_field(num: int, payload: bytes) -> bytes:
+    return _varint(num << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _varint_field(num: int, value: int) -> bytes:
+    return _varint(num << 3) + _varint(value)
+
+
+def _expr(expr_id: int, kind: int, payload: bytes) -> bytes:
+    return _varint_field(_ID, expr_id) + _len_field(kind, payload)
+
+
+# cel.expr.Type of ``device.attributes`` / ``device.capacity`` as the checker records it:
+# map(string, map(string, dyn)) (Type.map_type = 7, MapType.key_type/value_type = 1/2,
+# Type.primitive = 3 with STRING = 5, Type.dyn = 1)
+_STRING_TYPE: Final = _varint_field(3, 5)
+DOMAIN_MAP_TYPE: Final = _len_field(7, _len_field(1, _STRING_TYPE) + _len_field(
+    2, _len_field(7, _len_field(1, _STRING_TYPE) + _len_field(2, _len_field(1, b""))))
+)
+_CONST, _CONST_BOOL, _CONST_STRING = 3, 2, 6
+_SELECT_OPERAND, _SELECT_FIELD, _SELECT_TEST_ONLY = 1, 2, 3
+_CALL_TARGET, _CALL_ARGS = 1, 3
+
+
+def default_empty_domains(serialized: bytes) -> bytes | None:
+    """The serialized ``CheckedExpr`` with every lookup of a domain in a map typed as
+    ``device.attributes``/``device.capacity`` made total, as upstream's mapper does:
+    ``m[k]`` and ``m.k`` become ``m[?k].orValue({})`` (an unknown domain reads as an empty
+    map) and ``has(m.k)`` becomes ``true`` (that mapper finds every key); ``k in m`` and
+    iteration see only the real domains. None when the expression has no such lookup."""
+    r = _Reader(serialized)
+    (value,) = r.sub(0, len(serialized), 2)  # Any.value
+    typed = r.int_keyed_entries(value[0], value[1], 3)  # CheckedExpr.type_map
+    maps = {key for key, span in typed if r.buf[span[0] : span[1]] == DOMAIN_MAP_TYPE}
+    if not maps:
+        return None
+    next_id = [max(key for key, _ in typed) + 1]
+    changed = [False]
+
+    def fresh() -> int:
+        next_id[0] += 1
+        return next_id[0] - 1
+
+    def expr_id(data: bytes) -> int:
+        sub = _Reader(data)
+        return next((sub.varint(fs)[0] for n, wt, fs, _ in sub.fields(0, len(data))
+                     if n == _ID and wt == 0), -1)
+
+    def total_lookup(eid: int, operand: bytes, key: bytes) -> bytes:
+        changed[0] = True
+        optional = _expr(fresh(), _CALL, _len_field(_CALL_FUNCTION, b"_[?_]")
+                         + _len_field(_CALL_ARGS, operand) + _len_field(_CALL_ARGS, key))
+        empty = _expr(fresh(), _STRUCT, b"")
+        return _expr(eid, _CALL, _len_field(_CALL_TARGET, optional)
+                     + _len_field(_CALL_FUNCTION, b"orValue") + _len_field(_CALL_ARGS, empty))
+
+    def replace(eid: int, kind: int, parts: list[tuple[int, int, bytes]]) -> bytes | None:
+        """The replacement of Expr ``eid`` whose ``kind`` message has (rebuilt) ``parts``."""
+        if kind == _CALL:
+            args = [p for n, wt, p in parts if n == _CALL_ARGS]
+            function = next((p for n, _, p in parts if n == _CALL_FUNCTION), b"")
+            has_target = any(n == _CALL_TARGET for n, _, _ in parts)
+            if (function == b"_[_]" and not has_target and len(args) == 2
+                    and expr_id(args[0]) in maps):
+                return total_lookup(eid, args[0], args[1])
+        elif kind == _SELECT:
+            operand = next((p for n, wt, p in parts if n == _SELECT_OPERAND and wt == 2), None)
+            if operand is None or expr_id(operand) not in maps:
+                return None
+            if any(n == _SELECT_TEST_ONLY and p == b"\x01" for n, wt, p in parts if wt == 0):
+                changed[0] = True
+                return _expr(eid, _CONST, _varint_field(_CONST_BOOL, 1))
+            field = next(p for n, wt, p in parts if n == _SELECT_FIELD)
+            return total_lookup(eid, operand, _expr(fresh(), _CONST,
+                                                    _len_field(_CONST_STRING, field)))
+        return None
+
+    def message(span: _Span, kind: str) -> bytes:
+        children = _CHILDREN.get(kind, {})
+        parts: list[tuple[int, int, bytes]] = []
+        for num, wt, start, end in r.fields(*span):
+            if wt == 2 and num in children:
+                parts.append((num, wt, message((start, end), children[num])))
+            elif wt == 0:
+                parts.append((num, wt, _varint(r.varint(start)[0])))
+            else:
+                parts.append((num, wt, r.buf[start:end]))
+        if kind == "Expr":
+            eid = next((r.varint(fs)[0] for n, wt, fs, _ in r.fields(*span)
+                        if n == _ID and wt == 0), -1)
+            for num, wt, payload in parts:
+                if wt == 2 and num in (_SELECT, _CALL):
+                    sub = _Reader(payload)
+                    inner = [(n, w, sub.buf[s:e] if w != 0 else _varint(sub.varint(s)[0]))
+                             for n, w, s, e in sub.fields(0, len(payload))]
+                    new = replace(eid, num, inner)
+                    if new is not None:
+                        return new
+        out = bytearray()
+        for num, wt, payload in parts:
+            out += _varint(num << 3 | wt)
+            if wt == 2:
+                out += _varint(len(payload))
+            out += payload
+        return bytes(out)
+
+    rewritten = message((0, len(serialized)), "Any")
+    return rewritten if changed[0] else None

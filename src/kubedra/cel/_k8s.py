@@ -164,6 +164,33 @@ def _is_semver(s: str) -> bool:
     return True
 
 
+def normalize_semver(s: str) -> str:
+    """apiserver's ``normalizeAndParse`` before the parse: drop a leading ``v``, strip leading
+    zeros of the dot-separated parts, pad ``1`` / ``1.2`` to three parts."""
+    parts = s.removeprefix("v").split(".", 2)
+    for i, p in enumerate(parts):
+        if len(p) > 1:
+            p = p.lstrip("0")
+            parts[i] = p if p[:1].isdigit() and p[:1].isascii() else "0" + p
+    if len(parts) < 3:
+        if any(c in parts[-1] for c in "+-"):
+            raise SemverError("short version cannot contain PreRelease/Build meta data")
+        parts += ["0"] * (3 - len(parts))
+    return ".".join(parts)
+
+
+def _semver_normalize(s: str, normalize: bool) -> Any:
+    return _parse_semver_msg(normalize_semver(s) if normalize else s)
+
+
+def _is_semver_normalize(s: str, normalize: bool) -> bool:
+    try:
+        _semver_normalize(s, normalize)
+    except SemverError:
+        return False
+    return True
+
+
 def _go_int(u: int) -> int:
     """``types.Int(uint64)``: values >= 2^63 wrap to negative."""
     return u - (1 << 64) if u >= 1 << 63 else u
@@ -287,6 +314,17 @@ def quantity_and_semver_overloads() -> Overloads:
         overload("major", "semver_major", i, [ST], _major),
         overload("minor", "semver_minor", i, [ST], _minor),
         overload("patch", "semver_patch", i, [ST], _patch),
+    ]
+
+
+def semver_normalize_overloads() -> Overloads:
+    """The apiserver semver library's version 1 overloads (base env >= 1.33)."""
+    b, s = T.BOOL, T.STRING
+    return [
+        overload("semver", "string_bool_to_semver", ST, [s, b], _semver_normalize,
+                 member=False),
+        overload("isSemver", "is_semver_string_bool", b, [s, b], _is_semver_normalize,
+                 member=False),
     ]
 
 

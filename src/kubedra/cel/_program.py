@@ -18,8 +18,9 @@ from kubedra.api.goformat import go_quote
 from kubedra.api.quantity import Quantity
 from kubedra.api.resource import v1
 from kubedra.api.semver import SemverError, Version
-from kubedra.cel import _cost, _env, _k8s, _metered, _numeric
-from kubedra.cel._ast import CheckedAst, rename_calls
+from kubedra.cel import _cost, _device, _env, _k8s, _metered, _numeric
+from kubedra.cel._ast import CheckedAst, default_empty_domains, rename_calls, size_bucket
+from kubedra.cel._device import PreparedDevice
 from kubedra.cel._env import AnyEnv, DeviceEnv, EnvType
 from kubedra.cel._validators import literal_issues
 
@@ -124,12 +125,12 @@ class Prepared:
         for kind in ("attributes.intslice", "attributes.stringslice"):
             for lst in data[kind].values():
                 largest = max(largest, len(lst))
-        self.size_bucket = _bucket(largest)
+        self.size_bucket = size_bucket(largest)
         longest = max(map(len, data["attributes.string"].values()), default=0)
         for lst in data["attributes.stringslice"].values():
             longest = max(longest, max(map(len, lst), default=0))
         # what the static estimate of a program depends on for this instance
-        self.cost_key = (self.size_bucket, _bucket(longest))
+        self.cost_key = (self.size_bucket, size_bucket(longest))
 
     def activation(self, env_type: AnyEnv) -> Any:
         if self._error is not None:
@@ -184,10 +185,6 @@ def prepare(attributes: Iterable[AttributeLike] | None) -> Prepared:
     return Prepared(data, error)
 
 
-def _bucket(n: int) -> int:
-    return 1 << max(n - 1, 0).bit_length()
-
-
 def _go_rune(n: int) -> str:
     """Go ``%q`` of an int: the quoted rune, e.g. 0 -> ``'\\x00'``, 65 -> ``'A'``."""
     q = go_quote(chr(n)) if 0 <= n <= 0x10FFFF else '"\\ufffd"'
@@ -201,9 +198,14 @@ _EMPTY: Final = prepare(())
 # ----------------------------------------------------------------------------- programs
 
 
-def _as_prepared(attributes: Prepared | Iterable[AttributeLike] | None) -> Prepared:
+Input = Prepared | PreparedDevice | Iterable[AttributeLike] | None
+
+
+def _as_prepared(attributes: Input) -> Prepared:
     if attributes is None:
         return _EMPTY
+    if isinstance(attributes, PreparedDevice):
+        raise TypeError("a v1alpha2 selector evaluates named-resources attributes, not a device")
     return attributes if isinstance(attributes, Prepared) else prepare(attributes)
 
 
@@ -237,7 +239,7 @@ class Program:
         if over:
             raise EvalError(_cost.COST_LIMIT_EXCEEDED)
 
-    def evaluate(self, attributes: Prepared | Iterable[AttributeLike] | None = None) -> bool:
+    def evaluate(self, attributes: Input = None) -> bool:
         """``CompilationResult.Evaluate``: True/False, or EvalError with cel-go's text."""
         prepared = attributes if attributes.__class__ is Prepared else _as_prepared(attributes)
         assert isinstance(prepared, Prepared)
@@ -255,7 +257,7 @@ class Program:
             raise EvalError(runtime_error_text(value))
         raise EvalError(f"CEL result of type {type(value).__name__} could not be converted to bool")
 
-    def evaluate_value(self, attributes: Prepared | Iterable[AttributeLike] | None = None) -> Any:
+    def evaluate_value(self, attributes: Input = None) -> Any:
         """The result as a Python value (Quantity / Version for those object types)."""
         prepared = _as_prepared(attributes)
         act = prepared.activation(self.env_type)
@@ -268,6 +270,62 @@ class Program:
         if result.type() == cel.Type.ERROR:
             raise EvalError(runtime_error_text(str(result)))
         return _plain(result.plain_value())
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceProgram(Program):
+    """A resource.k8s.io/v1 ``device`` selector; it evaluates a :class:`PreparedDevice`.
+
+    Its expression was rewritten so that an unknown domain reads as an empty map
+    (_ast.default_empty_domains) and runs in the evaluation env (_device.py).
+    """
+
+    def evaluate(self, attributes: Input = None) -> bool:
+        """``DeviceMatches``: True/False, or EvalError with upstream's text."""
+        device = attributes
+        if device.__class__ is not PreparedDevice:
+            raise TypeError("a device selector evaluates a PreparedDevice (prepare_device)")
+        assert isinstance(device, PreparedDevice)
+        if device.error is not None:
+            raise EvalError(device.error)
+        act = device._activation or device.activation()
+        if self._too_costly.get(device.cost_key) is not False:
+            self._check_cost(device.cost_key)
+        _cost.reset()
+        try:
+            result = self._expr.eval(act)
+        except RuntimeError as e:
+            raise EvalError(runtime_error_text(str(e))) from None
+        value = result.value()
+        if value is True or value is False:
+            return value
+        kind = result.type()
+        if kind == cel.Type.ERROR:
+            raise EvalError(runtime_error_text(str(value)))
+        raise EvalError(_not_bool(kind))
+
+
+# cel-go's ConvertToNative(bool) error of the result types a selector can have
+_TO_BOOL: Final = {
+    "int": "unsupported type conversion from 'int' to bool",
+    "uint": "unsupported type conversion from 'uint' to bool",
+    "double": "unsupported type conversion from 'double' to bool",
+    "string": "unsupported native conversion from string to 'bool'",
+}
+
+
+_CEL_GO_TYPE_NAMES: Final = {
+    "INT": "int", "UINT": "uint", "DOUBLE": "double", "STRING": "string", "BYTES": "bytes",
+    "NULL": "null_type", "LIST": "list", "MAP": "map", "TYPE": "type",
+    "DURATION": "google.protobuf.Duration", "TIMESTAMP": "google.protobuf.Timestamp",
+}
+
+
+def _not_bool(kind: Any) -> str:
+    name = str(kind.name())
+    name = _CEL_GO_TYPE_NAMES.get(name, name)  # cel-cpp's INT is cel-go's int, ...
+    detail = _TO_BOOL.get(name, f"type conversion error from '{name}' to 'bool'")
+    return f"CEL result of type {name} could not be converted to bool: {detail}"
 
 
 def _plain(v: Any) -> Any:
@@ -369,7 +427,7 @@ def compile_expression(
             raise CompileError(BUDGET_EXCEEDED)
         hit = _compile_uncached(expression, env_type, require_bool)
         _CACHE.put(key, hit)
-    if hit.__class__ is Program:
+    if hit.__class__ is Program or hit.__class__ is DeviceProgram:
         return hit
     assert isinstance(hit, CompileError)
     raise hit
@@ -451,7 +509,14 @@ def _compile_uncached(
     renames = {expr_id: _REWRITES[ids[0]] for expr_id, ids in ast.overloads.items()
                if len(ids) == 1 and ids[0] in _REWRITES}
     if renames:  # comparisons cel-go orders differently, string work cel-cpp does not meter
-        expr = env.deserialize(rename_calls(serialized, renames))
+        serialized = rename_calls(serialized, renames)
+        if not device:
+            expr = env.deserialize(serialized)
+    if device:
+        returns_bool = require_bool and expr.return_type() == cel.Type.BOOL
+        expr = _device.deserialize(default_empty_domains(serialized) or serialized)
+        return DeviceProgram(expression, env_type, returns_bool, expr, ast, {(0, 0): False},
+                             max_cost)
     return Program(expression, env_type, require_bool, expr, ast, {(0, 0): False}, max_cost)
 
 
