@@ -26,7 +26,6 @@ from kubedra.allocation.model.devices import (
     DeviceEntry,
     DeviceKey,
     DeviceSelectors,
-    Inventory,
     Pool,
     configs,
     device_id,
@@ -99,13 +98,12 @@ class DeviceAllocator:
 
     def __init__(self, features: Features, allocated: Collection[DeviceKey],
                  classes: Mapping[str, DeviceClass], slices: Sequence[ResourceSlice],
-                 selectors: DeviceSelectors, inventory: Inventory | None = None) -> None:
+                 selectors: DeviceSelectors) -> None:
         self.features = features
         self.allocated = allocated
         self.classes = classes
         self.slices = slices
         self.selectors = selectors
-        self.inventory = inventory or Inventory()
 
     def allocate(self, node: Node | None, claims: Sequence[ResourceClaim],
                  deadline: float | None = None) -> list[AllocationResult] | None:
@@ -134,7 +132,7 @@ class _Allocation:
                 self.first_invalid = self.first_invalid or pool
                 continue
             for s in pool.slices:
-                for e in owner.inventory.entries(s):
+                for e in owner.selectors.inventory.entries(s):
                     self.entries.append(e)
                     self.invalid_before.append(self.first_invalid)
 

@@ -8,7 +8,7 @@
 * :class:`DeviceEntry` — one device with its selector verdicts, kept across Allocate calls by
   :class:`Inventory` for as long as its slice object is the same.
 * :class:`DeviceSelectors` — selectors compiled once (the compiler is given: CEL's ``device``
-  environment in production) and evaluated at most once per device.
+  environment in production, :mod:`.devicecel`) and evaluated at most once per device.
 * :func:`lookup_attribute`, :func:`node_selector` and :func:`configs` — the upstream rules for
   ``matchAttribute``, the allocation's ``nodeSelector`` and the copied configuration.
 """
@@ -78,9 +78,11 @@ Compiler = Callable[[str], Evaluator]
 
 
 class DeviceSelectors:
-    """Compiles each expression once (LRU-bounded) and caches verdicts on the devices."""
+    """Compiles each expression once (LRU-bounded) and caches verdicts on the devices, which
+    its :class:`Inventory` keeps: the one cache an allocator is given (upstream's celCache)."""
 
     def __init__(self, compiler: Compiler, limit: int = 4096) -> None:
+        self.inventory = Inventory()
         self._compiler = compiler
         self._cache: dict[str, Evaluator | SelectorCompileError] = {}
         self._limit = limit
