@@ -20,17 +20,20 @@ from __future__ import annotations
 import time
 from collections.abc import Collection, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 from kubedra.allocation.features import Features
+from kubedra.allocation.matching import bits
 from kubedra.allocation.model.devices import (
     DeviceEntry,
     DeviceKey,
     DeviceSelectors,
     Pool,
+    SliceDevices,
+    SliceMask,
     configs,
     device_id,
     gather_pools,
-    lookup_attribute,
     node_matches,
     node_selector,
 )
@@ -125,6 +128,7 @@ class _Allocation:
         self.pools = gather_pools(owner.slices, node, owner.features.partitionable_devices)
         self.node = node
         self.entries: list[DeviceEntry] = []  # candidate order: the search's bit positions
+        self.slices: list[tuple[int, SliceDevices]] = []  # (first position, the slice's devices)
         self.invalid_before: list[Pool | None] = []  # per entry: an invalid pool before it
         self.first_invalid: Pool | None = None
         for pool in self.pools:
@@ -132,9 +136,13 @@ class _Allocation:
                 self.first_invalid = self.first_invalid or pool
                 continue
             for s in pool.slices:
-                for e in owner.selectors.inventory.entries(s):
-                    self.entries.append(e)
-                    self.invalid_before.append(self.first_invalid)
+                devices = owner.selectors.inventory.devices(s)
+                self.slices.append((len(self.entries), devices))
+                self.entries += devices.entries
+                self.invalid_before += [self.first_invalid] * len(devices.entries)
+        features = owner.features
+        self.hidden = (not (features.device_binding and features.device_status),
+                       not features.partitionable_devices)
 
     def check(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:
@@ -181,10 +189,9 @@ class _Allocation:
                     raise AllocationError(f"claim {_name(claim)}, constraint #{k}: empty "
                                           "constraint (unsupported constraint type?)")
                 values = {}
-                for pos, e in enumerate(self.entries):
-                    v = lookup_attribute(e, attribute)
-                    if v is not None:
-                        values[pos] = v
+                for start, devices in self.slices:
+                    for pos, v in devices.attribute(attribute).items():
+                        values[start + pos] = v
                 self.constraints.append(Constraint(values))
                 covers.append((ci, set(constraint.requests or ())))
         requests = []
@@ -247,41 +254,69 @@ class _Allocation:
             if pool.invalid is not None:
                 raise AllocationError(f"{alt.prefix(claim)}: asks for all devices, but resource "
                                       f"pool {pool.id} is currently invalid")
-        out = []
-        for pos, e in enumerate(self.entries):
-            v = self._selectable(claim, alt, e)
-            if isinstance(v, str):
-                raise AllocationError(v)
-            if v:
-                out.append(pos)
-        return tuple(out)
+        mask, errors = self._selectable(claim, alt)
+        if errors:
+            raise AllocationError(errors[0][1])
+        return tuple(bits(mask))
 
-    def _selectable(self, claim: ResourceClaim, alt: _Alternative, e: DeviceEntry
-                    ) -> bool | str:
-        """Upstream ``isSelectable`` and the feature checks of ``allocateDevice``: True/False,
-        or the error text (class selectors first, then the request's)."""
-        device = e.device
-        if device.binding_conditions and not (self.features.device_binding
-                                              and self.features.device_status):
-            return False
-        if device.consumes_counters and not self.features.partitionable_devices:
-            return False
-        for owner, selectors in ((f"class {alt.cls.metadata.name}", alt.cls.spec.selectors),
-                                 (f"claim {_name(claim)}", alt.selectors)):
-            for i, selector in enumerate(selectors or ()):
-                if selector.cel is None:
-                    return False
-                try:
-                    v = self.owner.selectors.verdict(e, selector.cel.expression)
-                except SelectorCompileError as err:
-                    return f"{owner}: selector #{i}: CEL compile error: {err}"
-                if isinstance(v, str):
-                    return (f"{owner}: selector #{i} on device {device_id(e.key)}: "
-                            f"CEL runtime error: {v}")
-                if not v:
-                    return False
-        return not e.slice.spec.per_device_node_selection or node_matches(
-            self.node, device.node_name, device.all_nodes, device.node_selector)
+    def _selectable(self, claim: ResourceClaim, alt: _Alternative
+                    ) -> tuple[int, list[tuple[int, str]]]:
+        """Upstream ``isSelectable`` and the feature checks of ``allocateDevice`` over all
+        devices: the mask of those that pass, and the evaluation errors (position, text)."""
+        cls = alt.cls
+        key = (cls.metadata.name, _expressions(cls.spec.selectors),
+               _expressions(alt.selectors), self.hidden)
+        mask = 0
+        errors: list[tuple[int, str]] = []
+        for start, devices in self.slices:
+            found = devices.masks.get(key)
+            if found is None:
+                found = devices.masks[key] = self._slice_mask(devices, key)
+            part, failed = found
+            if part and devices.entries[0].slice.spec.per_device_node_selection:
+                for pos in bits(part):
+                    d = devices.entries[pos].device
+                    if not node_matches(self.node, d.node_name, d.all_nodes, d.node_selector):
+                        part &= ~(1 << pos)
+            mask |= part << start
+            for pos, by_claim, text in failed:
+                owner = f"claim {_name(claim)}" if by_claim else f"class {cls.metadata.name}"
+                errors.append((start + pos, f"{owner}: {text}"))
+        return mask, errors
+
+    def _slice_mask(self, devices: SliceDevices, key: tuple[Any, ...]) -> SliceMask:
+        """One slice's devices that pass the class's selectors, then the request's."""
+        _, class_exprs, request_exprs, (no_binding, no_counters) = key
+        mask = 0
+        errors: list[tuple[int, bool, str]] = []
+        verdict = self.owner.selectors.verdict
+        for pos, e in enumerate(devices.entries):
+            device = e.device
+            if (no_binding and device.binding_conditions) or (
+                    no_counters and device.consumes_counters):
+                continue
+            failed = None
+            for by_claim, exprs in ((False, class_exprs), (True, request_exprs)):
+                for i, expr in enumerate(exprs):
+                    try:
+                        v = verdict(e, expr)
+                    except SelectorCompileError as err:
+                        failed = (pos, by_claim, f"selector #{i}: CEL compile error: {err}")
+                        break
+                    if isinstance(v, str):
+                        failed = (pos, by_claim, f"selector #{i} on device {device_id(e.key)}: "
+                                                 f"CEL runtime error: {v}")
+                        break
+                    if not v:
+                        break
+                else:
+                    continue
+                break
+            else:
+                mask |= 1 << pos
+            if failed is not None:
+                errors.append(failed)
+        return mask, tuple(errors)
 
     def _choice(self, claim: ResourceClaim, alt: _Alternative, cons: tuple[int, ...]) -> Choice:
         allocated = self.owner.allocated
@@ -291,15 +326,12 @@ class _Allocation:
                 fixed = ()  # a device is in use: no allocation with this choice
             return Choice(fixed=fixed, admin=alt.admin, constraints=cons,
                           error=self._all_mismatch(claim, alt, fixed, cons))
-        mask = 0
-        for pos, e in enumerate(self.entries):
-            if not alt.admin and e.key in allocated:
-                continue
-            v = self._selectable(claim, alt, e)
-            if isinstance(v, str):
-                alt.errors.append((pos, v))
-            elif v:
-                mask |= 1 << pos
+        mask, alt.errors = self._selectable(claim, alt)
+        if not alt.admin and allocated:
+            for pos in bits(mask):
+                if self.entries[pos].key in allocated:
+                    mask &= ~(1 << pos)
+            alt.errors = [(p, t) for p, t in alt.errors if self.entries[p].key not in allocated]
         return Choice(mask=mask, count=alt.count, admin=alt.admin, constraints=cons)
 
     def _all_mismatch(self, claim: ResourceClaim, alt: _Alternative, fixed: tuple[int, ...],
@@ -366,6 +398,10 @@ class _Allocation:
                 devices=DeviceAllocationResult(results=results[ci], config=config or None),
                 node_selector=node_selector(used[ci])))
         return out
+
+
+def _expressions(selectors: Sequence[DeviceSelector] | None) -> tuple[str, ...]:
+    return tuple(s.cel.expression for s in selectors or () if s.cel is not None)
 
 
 def _name(claim: ResourceClaim) -> str:

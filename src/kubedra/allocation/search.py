@@ -36,7 +36,7 @@ import itertools
 from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from kubedra.allocation.matching import bits, complete_match
+from kubedra.allocation.matching import bits, complete_match, lex_first_match
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,6 +165,19 @@ class Problem:
         if first is not None:
             return first
         masks = [s.mask for s in slots]
+        if any(s.admin for s in slots):
+            return self._assign_admin(slots, masks)
+        best: list[int] | None = None
+        for restricted in self._groups(slots, masks):
+            self.check()
+            found = lex_first_match(restricted)
+            if found is not None and (best is None or found < best):
+                best = found
+        return best
+
+    def _assign_admin(self, slots: Sequence[Slot], masks: list[int]) -> list[int] | None:
+        """With admin-access slots: fix one slot at a time to its first device that still
+        admits an allocation."""
         if not self._feasible(slots, masks):
             return None
         for j in range(len(slots)):

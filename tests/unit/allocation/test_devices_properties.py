@@ -18,6 +18,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kubedra.allocation.matching import lex_first_match
 from kubedra.allocation.model.devices import DeviceEntry, lookup_attribute
 from kubedra.api.resource.v1 import DeviceClass, ResourceClaim, ResourceSlice
 from tests.unit.allocation.devices_support import (
@@ -172,3 +173,12 @@ def test_allocator_agrees_with_brute_force(case: Any) -> None:
     assert got is not None
     assert [[(r.request, (r.driver, r.pool, r.device)) for r in a.devices.results or ()]
             for a in got] == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(0, 63), min_size=1, max_size=5))
+def test_lex_first_match_is_the_first_of_all_matchings(candidates: list[int]) -> None:
+    every = [list(p) for p in itertools.product(*[[i for i in range(6) if m >> i & 1]
+                                                 for m in candidates])
+             if len(set(p)) == len(p)]
+    assert lex_first_match(candidates) == (min(every) if every else None)

@@ -54,22 +54,52 @@ class DeviceEntry:
         self.prepared: object | None = None  # the evaluator's converted device
 
 
+SliceMask = tuple[int, tuple[tuple[int, bool, str], ...]]
+"""Which devices of a slice pass a selector set (bit = position in the slice), and the
+evaluation errors met: (position, whether a request selector failed, the text after the
+owner ``class <c>: `` or ``claim <c>: ``)."""
+
+
+class SliceDevices:
+    """A slice's device entries and what is known about them on any node: the masks of the
+    selector sets seen, attribute values by name."""
+
+    __slots__ = ("entries", "masks", "values")
+
+    def __init__(self, slice_: ResourceSlice) -> None:
+        self.entries = [DeviceEntry(slice_, d) for d in slice_.spec.devices or ()]
+        self.masks: dict[Hashable, SliceMask] = {}
+        self.values: dict[str, dict[int, Hashable]] = {}
+
+    def attribute(self, name: str) -> dict[int, Hashable]:
+        """Position -> typed value of the attribute ``name`` (see :func:`lookup_attribute`)."""
+        found = self.values.get(name)
+        if found is None:
+            found = self.values[name] = {}
+            for pos, e in enumerate(self.entries):
+                v = lookup_attribute(e, name)
+                if v is not None:
+                    found[pos] = v
+        return found
+
+
 class Inventory:
-    """Device entries per slice object, reused while the caller hands the same slice objects
-    (an informer's), so verdicts survive from one pod's allocation to the next."""
+    """:class:`SliceDevices` per slice object, reused while the caller hands the same slice
+    objects (an informer's), so verdicts and masks survive from one pod's allocation to the
+    next."""
 
     def __init__(self, limit: int = 100_000) -> None:
-        self._entries: dict[int, tuple[ResourceSlice, list[DeviceEntry]]] = {}
+        self._slices: dict[int, tuple[ResourceSlice, SliceDevices]] = {}
         self._limit = limit
 
-    def entries(self, slice_: ResourceSlice) -> list[DeviceEntry]:
-        hit = self._entries.get(id(slice_))
+    def devices(self, slice_: ResourceSlice) -> SliceDevices:
+        hit = self._slices.get(id(slice_))
         if hit is not None and hit[0] is slice_:
             return hit[1]
-        if len(self._entries) >= self._limit:
-            self._entries.clear()
-        made = [DeviceEntry(slice_, d) for d in slice_.spec.devices or ()]
-        self._entries[id(slice_)] = (slice_, made)
+        if len(self._slices) >= self._limit:
+            self._slices.clear()
+        made = SliceDevices(slice_)
+        self._slices[id(slice_)] = (slice_, made)
         return made
 
 
