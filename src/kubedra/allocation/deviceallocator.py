@@ -49,10 +49,12 @@ from kubedra.api.resource.v1 import (
     DeviceRequest,
     DeviceRequestAllocationResult,
     DeviceSelector,
+    DeviceTaint,
     DeviceToleration,
     ResourceClaim,
     ResourceSlice,
 )
+from kubedra.api.taints import NO_EXECUTE, NO_SCHEDULE, tolerates
 
 TIMED_OUT = "timed out trying to allocate devices"
 
@@ -264,14 +266,17 @@ class _Allocation:
         """Upstream ``isSelectable`` and the feature checks of ``allocateDevice`` over all
         devices: the mask of those that pass, and the evaluation errors (position, text)."""
         cls = alt.cls
+        tolerations = (alt.tolerations or []) if self.features.device_taints else None
         key = (cls.metadata.name, _expressions(cls.spec.selectors),
-               _expressions(alt.selectors), self.hidden)
+               _expressions(alt.selectors), self.hidden,
+               None if tolerations is None else tuple(
+                   (t.key, t.operator, t.value, t.effect) for t in tolerations))
         mask = 0
         errors: list[tuple[int, str]] = []
         for start, devices in self.slices:
             found = devices.masks.get(key)
             if found is None:
-                found = devices.masks[key] = self._slice_mask(devices, key)
+                found = devices.masks[key] = self._slice_mask(devices, key, tolerations)
             part, failed = found
             if part and devices.entries[0].slice.spec.per_device_node_selection:
                 for pos in bits(part):
@@ -284,9 +289,11 @@ class _Allocation:
                 errors.append((start + pos, f"{owner}: {text}"))
         return mask, errors
 
-    def _slice_mask(self, devices: SliceDevices, key: tuple[Any, ...]) -> SliceMask:
-        """One slice's devices that pass the class's selectors, then the request's."""
-        _, class_exprs, request_exprs, (no_binding, no_counters) = key
+    def _slice_mask(self, devices: SliceDevices, key: tuple[Any, ...],
+                    tolerations: Sequence[DeviceToleration] | None) -> SliceMask:
+        """One slice's devices that pass the class's selectors, then the request's, and (with
+        DeviceTaints) whose taints the request tolerates."""
+        _, class_exprs, request_exprs, (no_binding, no_counters), _ = key
         mask = 0
         errors: list[tuple[int, bool, str]] = []
         verdict = self.owner.selectors.verdict
@@ -313,7 +320,8 @@ class _Allocation:
                     continue
                 break
             else:
-                mask |= 1 << pos
+                if tolerations is None or _tolerated(device.taints, tolerations):
+                    mask |= 1 << pos
             if failed is not None:
                 errors.append(failed)
         return mask, tuple(errors)
@@ -398,6 +406,13 @@ class _Allocation:
                 devices=DeviceAllocationResult(results=results[ci], config=config or None),
                 node_selector=node_selector(used[ci])))
         return out
+
+
+def _tolerated(taints: Sequence[DeviceTaint] | None,
+               tolerations: Sequence[DeviceToleration]) -> bool:
+    """Upstream ``taintPreventsAllocation``: taints of the known effects must be tolerated."""
+    return all(any(tolerates(t, taint) for t in tolerations) for taint in taints or ()
+               if taint.effect in (NO_SCHEDULE, NO_EXECUTE))
 
 
 def _expressions(selectors: Sequence[DeviceSelector] | None) -> tuple[str, ...]:

@@ -291,3 +291,21 @@ def test_deadline_ends_the_search_with_upstreams_text() -> None:
         allocator([s], [ANY]).allocate(NODE, [claim("cl", [exactly("r")])],
                                        deadline=time.monotonic() - 1)
     assert str(err.value) == TIMED_OUT == "timed out trying to allocate devices"
+
+
+# --- device taints (DRADeviceTaints) ----------------------------------------------------------
+
+
+def test_device_taints_need_tolerations_with_the_feature() -> None:
+    tainted = device("dev-0")
+    tainted["taints"] = [{"key": "broken", "value": "yes", "effect": "NoSchedule"}]
+    s = slice_("s", "d0", "p", [tainted])
+    plain = claim("cl", [exactly("r")])
+    tolerating = exactly("r")
+    tolerating["exactly"]["tolerations"] = [{"key": "broken", "operator": "Exists"}]
+    on = Features(device_taints=True)
+    assert allocator([s], [ANY], features=Features()).allocate(NODE, [plain]) is not None
+    assert allocator([s], [ANY], features=on).allocate(NODE, [plain]) is None
+    got = allocator([s], [ANY], features=on).allocate(NODE, [claim("cl", [tolerating])])
+    assert got is not None
+    assert [t.key for t in got[0].devices.results[0].tolerations or ()] == ["broken"]
