@@ -30,6 +30,7 @@ from kubedra.allocation.model.devices import (
     DeviceSelectors,
     Pool,
     SliceDevices,
+    SliceIndex,
     SliceMask,
     configs,
     device_id,
@@ -107,7 +108,7 @@ class DeviceAllocator:
         self.features = features
         self.allocated = allocated
         self.classes = classes
-        self.slices = slices
+        self.slices = SliceIndex(slices)
         self.selectors = selectors
 
     def allocate(self, node: Node | None, claims: Sequence[ResourceClaim],
@@ -127,7 +128,8 @@ class _Allocation:
         self.features = owner.features
         self.claims = claims
         self.deadline = deadline
-        self.pools = gather_pools(owner.slices, node, owner.features.partitionable_devices)
+        self.pools = gather_pools(owner.slices.for_node(node), node,
+                                  owner.features.partitionable_devices)
         self.node = node
         self.entries: list[DeviceEntry] = []  # candidate order: the search's bit positions
         self.slices: list[tuple[int, SliceDevices]] = []  # (first position, the slice's devices)

@@ -10,10 +10,14 @@ import pytest
 
 from kubedra.allocation.deviceallocator import TIMED_OUT, AllocationError, AllocationTimeout
 from kubedra.allocation.features import Features
-from kubedra.allocation.model.devices import DeviceSelectors
+from kubedra.allocation.model.devices import DeviceSelectors, claim_uses
 from kubedra.api.features import FeatureGates
 from kubedra.api.release import R1_34
-from kubedra.api.resource.v1 import AllocationResult
+from kubedra.api.resource.v1 import (
+    AllocationResult,
+    DeviceAllocationResult,
+    DeviceRequestAllocationResult,
+)
 from tests.unit.allocation.devices_support import (
     NODE,
     PREDICATES,
@@ -309,3 +313,24 @@ def test_device_taints_need_tolerations_with_the_feature() -> None:
     got = allocator([s], [ANY], features=on).allocate(NODE, [claim("cl", [tolerating])])
     assert got is not None
     assert [t.key for t in got[0].devices.results[0].tolerations or ()] == ["broken"]
+
+
+def test_claim_uses_leave_out_admin_access() -> None:
+    held = claim("cl", [exactly("r")])
+    held.status.allocation = AllocationResult(devices=DeviceAllocationResult(results=[
+        DeviceRequestAllocationResult(request="r", driver="d0", pool="p", device="a"),
+        DeviceRequestAllocationResult(request="r", driver="d0", pool="p", device="b",
+                                      admin_access=True)]))
+    assert claim_uses(held) == [("d0", "p", "a")]
+    assert claim_uses(claim("cl", [exactly("r")])) == []
+
+
+def test_slices_of_other_nodes_are_not_seen_and_input_order_is_kept() -> None:
+    shared = slice_("s1", "d0", "p", [device("shared")], count=3, allNodes=True)
+    local_a = slice_("s0", "d0", "p", [device("local-a")], count=3)
+    local_b = slice_("s2", "d0", "p", [device("local-b")], count=3)
+    elsewhere = slice_("s3", "d0", "q", [device("far")], node="node-2")
+    got = allocator([local_a, shared, elsewhere, local_b], [ANY]).allocate(
+        NODE, [claim("cl", [exactly("r", count=3)])])
+    assert got is not None
+    assert [d for _, d in _picked(got[0])] == ["p/local-a", "p/shared", "p/local-b"]

@@ -9,6 +9,8 @@
   :class:`Inventory` for as long as its slice object is the same.
 * :class:`DeviceSelectors` — selectors compiled once (the compiler is given: CEL's ``device``
   environment in production, :mod:`.devicecel`) and evaluated at most once per device.
+* :class:`SliceIndex` — the slices a node may see, without a pass over every node's slices.
+* :func:`claim_uses` — the devices an allocated claim holds (admin access holds none).
 * :func:`lookup_attribute`, :func:`node_selector` and :func:`configs` — the upstream rules for
   ``matchAttribute``, the allocation's ``nodeSelector`` and the copied configuration.
 """
@@ -172,6 +174,37 @@ def node_matches(node: Node | None, name: str | None, all_nodes: bool | None,
     if selector is not None and node is not None:
         return matches(selector, node.metadata.labels or {}, node.metadata.name or "")
     return False
+
+
+class SliceIndex:
+    """The slices one node may see, found without looking at every other node's: node-local
+    slices by node name, the others (``allNodes``, ``nodeSelector``, per device) apart;
+    either way in input order, which orders a pool's slices."""
+
+    def __init__(self, slices: Iterable[ResourceSlice]) -> None:
+        self._local: dict[str, list[tuple[int, ResourceSlice]]] = {}
+        self._shared: list[tuple[int, ResourceSlice]] = []
+        for i, s in enumerate(slices):
+            if s.spec.node_name:
+                self._local.setdefault(s.spec.node_name, []).append((i, s))
+            else:
+                self._shared.append((i, s))
+
+    def for_node(self, node: Node | None) -> list[ResourceSlice]:
+        local = self._local.get(node.metadata.name or "", []) if node is not None else []
+        if not self._shared:
+            return [s for _, s in local]
+        return [s for _, s in sorted(local + self._shared, key=lambda p: p[0])]
+
+
+def claim_uses(claim: ResourceClaim) -> list[DeviceKey]:
+    """The devices a claim's allocation holds in use: its results without admin access (those
+    never count as in use, as the scheduler's ``allocateddevices.go``)."""
+    allocation = claim.status.allocation
+    if allocation is None:
+        return []
+    return [(r.driver, r.pool, r.device) for r in allocation.devices.results or ()
+            if not r.admin_access]
 
 
 def gather_pools(slices: Iterable[ResourceSlice], node: Node | None,
