@@ -334,3 +334,17 @@ def test_slices_of_other_nodes_are_not_seen_and_input_order_is_kept() -> None:
         NODE, [claim("cl", [exactly("r", count=3)])])
     assert got is not None
     assert [d for _, d in _picked(got[0])] == ["p/local-a", "p/shared", "p/local-b"]
+
+
+def test_all_request_under_a_constraint_leads_the_other_requests() -> None:
+    # first fit gives r0 dev-0 (numa 0), then cannot add r1's dev-2 (numa 1): upstream's error;
+    # the allocation r0 = dev-1 exists
+    s = slice_("s", "d0", "p", [
+        {"name": "dev-0", "attributes": {"kind": {"string": "b"}, NUMA: {"int": 0}}},
+        {"name": "dev-1", "attributes": {"kind": {"string": "b"}, NUMA: {"int": 1}}},
+        {"name": "dev-2", "attributes": {"kind": {"string": "a"}, NUMA: {"int": 1}}}])
+    c = claim("cl", [exactly("r0", "c", 1, "kind==b"), exactly("r1", "c", 0, "kind==a",
+                                                               mode="All")],
+              [{"matchAttribute": NUMA}])
+    got = allocator([s], [ANY]).allocate(NODE, [c])
+    assert got is not None and _picked(got[0]) == [("r0", "p/dev-1"), ("r1", "p/dev-2")]
