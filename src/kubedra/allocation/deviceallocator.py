@@ -18,7 +18,7 @@ whose own devices cannot satisfy a constraint is the error upstream reports when
 from __future__ import annotations
 
 import time
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -112,22 +112,28 @@ class DeviceAllocator:
         self.selectors = selectors
 
     def allocate(self, node: Node | None, claims: Sequence[ResourceClaim],
-                 deadline: float | None = None) -> list[AllocationResult] | None:
+                 deadline: float | None = None,
+                 cancelled: Callable[[], str | None] | None = None,
+                 ) -> list[AllocationResult] | None:
         """Per claim its result; None = no allocation on this node. Raises
         :class:`AllocationError` with upstream's text, :class:`AllocationTimeout` once
-        ``deadline`` (``time.monotonic()``) has passed."""
-        return _Allocation(self, node, claims, deadline).run()
+        ``deadline`` (``time.monotonic()``) has passed, and ``filter operation aborted:
+        <cause>`` once ``cancelled`` returns a cause (upstream's context, checked at every
+        step of the search)."""
+        return _Allocation(self, node, claims, deadline, cancelled).run()
 
 
 class _Allocation:
     """One Allocate call."""
 
     def __init__(self, owner: DeviceAllocator, node: Node | None,
-                 claims: Sequence[ResourceClaim], deadline: float | None) -> None:
+                 claims: Sequence[ResourceClaim], deadline: float | None,
+                 cancelled: Callable[[], str | None] | None) -> None:
         self.owner = owner
         self.features = owner.features
         self.claims = claims
         self.deadline = deadline
+        self.cancelled = cancelled
         self.pools = gather_pools(owner.slices.for_node(node), node,
                                   owner.features.partitionable_devices)
         self.node = node
@@ -151,6 +157,9 @@ class _Allocation:
     def check(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:
             raise AllocationTimeout
+        cause = self.cancelled() if self.cancelled is not None else None
+        if cause is not None:
+            raise AllocationError(f"filter operation aborted: {cause}")
 
     # --- checks and the problem --------------------------------------------------------------
 

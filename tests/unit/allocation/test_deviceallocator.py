@@ -348,3 +348,17 @@ def test_all_request_under_a_constraint_leads_the_other_requests() -> None:
               [{"matchAttribute": NUMA}])
     got = allocator([s], [ANY]).allocate(NODE, [c])
     assert got is not None and _picked(got[0]) == [("r0", "p/dev-1"), ("r1", "p/dev-2")]
+
+
+def test_cancellation_ends_the_search_with_its_cause() -> None:
+    s = slice_("s", "d0", "p", _numa_devices([i % 2 for i in range(16)]))
+    c = claim("cl", [exactly(f"r{i}") for i in range(9)], [{"matchAttribute": NUMA}])
+    checks: list[int] = []
+
+    def cancelled() -> str | None:
+        checks.append(1)
+        return "context canceled" if len(checks) > 2 else None
+
+    with pytest.raises(AllocationError) as err:
+        allocator([s], [ANY]).allocate(NODE, [c], cancelled=cancelled)
+    assert str(err.value) == "filter operation aborted: context canceled"
