@@ -25,6 +25,7 @@ from typing import Any
 from kubedra.allocation.features import Features
 from kubedra.allocation.matching import bits
 from kubedra.allocation.model.devices import (
+    PER_DEVICE_LIMIT,
     DeviceEntry,
     DeviceKey,
     DeviceSelectors,
@@ -287,6 +288,8 @@ class _Allocation:
         for start, devices in self.slices:
             found = devices.masks.get(key)
             if found is None:
+                if len(devices.masks) >= PER_DEVICE_LIMIT:
+                    devices.masks.clear()
                 found = devices.masks[key] = self._slice_mask(devices, key, tolerations)
             part, failed = found
             if part and devices.entries[0].slice.spec.per_device_node_selection:

@@ -38,6 +38,10 @@ DeviceKey = tuple[str, str, str]
 Verdict = bool | str
 """A selector's answer for one device: True/False, or the CEL evaluation error text."""
 
+PER_DEVICE_LIMIT = 256
+"""Verdicts kept per device, and selector sets' masks kept per slice: unique selectors cannot
+grow memory without bound."""
+
 
 def device_id(key: DeviceKey) -> str:
     return "/".join(key)
@@ -143,6 +147,8 @@ class DeviceSelectors:
             result: Verdict = bool(evaluate(entry))
         except SelectorEvalError as err:
             result = str(err)
+        if len(entry.verdicts) >= PER_DEVICE_LIMIT:
+            entry.verdicts.clear()
         entry.verdicts[expression] = result
         return result
 
