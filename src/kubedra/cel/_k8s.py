@@ -59,6 +59,13 @@ def semver_msg(v: Version) -> Any:
     return SemverMsg(kubedra_value_key=key)
 
 
+@functools.lru_cache(maxsize=_CACHE)
+def version_msg(s: str) -> Any:
+    """The CEL value of a version attribute (blang ``semver.Parse``, strict; raises
+    SemverError)."""
+    return semver_msg(Version.parse(s))
+
+
 def to_quantity(m: Any) -> Quantity:
     return _quantity_from_key(m.kubedra_value_key)
 
