@@ -266,13 +266,21 @@ class Program:
 class DeviceProgram(Program):
     """A resource.k8s.io/v1 ``device`` selector; it evaluates a :class:`PreparedDevice`.
 
-    Its expression was rewritten so that an unknown domain reads as an empty map
-    (_ast.default_empty_domains) and runs in the evaluation env (_device.py). ``bounded``:
+    What runs is its checked AST rewritten so that an unknown domain reads as an empty map
+    (_ast.default_empty_domains), in the evaluation env (_device.py); it is built on the first
+    evaluation, so validation, which only compiles, does not pay for it. ``bounded``:
     ``max_cost`` is within the limit, so no device within the declared maxima needs the
     per-device estimate.
     """
 
     bounded: bool = False
+    _serialized: bytes = b""
+    _runnable: Any = None
+
+    def _load(self) -> Any:
+        runnable = _device.deserialize(default_empty_domains(self._serialized) or self._serialized)
+        object.__setattr__(self, "_runnable", runnable)
+        return runnable
 
     def evaluate(self, attributes: Input = None) -> bool:
         """``DeviceMatches``: True/False, or EvalError with upstream's text."""
@@ -286,9 +294,10 @@ class DeviceProgram(Program):
             key = device.cost_key
             if self._too_costly.get(key) is not False:
                 self._check_cost(key)
+        runnable = self._runnable or self._load()
         _cost.reset()
         try:
-            result = self._expr.eval(act)
+            result = runnable.eval(act)
         except RuntimeError as e:
             raise EvalError(runtime_error_text(str(e))) from None
         value = result.value()
@@ -513,9 +522,8 @@ def _compile_uncached(
             expr = env.deserialize(serialized)
     if device:
         returns_bool = require_bool and expr.return_type() == cel.Type.BOOL
-        expr = _device.deserialize(default_empty_domains(serialized) or serialized)
         return DeviceProgram(expression, env_type, returns_bool, expr, ast, {(0, 0): False},
-                             max_cost, max_cost <= STATIC_COST_LIMIT)
+                             max_cost, max_cost <= STATIC_COST_LIMIT, serialized)
     return Program(expression, env_type, require_bool, expr, ast, {(0, 0): False}, max_cost)
 
 
