@@ -356,7 +356,8 @@ def default_empty_domains(serialized: bytes) -> bytes | None:
     """The serialized ``CheckedExpr`` with every lookup of a domain in a map typed as
     ``device.attributes``/``device.capacity`` made total, as upstream's mapper does:
     ``m[k]`` and ``m.k`` become ``m[?k].orValue({})`` (an unknown domain reads as an empty
-    map) and ``has(m.k)`` becomes ``true`` (that mapper finds every key); ``k in m`` and
+    map); as that mapper finds every key, ``has(m.k)`` becomes ``true`` and the optional
+    lookups ``m[?k]``/``m.?k`` become ``optional.of(m[?k].orValue({}))``; ``k in m`` and
     iteration see only the real domains. None when the expression has no such lookup."""
     r = _Reader(serialized)
     (value,) = r.sub(0, len(serialized), 2)  # Any.value
@@ -383,9 +384,14 @@ def default_empty_domains(serialized: bytes) -> bytes | None:
         if kind == _CALL:
             args = [p for p in parts if p[0] == _CALL_ARGS]
             function = next((p[2] for p in parts if p[0] == _CALL_FUNCTION), b"")
-            if (function == b"_[_]" and len(args) == 2 and args[0][3] in maps
-                    and not any(p[0] == _CALL_TARGET for p in parts)):
+            if (len(args) != 2 or args[0][3] not in maps
+                    or any(p[0] == _CALL_TARGET for p in parts)):
+                return None
+            if function == b"_[_]":
                 return total_lookup(eid, args[0][2], args[1][2])
+            if function in (b"_[?_]", b"_?._"):  # m[?k], m.?k: present as well
+                return _expr(eid, _CALL, _len_field(_CALL_FUNCTION, b"optional.of") + _len_field(
+                    _CALL_ARGS, total_lookup(fresh(), args[0][2], args[1][2])))
             return None
         operand = next((p for p in parts if p[0] == _SELECT_OPERAND), None)
         if operand is None or operand[3] not in maps:

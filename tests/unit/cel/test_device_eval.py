@@ -92,6 +92,11 @@ def test_unknown_domain_is_an_empty_map() -> None:
                  'device.attributes[d].size() >= 0)')
     # upstream's mapper finds every key, so has() is true; "in" and iteration see real ones
     assert _eval("has(device.attributes.nope)")
+    assert _eval('device.attributes[?"nope.example.com"].hasValue()')
+    assert _eval("device.attributes.?nope.hasValue()")
+    assert _eval('device.capacity[?"nope.example.com"].value().size() == 0')
+    assert _eval('device.attributes[?"dra.example.com"].value().model == "a100"')
+    assert not _eval('device.attributes["dra.example.com"][?"nope"].hasValue()')
     assert not _eval('"nope.example.com" in device.attributes')
     assert not _eval('device.attributes.exists(d, d == "nope.example.com")')
 
