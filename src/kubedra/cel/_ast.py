@@ -337,11 +337,27 @@ _SELECT_OPERAND, _SELECT_FIELD, _SELECT_TEST_ONLY = 1, 2, 3
 _CALL_TARGET, _CALL_ARGS = 1, 3
 
 
+_Part = tuple[int, int, bytes, int]
+
+
+def _max_expr_id(r: _Reader, span: _Span, kind: str) -> int:
+    """The largest ``Expr.id`` in the message at ``span`` (new nodes take ids above it)."""
+    children = _CHILDREN.get(kind, {})
+    top = 0
+    for num, wt, start, end in r.fields(*span):
+        if kind == "Expr" and num == _ID and wt == 0:
+            top = max(top, r.varint(start)[0])
+        elif wt == 2 and num in children:
+            top = max(top, _max_expr_id(r, (start, end), children[num]))
+    return top
+
+
 def default_empty_domains(serialized: bytes) -> bytes | None:
     """The serialized ``CheckedExpr`` with every lookup of a domain in a map typed as
     ``device.attributes``/``device.capacity`` made total, as upstream's mapper does:
     ``m[k]`` and ``m.k`` become ``m[?k].orValue({})`` (an unknown domain reads as an empty
-    map) and ``has(m.k)`` becomes ``true`` (that mapper finds every key); ``k in m`` and
+    map); as that mapper finds every key, ``has(m.k)`` becomes ``true`` and the optional
+    lookups ``m[?k]``/``m.?k`` become ``optional.of(m[?k].orValue({}))``; ``k in m`` and
     iteration see only the real domains. None when the expression has no such lookup."""
     r = _Reader(serialized)
     (value,) = r.sub(0, len(serialized), 2)  # Any.value
@@ -349,75 +365,71 @@ def default_empty_domains(serialized: bytes) -> bytes | None:
     maps = {key for key, span in typed if r.buf[span[0] : span[1]] == DOMAIN_MAP_TYPE}
     if not maps:
         return None
-    next_id = [max(key for key, _ in typed) + 1]
-    changed = [False]
+    next_id = _max_expr_id(r, (0, len(serialized)), "Any") + 1
 
     def fresh() -> int:
-        next_id[0] += 1
-        return next_id[0] - 1
-
-    def expr_id(data: bytes) -> int:
-        sub = _Reader(data)
-        return next((sub.varint(fs)[0] for n, wt, fs, _ in sub.fields(0, len(data))
-                     if n == _ID and wt == 0), -1)
+        nonlocal next_id
+        next_id += 1
+        return next_id - 1
 
     def total_lookup(eid: int, operand: bytes, key: bytes) -> bytes:
-        changed[0] = True
         optional = _expr(fresh(), _CALL, _len_field(_CALL_FUNCTION, b"_[?_]")
                          + _len_field(_CALL_ARGS, operand) + _len_field(_CALL_ARGS, key))
         empty = _expr(fresh(), _STRUCT, b"")
         return _expr(eid, _CALL, _len_field(_CALL_TARGET, optional)
                      + _len_field(_CALL_FUNCTION, b"orValue") + _len_field(_CALL_ARGS, empty))
 
-    def replace(eid: int, kind: int, parts: list[tuple[int, int, bytes]]) -> bytes | None:
+    def replace(eid: int, kind: int, parts: list[_Part]) -> bytes | None:
         """The replacement of Expr ``eid`` whose ``kind`` message has (rebuilt) ``parts``."""
         if kind == _CALL:
-            args = [p for n, wt, p in parts if n == _CALL_ARGS]
-            function = next((p for n, _, p in parts if n == _CALL_FUNCTION), b"")
-            has_target = any(n == _CALL_TARGET for n, _, _ in parts)
-            if (function == b"_[_]" and not has_target and len(args) == 2
-                    and expr_id(args[0]) in maps):
-                return total_lookup(eid, args[0], args[1])
-        elif kind == _SELECT:
-            operand = next((p for n, wt, p in parts if n == _SELECT_OPERAND and wt == 2), None)
-            if operand is None or expr_id(operand) not in maps:
+            args = [p for p in parts if p[0] == _CALL_ARGS]
+            function = next((p[2] for p in parts if p[0] == _CALL_FUNCTION), b"")
+            if (len(args) != 2 or args[0][3] not in maps
+                    or any(p[0] == _CALL_TARGET for p in parts)):
                 return None
-            if any(n == _SELECT_TEST_ONLY and p == b"\x01" for n, wt, p in parts if wt == 0):
-                changed[0] = True
-                return _expr(eid, _CONST, _varint_field(_CONST_BOOL, 1))
-            field = next(p for n, wt, p in parts if n == _SELECT_FIELD)
-            return total_lookup(eid, operand, _expr(fresh(), _CONST,
-                                                    _len_field(_CONST_STRING, field)))
-        return None
+            if function == b"_[_]":
+                return total_lookup(eid, args[0][2], args[1][2])
+            if function in (b"_[?_]", b"_?._"):  # m[?k], m.?k: present as well
+                return _expr(eid, _CALL, _len_field(_CALL_FUNCTION, b"optional.of") + _len_field(
+                    _CALL_ARGS, total_lookup(fresh(), args[0][2], args[1][2])))
+            return None
+        operand = next((p for p in parts if p[0] == _SELECT_OPERAND), None)
+        if operand is None or operand[3] not in maps:
+            return None
+        if any(p[0] == _SELECT_TEST_ONLY and p[2] == b"\x01" for p in parts):
+            return _expr(eid, _CONST, _varint_field(_CONST_BOOL, 1))
+        field = next(p[2] for p in parts if p[0] == _SELECT_FIELD)
+        return total_lookup(eid, operand[2], _expr(fresh(), _CONST,
+                                                   _len_field(_CONST_STRING, field)))
 
-    def message(span: _Span, kind: str) -> bytes:
+    changed = False
+
+    def message(span: _Span, kind: str) -> tuple[bytes, list[_Part], int]:
+        """The re-encoded message, its parts (field, wire type, payload, Expr id of a child
+        Expr or -1) and, for an Expr, its id."""
+        nonlocal changed
         children = _CHILDREN.get(kind, {})
-        parts: list[tuple[int, int, bytes]] = []
-        for num, wt, start, end in r.fields(*span):
+        parts: list[_Part] = []
+        fields = r.fields(*span)
+        eid = next((r.varint(fs)[0] for n, wt, fs, _ in fields if n == _ID and wt == 0), -1)
+        for num, wt, start, end in fields:
             if wt == 2 and num in children:
-                parts.append((num, wt, message((start, end), children[num])))
-            elif wt == 0:
-                parts.append((num, wt, _varint(r.varint(start)[0])))
-            else:
-                parts.append((num, wt, r.buf[start:end]))
-        if kind == "Expr":
-            eid = next((r.varint(fs)[0] for n, wt, fs, _ in r.fields(*span)
-                        if n == _ID and wt == 0), -1)
-            for num, wt, payload in parts:
-                if wt == 2 and num in (_SELECT, _CALL):
-                    sub = _Reader(payload)
-                    inner = [(n, w, sub.buf[s:e] if w != 0 else _varint(sub.varint(s)[0]))
-                             for n, w, s, e in sub.fields(0, len(payload))]
-                    new = replace(eid, num, inner)
+                data, sub_parts, child_id = message((start, end), children[num])
+                if kind == "Expr" and num in (_SELECT, _CALL):
+                    new = replace(eid, num, sub_parts)
                     if new is not None:
-                        return new
+                        changed = True
+                        return new, [], eid
+                parts.append((num, wt, data, child_id))
+            else:
+                parts.append((num, wt, r.buf[start:end], -1))
         out = bytearray()
-        for num, wt, payload in parts:
+        for num, wt, payload, _ in parts:
             out += _varint(num << 3 | wt)
             if wt == 2:
                 out += _varint(len(payload))
             out += payload
-        return bytes(out)
+        return bytes(out), parts, eid
 
-    rewritten = message((0, len(serialized)), "Any")
-    return rewritten if changed[0] else None
+    rewritten = message((0, len(serialized)), "Any")[0]
+    return rewritten if changed else None

@@ -15,30 +15,35 @@ from collections.abc import Mapping
 from typing import Any, Final
 
 from kubedra.api.resource.v1 import DeviceAttribute, DeviceCapacity
-from kubedra.api.semver import SemverError, Version
+from kubedra.api.semver import SemverError
 from kubedra.cel import _env, _k8s
 from kubedra.cel._ast import size_bucket
+
+# the declared maxima a device selector's worst case is estimated with (types.go): 32
+# attributes/capacities per device, strings of at most 64 bytes
+DEVICE_MAX_ENTRIES: Final = 32
+DEVICE_MAX_STRING: Final = 64
 
 
 class PreparedDevice:
     """One device as the ``device`` variable; keep it per device and pass it to
     ``Program.evaluate`` for each selector. ``error`` is set when the device cannot be
-    evaluated at all (then ``Program.evaluate`` raises it)."""
+    evaluated at all (then ``activation`` is None and ``Program.evaluate`` raises it)."""
 
-    __slots__ = ("_activation", "cost_key", "data", "error")
+    __slots__ = ("activation", "cost_key", "error", "within_maxima")
 
     def __init__(self, data: dict[str, Any], error: str | None, cost_key: tuple[int, int]) -> None:
-        self.data = data
         self.error = error
         # what the static estimate of a program depends on for this device (see _program.py)
         self.cost_key = cost_key
-        self._activation: Any = None
-
-    def activation(self) -> Any:
-        act = self._activation
-        if act is None:
-            act = self._activation = _evaluation_env().Activation(self.data)
-        return act
+        self.within_maxima = cost_key[0] <= DEVICE_MAX_ENTRIES and cost_key[1] <= DEVICE_MAX_STRING
+        self.activation: Any = None
+        if error is None:
+            env, touch = _evaluation_env()
+            self.activation = env.Activation(data)
+            # cel-expr-python converts a variable's value on its first use (~3 us, ~2 us per
+            # Quantity); pay that here, once per device, not in the first selector's evaluation
+            touch.eval(self.activation)
 
 
 def _attribute_value(attr: DeviceAttribute) -> Any:
@@ -52,7 +57,7 @@ def _attribute_value(attr: DeviceAttribute) -> Any:
         return attr.string
     if attr.version is not None:
         try:
-            return _k8s.semver_msg(Version.parse(attr.version))
+            return _k8s.version_msg(attr.version)
         except SemverError as e:
             raise ValueError(f"parse semantic version: {e}") from None
     raise ValueError("unsupported attribute value")
@@ -99,18 +104,20 @@ def prepare_device(
     return PreparedDevice(data, error, (size_bucket(largest), size_bucket(longest)))
 
 
-_ENV: list[Any] = []
+_ENV: list[tuple[Any, Any]] = []
 _ENV_LOCK: Final = threading.Lock()
 
 
-def _evaluation_env() -> Any:
+def _evaluation_env() -> tuple[Any, Any]:
+    """The evaluation env and an expression that reads ``device``."""
     if not _ENV:
         with _ENV_LOCK:
             if not _ENV:
-                _ENV.append(_env.build_device_evaluation())
+                env = _env.build_device_evaluation()
+                _ENV.append((env, env.compile("device.driver")))
     return _ENV[0]
 
 
 def deserialize(serialized: bytes) -> Any:
     """A device program's checked AST, ready to run on :class:`PreparedDevice` data."""
-    return _evaluation_env().deserialize(serialized)
+    return _evaluation_env()[0].deserialize(serialized)

@@ -8,9 +8,11 @@ removed. Two families share the base options:
   attribute variables and the semver library at 1.0
   (DRA:structured/namedresources/cel/compile.go@v0.30.0), so both envs have them.
 * resource.k8s.io/v1 (:class:`DeviceEnv`; apiserver@v0.34, compatibility 1.33): the variable
-  ``device`` (DRA:cel/compile.go@v0.34). NewExpressions declares it with
-  ``allowMultipleAllocations`` only when DRAConsumableCapacity is on; StoredExpressions
-  ignores feature checks and always has it. Its type (_proto.py) serves type checking.
+  ``device`` (DRA:cel/compile.go@v0.34) and the apiserver semver library's normalize
+  overloads (1.33). NewExpressions declares ``device`` with ``allowMultipleAllocations`` only
+  when DRAConsumableCapacity is on; StoredExpressions ignores feature checks and always has
+  it. Its type (_proto.py) serves type checking; programs run in
+  :func:`build_device_evaluation`'s env, where ``device`` is a plain map.
 """
 
 from __future__ import annotations

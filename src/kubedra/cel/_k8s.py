@@ -6,9 +6,11 @@ Error texts are upstream's: ``resource.ParseQuantity`` and blang ``Parse`` messa
 ``cannot convert value to integer``.
 
 Overload ids and signatures follow apiserver:pkg/cel/library/{quantity,urls}.go@v0.30.0 and
-DRA:structured/namedresources/cel/semverlib.go@v0.30.0. ``compareTo``/``isGreaterThan``/
-``isLessThan`` exist for Quantity and Semver; cel-cpp dispatches at run time by argument
-*kind* (both are messages), so one implementation serves both and switches on the class.
+DRA:structured/namedresources/cel/semverlib.go@v0.30.0; the v1 device env adds the normalize
+overloads of apiserver:pkg/cel/library/semverlib.go@v0.34 (``semver(s, normalize)``).
+``compareTo``/``isGreaterThan``/``isLessThan`` exist for Quantity and Semver; cel-cpp
+dispatches at run time by argument *kind* (both are messages), so one implementation serves
+both and switches on the class.
 """
 
 from __future__ import annotations
@@ -57,6 +59,13 @@ def semver_msg(v: Version) -> Any:
     if v.pre:
         key += "-" + ".".join(str(p) for p in v.pre)
     return SemverMsg(kubedra_value_key=key)
+
+
+@functools.lru_cache(maxsize=_CACHE)
+def version_msg(s: str) -> Any:
+    """The CEL value of a version attribute (blang ``semver.Parse``, strict; raises
+    SemverError)."""
+    return semver_msg(Version.parse(s))
 
 
 def to_quantity(m: Any) -> Quantity:
@@ -164,7 +173,7 @@ def _is_semver(s: str) -> bool:
     return True
 
 
-def normalize_semver(s: str) -> str:
+def _normalize_semver(s: str) -> str:
     """apiserver's ``normalizeAndParse`` before the parse: drop a leading ``v``, strip leading
     zeros of the dot-separated parts, pad ``1`` / ``1.2`` to three parts."""
     parts = s.removeprefix("v").split(".", 2)
@@ -180,7 +189,7 @@ def normalize_semver(s: str) -> str:
 
 
 def _semver_normalize(s: str, normalize: bool) -> Any:
-    return _parse_semver_msg(normalize_semver(s) if normalize else s)
+    return _parse_semver_msg(_normalize_semver(s) if normalize else s)
 
 
 def _is_semver_normalize(s: str, normalize: bool) -> bool:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import re
 import threading
 import time
@@ -17,10 +16,10 @@ from cel_expr_python import cel
 from kubedra.api.goformat import go_quote
 from kubedra.api.quantity import Quantity
 from kubedra.api.resource import v1
-from kubedra.api.semver import SemverError, Version
+from kubedra.api.semver import SemverError
 from kubedra.cel import _cost, _device, _env, _k8s, _metered, _numeric
 from kubedra.cel._ast import CheckedAst, default_empty_domains, rename_calls, size_bucket
-from kubedra.cel._device import PreparedDevice
+from kubedra.cel._device import DEVICE_MAX_ENTRIES, DEVICE_MAX_STRING, PreparedDevice
 from kubedra.cel._env import AnyEnv, DeviceEnv, EnvType
 from kubedra.cel._validators import literal_issues
 
@@ -28,10 +27,6 @@ MAX_EXPRESSION_LENGTH: Final = 10_000
 STATIC_COST_LIMIT: Final = 1_000_000
 # v1 device selectors: upstream's validation limit (CELSelectorExpressionMaxLength, bytes)
 DEVICE_MAX_EXPRESSION_LENGTH: Final = v1.CEL_SELECTOR_EXPRESSION_MAX_LENGTH
-# the declared maxima a device selector's worst case is estimated with (types.go): 32
-# attributes/capacities per device, strings of at most 64 bytes
-DEVICE_MAX_ENTRIES: Final = 32
-DEVICE_MAX_STRING: Final = 64
 UNCAPPED: Final = 1 << 62
 COMPILE_CACHE_SIZE: Final = 1024
 # overload id the checker picked -> the helper the checked AST is rewritten to call
@@ -101,11 +96,6 @@ class AttributeLike(Protocol):
     version: str | None
 
 
-@functools.lru_cache(maxsize=4096)
-def _version_msg(s: str) -> Any:
-    return _k8s.semver_msg(Version.parse(s))
-
-
 class Prepared:
     """An instance's attributes converted once for repeated evaluation.
 
@@ -166,7 +156,7 @@ def prepare(attributes: Iterable[AttributeLike] | None) -> Prepared:
             sl[a.name] = list(a.string_slice.strings or ())
         if a.version is not None and error is None:
             try:
-                v[a.name] = _version_msg(a.version)
+                v[a.name] = _k8s.version_msg(a.version)
             except SemverError as e:
                 # upstream formats the slice index with %q: a quoted rune
                 error = (
@@ -276,24 +266,38 @@ class Program:
 class DeviceProgram(Program):
     """A resource.k8s.io/v1 ``device`` selector; it evaluates a :class:`PreparedDevice`.
 
-    Its expression was rewritten so that an unknown domain reads as an empty map
-    (_ast.default_empty_domains) and runs in the evaluation env (_device.py).
+    What runs is its checked AST rewritten so that an unknown domain reads as an empty map
+    (_ast.default_empty_domains), in the evaluation env (_device.py); it is built on the first
+    evaluation, so validation, which only compiles, does not pay for it. ``bounded``:
+    ``max_cost`` is within the limit, so no device within the declared maxima needs the
+    per-device estimate.
     """
+
+    bounded: bool = False
+    _serialized: bytes = b""
+    _runnable: Any = None
+
+    def _load(self) -> Any:
+        runnable = _device.deserialize(default_empty_domains(self._serialized) or self._serialized)
+        object.__setattr__(self, "_runnable", runnable)
+        return runnable
 
     def evaluate(self, attributes: Input = None) -> bool:
         """``DeviceMatches``: True/False, or EvalError with upstream's text."""
         device = attributes
-        if device.__class__ is not PreparedDevice:
+        if not isinstance(device, PreparedDevice):
             raise TypeError("a device selector evaluates a PreparedDevice (prepare_device)")
-        assert isinstance(device, PreparedDevice)
-        if device.error is not None:
+        act = device.activation
+        if act is None:
             raise EvalError(device.error)
-        act = device._activation or device.activation()
-        if self._too_costly.get(device.cost_key) is not False:
-            self._check_cost(device.cost_key)
+        if not (self.bounded and device.within_maxima):
+            key = device.cost_key
+            if self._too_costly.get(key) is not False:
+                self._check_cost(key)
+        runnable = self._runnable or self._load()
         _cost.reset()
         try:
-            result = self._expr.eval(act)
+            result = runnable.eval(act)
         except RuntimeError as e:
             raise EvalError(runtime_error_text(str(e))) from None
         value = result.value()
@@ -305,27 +309,31 @@ class DeviceProgram(Program):
         raise EvalError(_not_bool(kind))
 
 
-# cel-go's ConvertToNative(bool) error of the result types a selector can have
-_TO_BOOL: Final = {
-    "int": "unsupported type conversion from 'int' to bool",
-    "uint": "unsupported type conversion from 'uint' to bool",
-    "double": "unsupported type conversion from 'double' to bool",
-    "string": "unsupported native conversion from string to 'bool'",
-}
-
-
-_CEL_GO_TYPE_NAMES: Final = {
-    "INT": "int", "UINT": "uint", "DOUBLE": "double", "STRING": "string", "BYTES": "bytes",
-    "NULL": "null_type", "LIST": "list", "MAP": "map", "TYPE": "type",
-    "DURATION": "google.protobuf.Duration", "TIMESTAMP": "google.protobuf.Timestamp",
+# cel-cpp's name of a result type -> cel-go's TypeName and its ConvertToNative(bool) error
+_NOT_BOOL: Final = {
+    "INT": ("int", "unsupported type conversion from 'int' to bool"),
+    "UINT": ("uint", "unsupported type conversion from 'uint' to bool"),
+    "DOUBLE": ("double", "type conversion error from Double to 'bool'"),
+    "STRING": ("string", "unsupported native conversion from string to 'bool'"),
+    "BYTES": ("bytes", "type conversion error from Bytes to 'bool'"),
+    "LIST": ("list", "type conversion error from list to 'bool'"),
+    "MAP": ("map", "type conversion error from map to 'bool'"),
+    "NULL": ("null_type", "type conversion error from 'null_type' to 'bool'"),
+    "DURATION": ("google.protobuf.Duration", "type conversion error from 'Duration' to 'bool'"),
+    "TIMESTAMP": ("google.protobuf.Timestamp",
+                  "type conversion error from 'Timestamp' to 'bool'"),
+    "TYPE": ("type", "type conversion not supported for 'type'"),
+    "kubernetes.Semver": ("kubernetes.Semver", "type conversion error from 'Semver' to 'bool'"),
+    "kubernetes.Quantity": ("kubernetes.Quantity",
+                            "type conversion error from 'Quantity' to 'bool'"),
 }
 
 
 def _not_bool(kind: Any) -> str:
-    name = str(kind.name())
-    name = _CEL_GO_TYPE_NAMES.get(name, name)  # cel-cpp's INT is cel-go's int, ...
-    detail = _TO_BOOL.get(name, f"type conversion error from '{name}' to 'bool'")
-    return f"CEL result of type {name} could not be converted to bool: {detail}"
+    """``DeviceMatches``' text for a result that is not a bool."""
+    name = str(kind.name()).split("<", 1)[0]  # LIST<DYN> -> LIST
+    go_name, detail = _NOT_BOOL.get(name, (name, f"type conversion error from '{name}' to 'bool'"))
+    return f"CEL result of type {go_name} could not be converted to bool: {detail}"
 
 
 def _plain(v: Any) -> Any:
@@ -514,9 +522,8 @@ def _compile_uncached(
             expr = env.deserialize(serialized)
     if device:
         returns_bool = require_bool and expr.return_type() == cel.Type.BOOL
-        expr = _device.deserialize(default_empty_domains(serialized) or serialized)
         return DeviceProgram(expression, env_type, returns_bool, expr, ast, {(0, 0): False},
-                             max_cost)
+                             max_cost, max_cost <= STATIC_COST_LIMIT, serialized)
     return Program(expression, env_type, require_bool, expr, ast, {(0, 0): False}, max_cost)
 
 
