@@ -151,9 +151,6 @@ class _Allocation:
                 self.slices.append((len(self.entries), devices))
                 self.entries += devices.entries
                 self.invalid_before += [self.first_invalid] * len(devices.entries)
-        features = owner.features
-        self.hidden = (not (features.device_binding and features.device_status),
-                       not features.partitionable_devices)
 
     def check(self) -> None:
         if self.deadline is not None and time.monotonic() > self.deadline:
@@ -280,7 +277,7 @@ class _Allocation:
         cls = alt.cls
         tolerations = (alt.tolerations or []) if self.features.device_taints else None
         key = (cls.metadata.name, _expressions(cls.spec.selectors),
-               _expressions(alt.selectors), self.hidden,
+               _expressions(alt.selectors),
                None if tolerations is None else tuple(
                    (t.key, t.operator, t.value, t.effect) for t in tolerations))
         mask = 0
@@ -307,14 +304,17 @@ class _Allocation:
                     tolerations: Sequence[DeviceToleration] | None) -> SliceMask:
         """One slice's devices that pass the class's selectors, then the request's, and (with
         DeviceTaints) whose taints the request tolerates."""
-        _, class_exprs, request_exprs, (no_binding, no_counters), _ = key
+        _, class_exprs, request_exprs, _ = key
         mask = 0
         errors: list[tuple[int, bool, str]] = []
         verdict = self.owner.selectors.verdict
         for pos, e in enumerate(devices.entries):
             device = e.device
-            if (no_binding and device.binding_conditions) or (
-                    no_counters and device.consumes_counters):
+            if device.binding_conditions or device.consumes_counters:
+                # These need DRADeviceBindingConditions and DRAPartitionableDevices, whose
+                # allocation parts (the results' conditions, counters) are not built here: such
+                # devices are never chosen, so nothing is over-allocated (upstream, gates off:
+                # the same).
                 continue
             failed = None
             for by_claim, exprs in ((False, class_exprs), (True, request_exprs)):

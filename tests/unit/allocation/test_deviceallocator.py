@@ -362,3 +362,15 @@ def test_cancellation_ends_the_search_with_its_cause() -> None:
     with pytest.raises(AllocationError) as err:
         allocator([s], [ANY]).allocate(NODE, [c], cancelled=cancelled)
     assert str(err.value) == "filter operation aborted: context canceled"
+
+
+def test_devices_with_counters_or_binding_conditions_are_never_chosen() -> None:
+    counted = device("dev-0")
+    counted["consumesCounters"] = [{"counterSet": "set", "counters": {"c": {"value": "1"}}}]
+    bound = device("dev-1")
+    bound["bindingConditions"] = ["ready"]
+    s = slice_("s", "d0", "p", [counted, bound])
+    every = Features(partitionable_devices=True, device_binding=True, device_status=True)
+    for features in (Features(), every):
+        assert allocator([s], [ANY], features=features).allocate(
+            NODE, [claim("cl", [exactly("r")])]) is None
