@@ -21,8 +21,14 @@ Pure and synchronous (no I/O). Modules, one job each:
   its verdict cache), :mod:`.celadapter` (CEL as the compiler), :mod:`.result` (the
   AllocationResult).
 
+The devices model (``resource.k8s.io/v1``): :mod:`.deviceallocator` (upstream's
+``Allocate(node, claims)``: checks, texts, results) over :mod:`.search` (the complete search:
+prioritized choices, ``matchAttribute`` value groups, matching), :mod:`.model.devices` (pools,
+devices, verdicts, nodeSelector, configuration), :mod:`.model.devicecel` (CEL's ``device``
+environment) and :mod:`.features` (upstream's ``structured.Features``).
+
 The modules are layered (import-linter contract in ``pyproject.toml``): autoscale > simulate >
-explain, podclaims, verdicts > engine > index, result > claims, celadapter > pool, parameters >
-selectors, matching > instance.
+explain, podclaims, verdicts > engine, deviceallocator > index, result > claims, celadapter,
+model > pool, parameters, search, features > selectors, matching > instance.
 * :mod:`.explain`, :mod:`.simulate`, :mod:`.autoscale` — offline answers for the CLI.
 """

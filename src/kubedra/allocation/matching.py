@@ -64,3 +64,47 @@ def assign(candidates: Sequence[int]) -> list[int] | None:
     """First-fit if it succeeds, else a complete matching (None = no valid assignment)."""
     chosen = first_fit(candidates)
     return chosen if chosen is not None else complete_match(candidates)
+
+
+def lex_first_match(candidates: Sequence[int]) -> list[int] | None:
+    """The lexicographically first matching (request order, lowest position first), or None.
+
+    From any perfect matching, each request in turn tries its lower candidates: taking one
+    held by a later request works iff that request finds an alternating path among the
+    requests after this one (the one's old instance being free again). O(R·I) path searches.
+    """
+    chosen = complete_match(candidates)
+    if chosen is None:
+        return None
+    owner = {pos: req for req, pos in enumerate(chosen)}
+
+    def augment(req: int, fixed: int, seen: set[int]) -> bool:
+        for pos in bits(candidates[req]):
+            if pos in seen:
+                continue
+            seen.add(pos)
+            other = owner.get(pos)
+            if other is None or (other > fixed and augment(other, fixed, seen)):
+                owner[pos] = req
+                chosen[req] = pos
+                return True
+        return False
+
+    for req in range(len(candidates)):
+        for pos in bits(candidates[req]):
+            old = chosen[req]
+            if pos == old:
+                break
+            other = owner.get(pos)
+            if other is not None and other < req:
+                continue
+            del owner[old]
+            owner[pos] = req
+            chosen[req] = pos
+            if other is None or augment(other, req, {pos}):
+                break
+            owner[old] = req
+            owner[pos] = other
+            chosen[req] = old
+            chosen[other] = pos
+    return chosen

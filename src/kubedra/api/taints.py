@@ -5,6 +5,7 @@ eviction controllers and the DefaultTolerationSeconds admission)."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Protocol
 
 from kubedra.api.core import Taint, Toleration
 
@@ -19,8 +20,29 @@ NETWORK_UNAVAILABLE = "node.kubernetes.io/network-unavailable"
 NO_SCHEDULE, NO_EXECUTE = "NoSchedule", "NoExecute"
 
 
-def tolerates(toleration: Toleration, taint: Taint) -> bool:
-    """core/v1 ``Toleration.ToleratesTaint``."""
+class _Toleration(Protocol):
+    @property
+    def key(self) -> str | None: ...
+    @property
+    def operator(self) -> str | None: ...
+    @property
+    def value(self) -> str | None: ...
+    @property
+    def effect(self) -> str | None: ...
+
+
+class _Taint(Protocol):
+    @property
+    def key(self) -> str | None: ...
+    @property
+    def value(self) -> str | None: ...
+    @property
+    def effect(self) -> str | None: ...
+
+
+def tolerates(toleration: _Toleration, taint: _Taint) -> bool:
+    """core/v1 ``Toleration.ToleratesTaint``; DRA's ``resourceclaim.ToleratesTaint`` for a
+    device taint is the same rule."""
     if toleration.effect and toleration.effect != taint.effect:
         return False
     if toleration.key and toleration.key != taint.key:

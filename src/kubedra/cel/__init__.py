@@ -9,8 +9,15 @@ Only this package imports ``cel_expr_python``. Public API:
   and type-checks; the 1.29 literal validators run on the checked AST (_validators.py).
   Results are cached in a bounded LRU (1,024 entries) keyed by (expression, environment).
 * ``compile_expression(expr, DeviceEnv(env_type, consumable_capacity))``: a v1 ``device``
-  selector (compile only, for validation); ``Program.max_cost`` is the worst-case estimate
-  validation compares with its 1,000,000 limit.
+  selector (a ``Program`` whose output is bool or dyn); ``Program.max_cost`` is the worst-case
+  estimate validation compares with its 1,000,000 limit.
+* ``prepare_device(driver, attributes, capacity, allow_multiple_allocations) ->
+  PreparedDevice``: converts a v1 device (the model's ``DeviceAttribute``/``DeviceCapacity``
+  maps, names qualified or not) once; keep it per device and call
+  ``program.evaluate(prepared_device)`` for each device selector. It returns a bool or raises
+  :class:`EvalError` with upstream's text (``no such key: <id>``, ``attribute <name>: parse
+  semantic version: ...``, ``CEL result of type <t> could not be converted to bool: ...``).
+  ``device.attributes[<unknown domain>]`` and ``device.capacity[...]`` read as empty maps.
 * ``validate_selector(expr, stored) -> str | None`` for API validation.
 * ``prepare(attributes) -> Prepared``: converts an instance's ``NamedResourcesAttribute`` list
   once; keep it per instance and call ``program.evaluate(prepared)`` (a plain attribute list
@@ -42,6 +49,7 @@ docs/deviations.md ("CEL selectors") lists where this differs from cel-go.
 from __future__ import annotations
 
 from kubedra.cel._cost import COST_LIMIT_EXCEEDED, RUNTIME_COST_LIMIT
+from kubedra.cel._device import PreparedDevice, prepare_device
 from kubedra.cel._env import DeviceEnv, EnvType
 from kubedra.cel._program import (
     BUDGET_EXCEEDED,
@@ -76,6 +84,7 @@ __all__ = [
     "EnvType",
     "EvalError",
     "Prepared",
+    "PreparedDevice",
     "Program",
     "cache_info",
     "clear_cache",
@@ -83,6 +92,7 @@ __all__ = [
     "compile_budget",
     "compile_expression",
     "prepare",
+    "prepare_device",
     "runtime_error_text",
     "scheduler_error_text",
     "validate_selector",

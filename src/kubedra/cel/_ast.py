@@ -118,6 +118,11 @@ class Analysis:
     selects_internal_field: bool = False
 
 
+def size_bucket(n: int) -> int:
+    """``n`` rounded up to a power of two: the sizes an estimate is cached for."""
+    return 1 << max(n - 1, 0).bit_length()
+
+
 class CheckedAst:
     """A parsed ``CheckedExpr``; :meth:`analyze` may be called for several ``unknown`` sizes."""
 
@@ -304,3 +309,127 @@ def rename_calls(serialized: bytes, renames: dict[int, str]) -> bytes:
         return bytes(out)
 
     return message((0, len(serialized)), "Any", None)
+
+
+# --- resource.k8s.io/v1: unknown domains read as empty maps ----------------------------------
+
+def _len_field(num: int, payload: bytes) -> bytes:
+    return _varint(num << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _varint_field(num: int, value: int) -> bytes:
+    return _varint(num << 3) + _varint(value)
+
+
+def _expr(expr_id: int, kind: int, payload: bytes) -> bytes:
+    return _varint_field(_ID, expr_id) + _len_field(kind, payload)
+
+
+# cel.expr.Type of ``device.attributes`` / ``device.capacity`` as the checker records it:
+# map(string, map(string, dyn)) (Type.map_type = 7, MapType.key_type/value_type = 1/2,
+# Type.primitive = 3 with STRING = 5, Type.dyn = 1)
+_STRING_TYPE: Final = _varint_field(3, 5)
+DOMAIN_MAP_TYPE: Final = _len_field(7, _len_field(1, _STRING_TYPE) + _len_field(
+    2, _len_field(7, _len_field(1, _STRING_TYPE) + _len_field(2, _len_field(1, b""))))
+)
+_CONST, _CONST_BOOL, _CONST_STRING = 3, 2, 6
+_SELECT_OPERAND, _SELECT_FIELD, _SELECT_TEST_ONLY = 1, 2, 3
+_CALL_TARGET, _CALL_ARGS = 1, 3
+
+
+_Part = tuple[int, int, bytes, int]
+
+
+def _max_expr_id(r: _Reader, span: _Span, kind: str) -> int:
+    """The largest ``Expr.id`` in the message at ``span`` (new nodes take ids above it)."""
+    children = _CHILDREN.get(kind, {})
+    top = 0
+    for num, wt, start, end in r.fields(*span):
+        if kind == "Expr" and num == _ID and wt == 0:
+            top = max(top, r.varint(start)[0])
+        elif wt == 2 and num in children:
+            top = max(top, _max_expr_id(r, (start, end), children[num]))
+    return top
+
+
+def default_empty_domains(serialized: bytes) -> bytes | None:
+    """The serialized ``CheckedExpr`` with every lookup of a domain in a map typed as
+    ``device.attributes``/``device.capacity`` made total, as upstream's mapper does:
+    ``m[k]`` and ``m.k`` become ``m[?k].orValue({})`` (an unknown domain reads as an empty
+    map); as that mapper finds every key, ``has(m.k)`` becomes ``true`` and the optional
+    lookups ``m[?k]``/``m.?k`` become ``optional.of(m[?k].orValue({}))``; ``k in m`` and
+    iteration see only the real domains. None when the expression has no such lookup."""
+    r = _Reader(serialized)
+    (value,) = r.sub(0, len(serialized), 2)  # Any.value
+    typed = r.int_keyed_entries(value[0], value[1], 3)  # CheckedExpr.type_map
+    maps = {key for key, span in typed if r.buf[span[0] : span[1]] == DOMAIN_MAP_TYPE}
+    if not maps:
+        return None
+    next_id = _max_expr_id(r, (0, len(serialized)), "Any") + 1
+
+    def fresh() -> int:
+        nonlocal next_id
+        next_id += 1
+        return next_id - 1
+
+    def total_lookup(eid: int, operand: bytes, key: bytes) -> bytes:
+        optional = _expr(fresh(), _CALL, _len_field(_CALL_FUNCTION, b"_[?_]")
+                         + _len_field(_CALL_ARGS, operand) + _len_field(_CALL_ARGS, key))
+        empty = _expr(fresh(), _STRUCT, b"")
+        return _expr(eid, _CALL, _len_field(_CALL_TARGET, optional)
+                     + _len_field(_CALL_FUNCTION, b"orValue") + _len_field(_CALL_ARGS, empty))
+
+    def replace(eid: int, kind: int, parts: list[_Part]) -> bytes | None:
+        """The replacement of Expr ``eid`` whose ``kind`` message has (rebuilt) ``parts``."""
+        if kind == _CALL:
+            args = [p for p in parts if p[0] == _CALL_ARGS]
+            function = next((p[2] for p in parts if p[0] == _CALL_FUNCTION), b"")
+            if (len(args) != 2 or args[0][3] not in maps
+                    or any(p[0] == _CALL_TARGET for p in parts)):
+                return None
+            if function == b"_[_]":
+                return total_lookup(eid, args[0][2], args[1][2])
+            if function in (b"_[?_]", b"_?._"):  # m[?k], m.?k: present as well
+                return _expr(eid, _CALL, _len_field(_CALL_FUNCTION, b"optional.of") + _len_field(
+                    _CALL_ARGS, total_lookup(fresh(), args[0][2], args[1][2])))
+            return None
+        operand = next((p for p in parts if p[0] == _SELECT_OPERAND), None)
+        if operand is None or operand[3] not in maps:
+            return None
+        if any(p[0] == _SELECT_TEST_ONLY and p[2] == b"\x01" for p in parts):
+            return _expr(eid, _CONST, _varint_field(_CONST_BOOL, 1))
+        field = next(p[2] for p in parts if p[0] == _SELECT_FIELD)
+        return total_lookup(eid, operand[2], _expr(fresh(), _CONST,
+                                                   _len_field(_CONST_STRING, field)))
+
+    changed = False
+
+    def message(span: _Span, kind: str) -> tuple[bytes, list[_Part], int]:
+        """The re-encoded message, its parts (field, wire type, payload, Expr id of a child
+        Expr or -1) and, for an Expr, its id."""
+        nonlocal changed
+        children = _CHILDREN.get(kind, {})
+        parts: list[_Part] = []
+        fields = r.fields(*span)
+        eid = next((r.varint(fs)[0] for n, wt, fs, _ in fields if n == _ID and wt == 0), -1)
+        for num, wt, start, end in fields:
+            if wt == 2 and num in children:
+                data, sub_parts, child_id = message((start, end), children[num])
+                if kind == "Expr" and num in (_SELECT, _CALL):
+                    new = replace(eid, num, sub_parts)
+                    if new is not None:
+                        changed = True
+                        return new, [], eid
+                parts.append((num, wt, data, child_id))
+            else:
+                parts.append((num, wt, r.buf[start:end], -1))
+        out = bytearray()
+        for num, wt, payload, _ in parts:
+            out += _varint(num << 3 | wt)
+            if wt == 2:
+                out += _varint(len(payload))
+            out += payload
+        return bytes(out), parts, eid
+
+    rewritten = message((0, len(serialized)), "Any")[0]
+    return rewritten if changed else None

@@ -8,9 +8,11 @@ removed. Two families share the base options:
   attribute variables and the semver library at 1.0
   (DRA:structured/namedresources/cel/compile.go@v0.30.0), so both envs have them.
 * resource.k8s.io/v1 (:class:`DeviceEnv`; apiserver@v0.34, compatibility 1.33): the variable
-  ``device`` (DRA:cel/compile.go@v0.34). NewExpressions declares it with
-  ``allowMultipleAllocations`` only when DRAConsumableCapacity is on; StoredExpressions
-  ignores feature checks and always has it. Its type (_proto.py) serves type checking.
+  ``device`` (DRA:cel/compile.go@v0.34) and the apiserver semver library's normalize
+  overloads (1.33). NewExpressions declares ``device`` with ``allowMultipleAllocations`` only
+  when DRAConsumableCapacity is on; StoredExpressions ignores feature checks and always has
+  it. Its type (_proto.py) serves type checking; programs run in
+  :func:`build_device_evaluation`'s env, where ``device`` is a plain map.
 """
 
 from __future__ import annotations
@@ -117,9 +119,26 @@ def build(env: AnyEnv) -> Any:
         return _build(new if env is EnvType.NEW_EXPRESSIONS else _FOREVER, OPTIONS)
     stored = env.env_type is EnvType.STORED_EXPRESSIONS
     version = _FOREVER if stored else DEVICE_NEW_EXPRESSIONS_VERSION
-    device = VersionedOption((1, 31), variables={"device": env.device_type}, bindings=True,
-                             note="DRA: the device variable, ext.Bindings (cel.bind)")
-    return _build(version, (*BASE_OPTIONS, device))
+    return _build(version, _device_options(env.device_type))
+
+
+def build_device_evaluation() -> Any:
+    """The env v1 device programs run in: every device option, ``device`` a plain map.
+
+    cel-expr-python binds a message-typed variable only from a protobuf message, and ours
+    cannot hold Quantity/Semver values in its Struct maps; the checked AST (checked against
+    the message type) runs unchanged on a map with the same keys."""
+    return _build(_FOREVER, _device_options("map<string,dyn>"))
+
+
+def _device_options(device_type: str) -> tuple[VersionedOption, ...]:
+    return (
+        *BASE_OPTIONS,
+        VersionedOption((1, 31), variables={"device": device_type}, bindings=True,
+                        note="DRA: the device variable, ext.Bindings (cel.bind)"),
+        VersionedOption((1, 33), _k8s.semver_normalize_overloads,
+                        note="library.SemverLib(SemverVersion(1)): the normalize overloads"),
+    )
 
 
 def _build(version: Version, options: tuple[VersionedOption, ...]) -> Any:

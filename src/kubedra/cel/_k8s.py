@@ -6,9 +6,11 @@ Error texts are upstream's: ``resource.ParseQuantity`` and blang ``Parse`` messa
 ``cannot convert value to integer``.
 
 Overload ids and signatures follow apiserver:pkg/cel/library/{quantity,urls}.go@v0.30.0 and
-DRA:structured/namedresources/cel/semverlib.go@v0.30.0. ``compareTo``/``isGreaterThan``/
-``isLessThan`` exist for Quantity and Semver; cel-cpp dispatches at run time by argument
-*kind* (both are messages), so one implementation serves both and switches on the class.
+DRA:structured/namedresources/cel/semverlib.go@v0.30.0; the v1 device env adds the normalize
+overloads of apiserver:pkg/cel/library/semverlib.go@v0.34 (``semver(s, normalize)``).
+``compareTo``/``isGreaterThan``/``isLessThan`` exist for Quantity and Semver; cel-cpp
+dispatches at run time by argument *kind* (both are messages), so one implementation serves
+both and switches on the class.
 """
 
 from __future__ import annotations
@@ -57,6 +59,13 @@ def semver_msg(v: Version) -> Any:
     if v.pre:
         key += "-" + ".".join(str(p) for p in v.pre)
     return SemverMsg(kubedra_value_key=key)
+
+
+@functools.lru_cache(maxsize=_CACHE)
+def version_msg(s: str) -> Any:
+    """The CEL value of a version attribute (blang ``semver.Parse``, strict; raises
+    SemverError)."""
+    return semver_msg(Version.parse(s))
 
 
 def to_quantity(m: Any) -> Quantity:
@@ -159,6 +168,33 @@ _semver = _parse_semver_msg
 def _is_semver(s: str) -> bool:
     try:
         _parse_semver_msg(s)
+    except SemverError:
+        return False
+    return True
+
+
+def _normalize_semver(s: str) -> str:
+    """apiserver's ``normalizeAndParse`` before the parse: drop a leading ``v``, strip leading
+    zeros of the dot-separated parts, pad ``1`` / ``1.2`` to three parts."""
+    parts = s.removeprefix("v").split(".", 2)
+    for i, p in enumerate(parts):
+        if len(p) > 1:
+            p = p.lstrip("0")
+            parts[i] = p if p[:1].isdigit() and p[:1].isascii() else "0" + p
+    if len(parts) < 3:
+        if any(c in parts[-1] for c in "+-"):
+            raise SemverError("short version cannot contain PreRelease/Build meta data")
+        parts += ["0"] * (3 - len(parts))
+    return ".".join(parts)
+
+
+def _semver_normalize(s: str, normalize: bool) -> Any:
+    return _parse_semver_msg(_normalize_semver(s) if normalize else s)
+
+
+def _is_semver_normalize(s: str, normalize: bool) -> bool:
+    try:
+        _semver_normalize(s, normalize)
     except SemverError:
         return False
     return True
@@ -287,6 +323,17 @@ def quantity_and_semver_overloads() -> Overloads:
         overload("major", "semver_major", i, [ST], _major),
         overload("minor", "semver_minor", i, [ST], _minor),
         overload("patch", "semver_patch", i, [ST], _patch),
+    ]
+
+
+def semver_normalize_overloads() -> Overloads:
+    """The apiserver semver library's version 1 overloads (base env >= 1.33)."""
+    b, s = T.BOOL, T.STRING
+    return [
+        overload("semver", "string_bool_to_semver", ST, [s, b], _semver_normalize,
+                 member=False),
+        overload("isSemver", "is_semver_string_bool", b, [s, b], _is_semver_normalize,
+                 member=False),
     ]
 
 

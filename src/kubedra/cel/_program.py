@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import functools
 import re
 import threading
 import time
@@ -17,9 +16,10 @@ from cel_expr_python import cel
 from kubedra.api.goformat import go_quote
 from kubedra.api.quantity import Quantity
 from kubedra.api.resource import v1
-from kubedra.api.semver import SemverError, Version
-from kubedra.cel import _cost, _env, _k8s, _metered, _numeric
-from kubedra.cel._ast import CheckedAst, rename_calls
+from kubedra.api.semver import SemverError
+from kubedra.cel import _cost, _device, _env, _k8s, _metered, _numeric
+from kubedra.cel._ast import CheckedAst, default_empty_domains, rename_calls, size_bucket
+from kubedra.cel._device import DEVICE_MAX_ENTRIES, DEVICE_MAX_STRING, PreparedDevice
 from kubedra.cel._env import AnyEnv, DeviceEnv, EnvType
 from kubedra.cel._validators import literal_issues
 
@@ -27,10 +27,6 @@ MAX_EXPRESSION_LENGTH: Final = 10_000
 STATIC_COST_LIMIT: Final = 1_000_000
 # v1 device selectors: upstream's validation limit (CELSelectorExpressionMaxLength, bytes)
 DEVICE_MAX_EXPRESSION_LENGTH: Final = v1.CEL_SELECTOR_EXPRESSION_MAX_LENGTH
-# the declared maxima a device selector's worst case is estimated with (types.go): 32
-# attributes/capacities per device, strings of at most 64 bytes
-DEVICE_MAX_ENTRIES: Final = 32
-DEVICE_MAX_STRING: Final = 64
 UNCAPPED: Final = 1 << 62
 COMPILE_CACHE_SIZE: Final = 1024
 # overload id the checker picked -> the helper the checked AST is rewritten to call
@@ -100,11 +96,6 @@ class AttributeLike(Protocol):
     version: str | None
 
 
-@functools.lru_cache(maxsize=4096)
-def _version_msg(s: str) -> Any:
-    return _k8s.semver_msg(Version.parse(s))
-
-
 class Prepared:
     """An instance's attributes converted once for repeated evaluation.
 
@@ -124,12 +115,12 @@ class Prepared:
         for kind in ("attributes.intslice", "attributes.stringslice"):
             for lst in data[kind].values():
                 largest = max(largest, len(lst))
-        self.size_bucket = _bucket(largest)
+        self.size_bucket = size_bucket(largest)
         longest = max(map(len, data["attributes.string"].values()), default=0)
         for lst in data["attributes.stringslice"].values():
             longest = max(longest, max(map(len, lst), default=0))
         # what the static estimate of a program depends on for this instance
-        self.cost_key = (self.size_bucket, _bucket(longest))
+        self.cost_key = (self.size_bucket, size_bucket(longest))
 
     def activation(self, env_type: AnyEnv) -> Any:
         if self._error is not None:
@@ -165,7 +156,7 @@ def prepare(attributes: Iterable[AttributeLike] | None) -> Prepared:
             sl[a.name] = list(a.string_slice.strings or ())
         if a.version is not None and error is None:
             try:
-                v[a.name] = _version_msg(a.version)
+                v[a.name] = _k8s.version_msg(a.version)
             except SemverError as e:
                 # upstream formats the slice index with %q: a quoted rune
                 error = (
@@ -184,10 +175,6 @@ def prepare(attributes: Iterable[AttributeLike] | None) -> Prepared:
     return Prepared(data, error)
 
 
-def _bucket(n: int) -> int:
-    return 1 << max(n - 1, 0).bit_length()
-
-
 def _go_rune(n: int) -> str:
     """Go ``%q`` of an int: the quoted rune, e.g. 0 -> ``'\\x00'``, 65 -> ``'A'``."""
     q = go_quote(chr(n)) if 0 <= n <= 0x10FFFF else '"\\ufffd"'
@@ -201,9 +188,14 @@ _EMPTY: Final = prepare(())
 # ----------------------------------------------------------------------------- programs
 
 
-def _as_prepared(attributes: Prepared | Iterable[AttributeLike] | None) -> Prepared:
+Input = Prepared | PreparedDevice | Iterable[AttributeLike] | None
+
+
+def _as_prepared(attributes: Input) -> Prepared:
     if attributes is None:
         return _EMPTY
+    if isinstance(attributes, PreparedDevice):
+        raise TypeError("a v1alpha2 selector evaluates named-resources attributes, not a device")
     return attributes if isinstance(attributes, Prepared) else prepare(attributes)
 
 
@@ -237,7 +229,7 @@ class Program:
         if over:
             raise EvalError(_cost.COST_LIMIT_EXCEEDED)
 
-    def evaluate(self, attributes: Prepared | Iterable[AttributeLike] | None = None) -> bool:
+    def evaluate(self, attributes: Input = None) -> bool:
         """``CompilationResult.Evaluate``: True/False, or EvalError with cel-go's text."""
         prepared = attributes if attributes.__class__ is Prepared else _as_prepared(attributes)
         assert isinstance(prepared, Prepared)
@@ -255,7 +247,7 @@ class Program:
             raise EvalError(runtime_error_text(value))
         raise EvalError(f"CEL result of type {type(value).__name__} could not be converted to bool")
 
-    def evaluate_value(self, attributes: Prepared | Iterable[AttributeLike] | None = None) -> Any:
+    def evaluate_value(self, attributes: Input = None) -> Any:
         """The result as a Python value (Quantity / Version for those object types)."""
         prepared = _as_prepared(attributes)
         act = prepared.activation(self.env_type)
@@ -268,6 +260,80 @@ class Program:
         if result.type() == cel.Type.ERROR:
             raise EvalError(runtime_error_text(str(result)))
         return _plain(result.plain_value())
+
+
+@dataclass(frozen=True, slots=True)
+class DeviceProgram(Program):
+    """A resource.k8s.io/v1 ``device`` selector; it evaluates a :class:`PreparedDevice`.
+
+    What runs is its checked AST rewritten so that an unknown domain reads as an empty map
+    (_ast.default_empty_domains), in the evaluation env (_device.py); it is built on the first
+    evaluation, so validation, which only compiles, does not pay for it. ``bounded``:
+    ``max_cost`` is within the limit, so no device within the declared maxima needs the
+    per-device estimate.
+    """
+
+    bounded: bool = False
+    _serialized: bytes = b""
+    _runnable: Any = None
+
+    def _load(self) -> Any:
+        runnable = _device.deserialize(default_empty_domains(self._serialized) or self._serialized)
+        object.__setattr__(self, "_runnable", runnable)
+        return runnable
+
+    def evaluate(self, attributes: Input = None) -> bool:
+        """``DeviceMatches``: True/False, or EvalError with upstream's text."""
+        device = attributes
+        if not isinstance(device, PreparedDevice):
+            raise TypeError("a device selector evaluates a PreparedDevice (prepare_device)")
+        act = device.activation
+        if act is None:
+            raise EvalError(device.error)
+        if not (self.bounded and device.within_maxima):
+            key = device.cost_key
+            if self._too_costly.get(key) is not False:
+                self._check_cost(key)
+        runnable = self._runnable or self._load()
+        _cost.reset()
+        try:
+            result = runnable.eval(act)
+        except RuntimeError as e:
+            raise EvalError(runtime_error_text(str(e))) from None
+        value = result.value()
+        if value is True or value is False:
+            return value
+        kind = result.type()
+        if kind == cel.Type.ERROR:
+            raise EvalError(runtime_error_text(str(value)))
+        raise EvalError(_not_bool(kind))
+
+
+# cel-cpp's name of a result type -> cel-go's TypeName and its ConvertToNative(bool) error
+_NOT_BOOL: Final = {
+    "INT": ("int", "unsupported type conversion from 'int' to bool"),
+    "UINT": ("uint", "unsupported type conversion from 'uint' to bool"),
+    "DOUBLE": ("double", "type conversion error from Double to 'bool'"),
+    "STRING": ("string", "unsupported native conversion from string to 'bool'"),
+    "BYTES": ("bytes", "type conversion error from Bytes to 'bool'"),
+    "LIST": ("list", "type conversion error from list to 'bool'"),
+    "MAP": ("map", "type conversion error from map to 'bool'"),
+    "NULL": ("null_type", "type conversion error from 'null_type' to 'bool'"),
+    "DURATION": ("google.protobuf.Duration", "type conversion error from 'Duration' to 'bool'"),
+    "TIMESTAMP": ("google.protobuf.Timestamp",
+                  "type conversion error from 'Timestamp' to 'bool'"),
+    "TYPE": ("type", "type conversion not supported for 'type'"),
+    "kubernetes.Semver": ("kubernetes.Semver", "type conversion error from 'Semver' to 'bool'"),
+    "kubernetes.Quantity": ("kubernetes.Quantity",
+                            "type conversion error from 'Quantity' to 'bool'"),
+}
+
+
+def _not_bool(kind: Any) -> str:
+    """``DeviceMatches``' text for a result that is not a bool."""
+    name = str(kind.name()).split("<", 1)[0]  # LIST<DYN> -> LIST
+    go_name, detail = _NOT_BOOL.get(name, (name, f"type conversion error from '{name}' to 'bool'"))
+    return f"CEL result of type {go_name} could not be converted to bool: {detail}"
 
 
 def _plain(v: Any) -> Any:
@@ -369,7 +435,7 @@ def compile_expression(
             raise CompileError(BUDGET_EXCEEDED)
         hit = _compile_uncached(expression, env_type, require_bool)
         _CACHE.put(key, hit)
-    if hit.__class__ is Program:
+    if hit.__class__ is Program or hit.__class__ is DeviceProgram:
         return hit
     assert isinstance(hit, CompileError)
     raise hit
@@ -451,7 +517,13 @@ def _compile_uncached(
     renames = {expr_id: _REWRITES[ids[0]] for expr_id, ids in ast.overloads.items()
                if len(ids) == 1 and ids[0] in _REWRITES}
     if renames:  # comparisons cel-go orders differently, string work cel-cpp does not meter
-        expr = env.deserialize(rename_calls(serialized, renames))
+        serialized = rename_calls(serialized, renames)
+        if not device:
+            expr = env.deserialize(serialized)
+    if device:
+        returns_bool = require_bool and expr.return_type() == cel.Type.BOOL
+        return DeviceProgram(expression, env_type, returns_bool, expr, ast, {(0, 0): False},
+                             max_cost, max_cost <= STATIC_COST_LIMIT, serialized)
     return Program(expression, env_type, require_bool, expr, ast, {(0, 0): False}, max_cost)
 
 
