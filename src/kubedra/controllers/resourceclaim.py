@@ -8,32 +8,31 @@
   ``status.allocation`` in the same status update, then drop the finalizer with an update);
   deletes unused claims generated for pods that will not run.
 
-It serves the claims of the release the server emulates (:class:`Era`, the one place the
-releases differ here): ``resource.k8s.io/v1alpha2`` for 1.30, ``v1`` for 1.34.
+It serves the claims of the release the server emulates, ``resource.k8s.io/v1alpha2`` for
+1.30 and ``v1`` for 1.34: the generation's kinds and finalizer are its
+:class:`~kubedra.api.resourceclaim.ClaimAPI`; the two rules that differ by model are
+:func:`deallocates` and :func:`refused_template`.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from dataclasses import dataclass
-from typing import Any, Final, NoReturn
+from typing import Any, NoReturn
 
 import msgspec
 
 from kubedra.api.core import Pod, PodResourceClaim
 from kubedra.api.features import FeatureGates
-from kubedra.api.release import R1_30, R1_34, Release
+from kubedra.api.release import R1_30, Release
 from kubedra.api.resource import v1, v1alpha2
 from kubedra.api.resourceclaim import (
     POD_CLAIM_NAME_ANNOTATION,
-    V1_CLAIMS,
-    V1ALPHA2_CLAIMS,
-    ClaimAPI,
     ResourceClaim,
     ResourceClaimConsumerReference,
     ResourceClaimTemplate,
     can_be_reserved,
+    claim_api,
     claim_from_template,
     claim_names,
     claim_ref,
@@ -58,42 +57,29 @@ RESOURCE_CLAIM_WORKERS = 10
 waits on one or two writes, so fewer workers cap how fast pods get their claims."""
 
 
-@dataclass(frozen=True, slots=True)
-class Era:
-    """What the controller does differently per release (spec §10 of the v1 DRA spec)."""
-
-    claims: ClaimAPI
-    other_consumers_fail: bool
-    """1.34: a ``reservedFor`` entry that is not a pod fails the sync (``unsupported
-    ReservedFor entry``); 1.30 logs it and keeps it."""
-
-    def deallocates(self, claim: ResourceClaim, deleting: bool) -> bool:
-        """Whether a claim with the finalizer is deallocated when its last consumer goes:
-        every claim in 1.34 (there is only delayed allocation); in 1.30 an ``Immediate``
-        claim stays allocated until it is deleted."""
-        if isinstance(claim, v1alpha2.ResourceClaim):
-            return claim.spec.allocation_mode != v1alpha2.ALLOCATION_MODE_IMMEDIATE or deleting
-        return True
-
-    def refused_template(self, template: ResourceClaimTemplate,
-                         gates: FeatureGates) -> str | None:
-        """Why no claim is made from ``template`` under ``gates`` (1.34: admin access asked
-        with DRAAdminAccess off), else None."""
-        if isinstance(template, v1.ResourceClaimTemplate) and not gates.dra_admin_access and any(
-                r.exactly is not None and r.exactly.admin_access is True
-                for r in template.spec.spec.devices.requests or ()):
-            return "admin access is requested, but the feature is disabled"
-        return None
+def deallocates(claim: ResourceClaim, deleting: bool) -> bool:
+    """Whether a claim with the finalizer is deallocated when its last consumer goes: every
+    v1 claim (1.34 has only delayed allocation); a v1alpha2 ``Immediate`` claim stays
+    allocated until it is deleted."""
+    if isinstance(claim, v1alpha2.ResourceClaim):
+        return claim.spec.allocation_mode != v1alpha2.ALLOCATION_MODE_IMMEDIATE or deleting
+    return True
 
 
-ERAS: Final[dict[Release, Era]] = {
-    R1_30: Era(V1ALPHA2_CLAIMS, other_consumers_fail=False),
-    R1_34: Era(V1_CLAIMS, other_consumers_fail=True),
-}
+def refused_template(template: ResourceClaimTemplate, gates: FeatureGates) -> str | None:
+    """Why no claim is made from ``template`` under ``gates`` (a v1 template asking admin
+    access with DRAAdminAccess off, as 1.34 refuses it), else None."""
+    if isinstance(template, v1.ResourceClaimTemplate) and not gates.dra_admin_access and any(
+            r.exactly is not None and r.exactly.admin_access is True
+            for r in template.spec.spec.devices.requests or ()):
+        return "admin access is requested, but the feature is disabled"
+    return None
 
 
 def unsupported_entry(ref: ResourceClaimConsumerReference) -> str:
-    """upstream's text for a ``reservedFor`` entry that is not a pod (Go's ``%v`` of it)."""
+    """upstream's text for a ``reservedFor`` entry that is not a pod (Go's ``%v`` of it);
+    upstream fails the sync with it for ever, kubedra logs it and keeps the entry
+    (docs/deviations.md)."""
     return f"unsupported ReservedFor entry: {{{ref.api_group} {ref.resource} {ref.name} {ref.uid}}}"
 
 
@@ -114,12 +100,12 @@ class ResourceClaimController:
         ones (the controller manager's Job controller watches pods too), else its own."""
         self.client = client
         self.workers = workers
-        self.era = ERAS[release]
+        self.api = claim_api(release)
         self.gates = gates if gates is not None else FeatureGates.for_release(release)
         shared = informers if informers is not None else Informers(client)
         self.pods = shared.get(Pod)
-        self.claims: Informer[Any] = shared.get(self.era.claims.claim)
-        self.templates: Informer[Any] = shared.get(self.era.claims.template)
+        self.claims: Informer[Any] = shared.get(self.api.claim)
+        self.templates: Informer[Any] = shared.get(self.api.template)
         self.informers: tuple[Informer[Any], ...] = (self.pods, self.claims, self.templates)
         self.queue = WorkQueue("resource_claim", metrics=(metrics or controller_metrics()).queue)
         self.events = EventRecorder(client, "resource_claim")
@@ -241,7 +227,7 @@ class ResourceClaimController:
         template: ResourceClaimTemplate | None = self.templates.get(template_name, ns)
         if template is None:
             await self._creation_failed(pod, pc, template_not_found(template_name))
-        refused = self.era.refused_template(template, self.gates)
+        refused = refused_template(template, self.gates)
         if refused is not None:
             await self._creation_failed(pod, pc, refused)
         claim = claim_from_template(pod, pc.name, template)
@@ -274,7 +260,7 @@ class ResourceClaimController:
                 continue
             claim = msgspec.structs.replace(claim, status=msgspec.structs.replace(
                 claim.status, reserved_for=[*(claim.status.reserved_for or ()),
-                                            consumer_ref(pod, self.era.claims)]))
+                                            consumer_ref(pod, self.api)]))
             await self._written.write(claim, self.client.update_status)
 
     # --- claims ---------------------------------------------------------------------------
@@ -304,9 +290,7 @@ class ResourceClaimController:
         valid: list[ResourceClaimConsumerReference] = []
         for ref in reserved:
             if ref.api_group or ref.resource != "pods":
-                if self.era.other_consumers_fail:
-                    raise ValueError(unsupported_entry(ref))
-                log.warning("claim %s/%s: unsupported ReservedFor entry %s", namespace, name, ref)
+                log.warning("claim %s/%s: %s", namespace, name, unsupported_entry(ref))
                 valid.append(ref)
                 continue
             pod = self.pods.get(ref.name, namespace)
@@ -315,12 +299,12 @@ class ResourceClaimController:
                     valid.append(ref)
             elif not await self._pod_is_gone(namespace, ref.name, ref.uid):
                 valid.append(ref)
-        has_finalizer = self.era.claims.finalizer in (claim.metadata.finalizers or ())
+        has_finalizer = self.api.finalizer in (claim.metadata.finalizers or ())
         deleting = claim.metadata.deletion_timestamp is not None
         had_allocation = claim.status.allocation is not None
         if len(valid) < len(reserved):
             status = msgspec.structs.replace(claim.status, reserved_for=valid or None)
-            if not valid and has_finalizer and self.era.deallocates(claim, deleting):
+            if not valid and has_finalizer and deallocates(claim, deleting):
                 status = msgspec.structs.replace(status, allocation=None)
             claim = await self._written.write(msgspec.structs.replace(claim, status=status),
                                               self.client.update_status)
@@ -340,7 +324,7 @@ class ResourceClaimController:
 
     async def _drop_finalizer(self, claim: ResourceClaim) -> None:
         finalizers = [f for f in claim.metadata.finalizers or ()
-                      if f != self.era.claims.finalizer]
+                      if f != self.api.finalizer]
         meta = msgspec.structs.replace(claim.metadata, finalizers=finalizers or None)
         await self._written.write(msgspec.structs.replace(claim, metadata=meta),
                                   self.client.update)
@@ -355,7 +339,7 @@ class ResourceClaimController:
             return  # the garbage collector removes claims of pods that are truly gone
         if pod.metadata.uid != pod_uid or is_pod_done(pod):
             try:
-                await self.client.delete(self.era.claims.claim, claim.metadata.name or "",
+                await self.client.delete(self.api.claim, claim.metadata.name or "",
                                          claim.metadata.namespace)
             except ApiError as e:
                 if not is_not_found(e):
