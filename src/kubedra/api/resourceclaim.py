@@ -11,6 +11,9 @@ controller and the node agent share, written once.
 * using: :func:`is_reserved_for_pod`, :func:`can_be_reserved`, :func:`consumer_ref`,
   :func:`structured_allocation`.
 
+The rules take the claims of either DRA generation; what differs between them (the kinds,
+the finalizer, who may share a claim) is one :class:`ClaimAPI` per generation
+(:data:`V1ALPHA2_CLAIMS` for 1.30, :data:`V1_CLAIMS` for 1.34, :func:`claim_api`).
 Nothing here knows a resource model (named resources live in ``allocation/``). Pure and
 synchronous; every user-facing text lives here once.
 """
@@ -18,20 +21,49 @@ synchronous; every user-facing text lives here once.
 from __future__ import annotations
 
 import copy
+from dataclasses import dataclass
+from typing import Final, overload
 
 from kubedra.api.core import Pod, PodResourceClaim
 from kubedra.api.meta import ObjectMeta, OwnerReference
-from kubedra.api.resource.v1alpha2 import (
-    API_VERSION,
-    ResourceClaim,
-    ResourceClaimConsumerReference,
-    ResourceClaimTemplate,
-)
+from kubedra.api.release import R1_30, R1_34, Release
+from kubedra.api.resource import v1, v1alpha2
+
+ResourceClaim = v1alpha2.ResourceClaim | v1.ResourceClaim
+ResourceClaimTemplate = v1alpha2.ResourceClaimTemplate | v1.ResourceClaimTemplate
+ResourceClaimConsumerReference = (v1alpha2.ResourceClaimConsumerReference
+                                  | v1.ResourceClaimConsumerReference)
 
 POD_CLAIM_NAME_ANNOTATION = "resource.kubernetes.io/pod-claim-name"
 """On a generated claim: the ``pod.spec.resourceClaims`` entry it was made for."""
 
 MAX_GENERATE_NAME_BASE = 57
+
+
+@dataclass(frozen=True, slots=True)
+class ClaimAPI:
+    """One DRA generation's claim kinds: what a component of that release reads and writes
+    (``version`` of ``resource.k8s.io``), and the finalizer that keeps an allocated claim."""
+
+    version: str
+    claim: type[v1alpha2.ResourceClaim] | type[v1.ResourceClaim]
+    template: type[v1alpha2.ResourceClaimTemplate] | type[v1.ResourceClaimTemplate]
+    consumer: (type[v1alpha2.ResourceClaimConsumerReference]
+               | type[v1.ResourceClaimConsumerReference])
+    finalizer: str
+
+
+V1ALPHA2_CLAIMS: Final = ClaimAPI(
+    v1alpha2.VERSION, v1alpha2.ResourceClaim, v1alpha2.ResourceClaimTemplate,
+    v1alpha2.ResourceClaimConsumerReference, v1alpha2.FINALIZER)
+V1_CLAIMS: Final = ClaimAPI(v1.VERSION, v1.ResourceClaim, v1.ResourceClaimTemplate,
+                            v1.ResourceClaimConsumerReference, v1.FINALIZER)
+_BY_RELEASE: Final[dict[Release, ClaimAPI]] = {R1_30: V1ALPHA2_CLAIMS, R1_34: V1_CLAIMS}
+
+
+def claim_api(release: Release) -> ClaimAPI:
+    """The claim generation ``release`` serves."""
+    return _BY_RELEASE[release]
 
 
 class ClaimNameError(ValueError):
@@ -126,10 +158,17 @@ def template_not_found(template: str) -> str:
             f'"{template}" not found')
 
 
+@overload
+def claim_from_template(pod: Pod, pod_claim: str, template: v1alpha2.ResourceClaimTemplate, *,
+                        name: str | None = None) -> v1alpha2.ResourceClaim: ...
+@overload
+def claim_from_template(pod: Pod, pod_claim: str, template: v1.ResourceClaimTemplate, *,
+                        name: str | None = None) -> v1.ResourceClaim: ...
 def claim_from_template(pod: Pod, pod_claim: str, template: ResourceClaimTemplate, *,
                         name: str | None = None) -> ResourceClaim:
     """The claim the ResourceClaim controller creates for ``pod_claim``: the template's
-    metadata and spec, owned (controller) by the pod; ``generateName`` unless ``name``."""
+    metadata and spec, owned (controller) by the pod, of the template's generation;
+    ``generateName`` unless ``name``."""
     tmeta = template.spec.metadata
     meta = ObjectMeta(
         name=name,
@@ -142,8 +181,11 @@ def claim_from_template(pod: Pod, pod_claim: str, template: ResourceClaimTemplat
                                          uid=pod.metadata.uid or "", controller=True,
                                          block_owner_deletion=True)],
     )
-    return ResourceClaim(api_version=API_VERSION, kind="ResourceClaim", metadata=meta,
-                         spec=copy.deepcopy(template.spec.spec))
+    if isinstance(template, v1.ResourceClaimTemplate):
+        return v1.ResourceClaim(api_version=v1.API_VERSION, kind="ResourceClaim",
+                                metadata=meta, spec=copy.deepcopy(template.spec.spec))
+    return v1alpha2.ResourceClaim(api_version=v1alpha2.API_VERSION, kind="ResourceClaim",
+                                  metadata=meta, spec=copy.deepcopy(template.spec.spec))
 
 
 # --- using ------------------------------------------------------------------------------------
@@ -155,18 +197,27 @@ def is_reserved_for_pod(pod: Pod, claim: ResourceClaim) -> bool:
 
 
 def can_be_reserved(claim: ResourceClaim) -> bool:
-    """upstream ``resourceclaim.CanBeReserved``, for an allocated claim."""
+    """upstream ``resourceclaim.CanBeReserved``, for an allocated claim: a v1alpha2 claim
+    when its allocation is shareable or unused, a v1 claim always (1.34 has no
+    ``shareable``)."""
+    if isinstance(claim, v1.ResourceClaim):
+        return claim.status.allocation is not None
     allocation = claim.status.allocation
     return allocation is not None and (allocation.shareable or not claim.status.reserved_for)
 
 
-def consumer_ref(pod: Pod) -> ResourceClaimConsumerReference:
-    """The ``status.reservedFor`` entry for ``pod``."""
-    return ResourceClaimConsumerReference(resource="pods", name=pod.metadata.name or "",
-                                          uid=pod.metadata.uid or "")
+@overload
+def consumer_ref(pod: Pod) -> v1alpha2.ResourceClaimConsumerReference: ...
+@overload
+def consumer_ref(pod: Pod, api: ClaimAPI) -> ResourceClaimConsumerReference: ...
+def consumer_ref(pod: Pod, api: ClaimAPI = V1ALPHA2_CLAIMS) -> ResourceClaimConsumerReference:
+    """The ``status.reservedFor`` entry for ``pod``, in ``api``'s generation (v1alpha2's
+    unless given)."""
+    return api.consumer(resource="pods", name=pod.metadata.name or "",
+                        uid=pod.metadata.uid or "")
 
 
-def structured_allocation(claim: ResourceClaim) -> bool:
+def structured_allocation(claim: v1alpha2.ResourceClaim) -> bool:
     """upstream ``IsAllocatedWithStructuredParameters``: some handle carries structured data."""
     allocation = claim.status.allocation
     return allocation is not None and any(

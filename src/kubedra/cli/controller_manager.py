@@ -18,6 +18,7 @@ from kubedra.api.core import Pod
 from kubedra.api.features import FeatureGateError, FeatureGates, parse_feature_gates
 from kubedra.api.goformat import parse_duration
 from kubedra.api.release import RELEASES, Release
+from kubedra.api.resourceclaim import claim_api
 from kubedra.cli.leaderelect import leader_election_options, run_as_leader
 from kubedra.cli.metrics import bound_port, serve_metrics
 from kubedra.cli.runtime import run_until_signalled, setup_logging
@@ -163,19 +164,22 @@ def controller_manager(kubeconfig_path: str | None, workers: int, claim_workers:
                   flush=True)
         async with Client(config, user_agent="kubedra-controller-manager") as client:
             release = await discover_release(client)
+            gates = _gates(feature_gates, release)
             job_config = JobControllerConfig(
-                gates=_gates(feature_gates, release), workers=workers,
+                gates=gates, workers=workers,
                 sync_batch_period=job_sync_batch_period,
                 pod_backoff_base=job_pod_failure_backoff,
                 pod_backoff_max=job_pod_failure_backoff_max)
             claims = "resourceclaim-controller" in enabled and await dra_served(
-                client, "controller-manager", "the resourceclaim-controller")
+                client, "controller-manager", "the resourceclaim-controller",
+                claim_api(release).version)
             # one watch per kind for all the controllers, cached without managedFields
             # (kube-controller-manager's shared informers trim them)
             informers = Informers(client, trim_managed_fields=True)
             running: list[Controller] = []
             if claims:
-                running.append(ResourceClaimController(client, workers=claim_workers,
+                running.append(ResourceClaimController(client, release=release, gates=gates,
+                                                       workers=claim_workers,
                                                        informers=informers))
             stopping: list[Callable[[], Awaitable[None]]] = [informers.stop]
             jobs = None

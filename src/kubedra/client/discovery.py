@@ -62,12 +62,14 @@ async def discover_release(client: Client) -> Release:
 
 
 async def dra_served(client: Client, component: str,
-                     without: str = "its DRA parts (drivers, ResourceSlices, claims)") -> bool:
-    """Whether the server serves the v1alpha2 DRA API the component's DRA parts speak; when
-    it does not, the component says so in one line (naming what it runs ``without``)."""
-    if await served_versions(client, RESOURCE, (V1ALPHA2,)):
+                     without: str = "its DRA parts (drivers, ResourceSlices, claims)",
+                     version: str = V1ALPHA2) -> bool:
+    """Whether the server serves the DRA ``version`` the component's DRA parts speak
+    (v1alpha2 unless given); when it does not, the component says so in one line (naming
+    what it runs ``without``)."""
+    if await served_versions(client, RESOURCE, (version,)):
         return True
     release = await discover_release(client)
     log.warning("%s: the API server emulates Kubernetes %s and does not serve %s/%s: running "
-                "without %s", component, release.git_version, RESOURCE, V1ALPHA2, without)
+                "without %s", component, release.git_version, RESOURCE, version, without)
     return False

@@ -1,32 +1,38 @@
-"""The ResourceClaim controller (kube-controller-manager's, v1.30 behaviour).
+"""The ResourceClaim controller (kube-controller-manager's, as v1.30 and v1.34 have it).
 
 * Creates a claim for every ``pod.spec.resourceClaims`` entry that names a template, owned by
   the pod, and records its name in ``pod.status.resourceClaimStatuses``.
 * For pods bound without the scheduler, reserves their already allocated claims.
 * Drops ``reservedFor`` entries of pods that are gone, replaced or done; when the last
-  consumer goes, deallocates structured claims (clear ``status.allocation``, then drop the
-  ``dra.k8s.io/delete-protection`` finalizer); deletes unused claims generated for pods that
-  will not run.
+  consumer goes, deallocates claims that carry the generation's finalizer (clear
+  ``status.allocation`` in the same status update, then drop the finalizer with an update);
+  deletes unused claims generated for pods that will not run.
+
+It serves the claims of the release the server emulates, ``resource.k8s.io/v1alpha2`` for
+1.30 and ``v1`` for 1.34: the generation's kinds and finalizer are its
+:class:`~kubedra.api.resourceclaim.ClaimAPI`; the two rules that differ by model are
+:func:`deallocates` and :func:`refused_template`.
 """
 
 from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from typing import Any
+from typing import Any, NoReturn
 
 import msgspec
 
 from kubedra.api.core import Pod, PodResourceClaim
-from kubedra.api.resource import v1alpha2
-from kubedra.api.resource.v1alpha2 import (
+from kubedra.api.features import FeatureGates
+from kubedra.api.release import R1_30, Release
+from kubedra.api.resource import v1, v1alpha2
+from kubedra.api.resourceclaim import (
+    POD_CLAIM_NAME_ANNOTATION,
     ResourceClaim,
     ResourceClaimConsumerReference,
     ResourceClaimTemplate,
-)
-from kubedra.api.resourceclaim import (
-    POD_CLAIM_NAME_ANNOTATION,
     can_be_reserved,
+    claim_api,
     claim_from_template,
     claim_names,
     claim_ref,
@@ -51,6 +57,32 @@ RESOURCE_CLAIM_WORKERS = 10
 waits on one or two writes, so fewer workers cap how fast pods get their claims."""
 
 
+def deallocates(claim: ResourceClaim, deleting: bool) -> bool:
+    """Whether a claim with the finalizer is deallocated when its last consumer goes: every
+    v1 claim (1.34 has only delayed allocation); a v1alpha2 ``Immediate`` claim stays
+    allocated until it is deleted."""
+    if isinstance(claim, v1alpha2.ResourceClaim):
+        return claim.spec.allocation_mode != v1alpha2.ALLOCATION_MODE_IMMEDIATE or deleting
+    return True
+
+
+def refused_template(template: ResourceClaimTemplate, gates: FeatureGates) -> str | None:
+    """Why no claim is made from ``template`` under ``gates`` (a v1 template asking admin
+    access with DRAAdminAccess off, as 1.34 refuses it), else None."""
+    if isinstance(template, v1.ResourceClaimTemplate) and not gates.dra_admin_access and any(
+            r.exactly is not None and r.exactly.admin_access is True
+            for r in template.spec.spec.devices.requests or ()):
+        return "admin access is requested, but the feature is disabled"
+    return None
+
+
+def unsupported_entry(ref: ResourceClaimConsumerReference) -> str:
+    """upstream's text for a ``reservedFor`` entry that is not a pod (Go's ``%v`` of it);
+    upstream fails the sync with it for ever, kubedra logs it and keeps the entry
+    (docs/deviations.md)."""
+    return f"unsupported ReservedFor entry: {{{ref.api_group} {ref.resource} {ref.name} {ref.uid}}}"
+
+
 def is_pod_done(pod: Pod) -> bool:
     """Terminal phase, or deleted before it was ever scheduled: it will not use its claims."""
     if pod.status.phase in ("Succeeded", "Failed"):
@@ -59,17 +91,21 @@ def is_pod_done(pod: Pod) -> bool:
 
 
 class ResourceClaimController:
-    def __init__(self, client: Client, *, workers: int = RESOURCE_CLAIM_WORKERS,
+    def __init__(self, client: Client, *, release: Release = R1_30,
+                 gates: FeatureGates | None = None, workers: int = RESOURCE_CLAIM_WORKERS,
                  metrics: ControllerMetrics | None = None,
                  informers: Informers | None = None) -> None:
-        """``informers``: the process's shared ones (the controller manager's Job controller
-        watches pods too), else its own."""
+        """``release``: the one the server emulates (its claims are served); ``gates``: the
+        controller manager's (default: the release's); ``informers``: the process's shared
+        ones (the controller manager's Job controller watches pods too), else its own."""
         self.client = client
         self.workers = workers
+        self.api = claim_api(release)
+        self.gates = gates if gates is not None else FeatureGates.for_release(release)
         shared = informers if informers is not None else Informers(client)
         self.pods = shared.get(Pod)
-        self.claims = shared.get(ResourceClaim)
-        self.templates = shared.get(ResourceClaimTemplate)
+        self.claims: Informer[Any] = shared.get(self.api.claim)
+        self.templates: Informer[Any] = shared.get(self.api.template)
         self.informers: tuple[Informer[Any], ...] = (self.pods, self.claims, self.templates)
         self.queue = WorkQueue("resource_claim", metrics=(metrics or controller_metrics()).queue)
         self.events = EventRecorder(client, "resource_claim")
@@ -188,12 +224,12 @@ class ResourceClaimController:
         if cached is not None:
             return cached
         template_name = claim_ref(pc)[1] or ""
-        template = self.templates.get(template_name, ns)
+        template: ResourceClaimTemplate | None = self.templates.get(template_name, ns)
         if template is None:
-            message = template_not_found(template_name)
-            await self.events.record(pod, "Warning", "FailedResourceClaimCreation",
-                                     f"PodResourceClaim {pc.name}: {message}")
-            raise LookupError(message)
+            await self._creation_failed(pod, pc, template_not_found(template_name))
+        refused = refused_template(template, self.gates)
+        if refused is not None:
+            await self._creation_failed(pod, pc, refused)
         claim = claim_from_template(pod, pc.name, template)
         try:
             created = await self.client.create(claim)
@@ -205,6 +241,11 @@ class ResourceClaimController:
         assert created.metadata.name is not None
         self._created[(uid, pc.name)] = created.metadata.name
         return created.metadata.name
+
+    async def _creation_failed(self, pod: Pod, pc: PodResourceClaim, message: str) -> NoReturn:
+        await self.events.record(pod, "Warning", "FailedResourceClaimCreation",
+                                 f"PodResourceClaim {pc.name}: {message}")
+        raise LookupError(message)
 
     async def _reserve_for_bound_pod(self, pod: Pod, statuses: dict[str, str | None]) -> None:
         ns = pod.metadata.namespace or ""
@@ -219,7 +260,7 @@ class ResourceClaimController:
                 continue
             claim = msgspec.structs.replace(claim, status=msgspec.structs.replace(
                 claim.status, reserved_for=[*(claim.status.reserved_for or ()),
-                                            consumer_ref(pod)]))
+                                            consumer_ref(pod, self.api)]))
             await self._written.write(claim, self.client.update_status)
 
     # --- claims ---------------------------------------------------------------------------
@@ -249,7 +290,7 @@ class ResourceClaimController:
         valid: list[ResourceClaimConsumerReference] = []
         for ref in reserved:
             if ref.api_group or ref.resource != "pods":
-                log.warning("claim %s/%s: unsupported ReservedFor entry %s", namespace, name, ref)
+                log.warning("claim %s/%s: %s", namespace, name, unsupported_entry(ref))
                 valid.append(ref)
                 continue
             pod = self.pods.get(ref.name, namespace)
@@ -258,13 +299,12 @@ class ResourceClaimController:
                     valid.append(ref)
             elif not await self._pod_is_gone(namespace, ref.name, ref.uid):
                 valid.append(ref)
-        has_finalizer = v1alpha2.FINALIZER in (claim.metadata.finalizers or ())
+        has_finalizer = self.api.finalizer in (claim.metadata.finalizers or ())
         deleting = claim.metadata.deletion_timestamp is not None
         had_allocation = claim.status.allocation is not None
         if len(valid) < len(reserved):
             status = msgspec.structs.replace(claim.status, reserved_for=valid or None)
-            if not valid and has_finalizer and (
-                    claim.spec.allocation_mode != v1alpha2.ALLOCATION_MODE_IMMEDIATE or deleting):
+            if not valid and has_finalizer and deallocates(claim, deleting):
                 status = msgspec.structs.replace(status, allocation=None)
             claim = await self._written.write(msgspec.structs.replace(claim, status=status),
                                               self.client.update_status)
@@ -283,7 +323,8 @@ class ResourceClaimController:
             await self._delete_if_unneeded(claim)
 
     async def _drop_finalizer(self, claim: ResourceClaim) -> None:
-        finalizers = [f for f in claim.metadata.finalizers or () if f != v1alpha2.FINALIZER]
+        finalizers = [f for f in claim.metadata.finalizers or ()
+                      if f != self.api.finalizer]
         meta = msgspec.structs.replace(claim.metadata, finalizers=finalizers or None)
         await self._written.write(msgspec.structs.replace(claim, metadata=meta),
                                   self.client.update)
@@ -298,7 +339,7 @@ class ResourceClaimController:
             return  # the garbage collector removes claims of pods that are truly gone
         if pod.metadata.uid != pod_uid or is_pod_done(pod):
             try:
-                await self.client.delete(ResourceClaim, claim.metadata.name or "",
+                await self.client.delete(self.api.claim, claim.metadata.name or "",
                                          claim.metadata.namespace)
             except ApiError as e:
                 if not is_not_found(e):

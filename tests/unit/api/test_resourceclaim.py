@@ -10,7 +10,12 @@ import pytest
 from kubedra.api import resourceclaim
 from kubedra.api.codec import decode
 from kubedra.api.core import Pod
-from kubedra.api.resource.v1alpha2 import ResourceClaim, ResourceClaimTemplate
+from kubedra.api.resource import v1
+from kubedra.api.resource.v1alpha2 import (
+    ResourceClaim,
+    ResourceClaimConsumerReference,
+    ResourceClaimTemplate,
+)
 
 
 def make_pod(*entries: dict[str, Any], statuses: list[dict[str, Any]] | None = None,
@@ -142,3 +147,32 @@ def test_claim_from_template_owned_annotated_and_named() -> None:
     assert made.spec.resource_class_name == "c"
     named = resourceclaim.claim_from_template(pod, "gpu", template, name="fixed")
     assert (named.metadata.name, named.metadata.generate_name) == ("fixed", None)
+
+
+def test_v1_claims_from_templates_reservations_and_consumers() -> None:
+    """The same rules for 1.34's claims: a v1 template gives a v1 claim, every allocated v1
+    claim can be reserved (1.34 has no ``shareable``), and the consumer is a v1 one."""
+    pod = make_pod({"name": "gpu", "resourceClaimTemplateName": "t"})
+    template = decode({"metadata": {"name": "t", "namespace": "default"},
+                       "spec": {"metadata": {"annotations": {"x": "y"}},
+                                "spec": {"devices": {"requests": [{"name": "r", "exactly": {
+                                    "deviceClassName": "c"}}]}}}}, v1.ResourceClaimTemplate)
+    made = resourceclaim.claim_from_template(pod, "gpu", template)
+    assert isinstance(made, v1.ResourceClaim)
+    assert made.api_version == "resource.k8s.io/v1" and made.kind == "ResourceClaim"
+    assert made.metadata.generate_name == "p-gpu-"
+    assert made.metadata.annotations == {"x": "y",
+                                         resourceclaim.POD_CLAIM_NAME_ANNOTATION: "gpu"}
+    assert resourceclaim.is_for_pod(pod, made)
+    assert made.spec == template.spec.spec and made.spec is not template.spec.spec
+    reserved = decode({"status": {
+        "allocation": {"devices": {"results": []}},
+        "reservedFor": [{"resource": "pods", "name": "q", "uid": "uid-q"}]}},
+        v1.ResourceClaim)
+    assert resourceclaim.can_be_reserved(reserved)
+    assert not resourceclaim.can_be_reserved(v1.ResourceClaim())  # unallocated
+    assert not resourceclaim.is_reserved_for_pod(pod, reserved)
+    ref = resourceclaim.consumer_ref(pod, resourceclaim.V1_CLAIMS)
+    assert isinstance(ref, v1.ResourceClaimConsumerReference)
+    assert (ref.resource, ref.name, ref.uid, ref.api_group) == ("pods", "p", "uid-p", "")
+    assert isinstance(resourceclaim.consumer_ref(pod), ResourceClaimConsumerReference)

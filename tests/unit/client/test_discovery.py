@@ -97,3 +97,16 @@ async def test_an_unreachable_server_is_asked_again() -> None:
     async with Client(ClientConfig(server=f"http://127.0.0.1:{port}")) as client:
         with pytest.raises(TimeoutError):
             await asyncio.wait_for(served_versions(client, "batch", ("v1",), retry=0.01), 0.5)
+
+
+async def test_dra_served_asks_for_the_version_given_and_names_it(
+        serve: Serve, caplog: pytest.LogCaptureFixture) -> None:
+    new = await serve(_server({"/apis/resource.k8s.io/v1"}, version="34"))
+    off = await serve(_server(set(), version="34"))
+    async with new, off:
+        assert await dra_served(new, "test", version="v1") is True
+        assert await dra_served(off, "controller-manager", "the resourceclaim-controller",
+                                "v1") is False
+    assert [r.getMessage() for r in caplog.records if r.levelname == "WARNING"] == [
+        "controller-manager: the API server emulates Kubernetes v1.34.0 and does not serve "
+        "resource.k8s.io/v1: running without the resourceclaim-controller"]
