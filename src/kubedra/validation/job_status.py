@@ -379,11 +379,15 @@ def validate_job_status(job: Job, path: Path, opts: JobStatusValidationOptions) 
     ):
         errs.append(
             invalid(
-                path.child("terminating"), st.terminating, "terminating>0 is invalid for finished job"
+                path.child("terminating"),
+                st.terminating,
+                "terminating>0 is invalid for finished job",
             )
         )
     if opts.reject_more_ready_than_active_pods and st.ready is not None and st.ready > st.active:
-        errs.append(invalid(path.child("ready"), st.ready, "cannot set more ready pods than active"))
+        errs.append(
+            invalid(path.child("ready"), st.ready, "cannot set more ready pods than active")
+        )
     errs += _validate_success_criteria(job, conditions, opts)
     return errs
 
