@@ -1,21 +1,24 @@
-"""Job status rules (v1.30 ``validateJobStatus`` / ``ValidateJobStatusUpdate``).
+"""Job status rules (``validateJobStatus`` / ``ValidateJobStatusUpdate``, v1.30 and v1.34).
 
 The counter and uncounted-UID checks and the SuccessCriteriaMet rules always apply. The
 strengthened transition rules apply only through :class:`JobStatusValidationOptions`, which the
 API server fills from the old and new objects when the ``JobManagedBy`` gate is on: each rule
 fires only when the status fields it looks at changed, so a corrupt old status does not block
-unrelated updates (ratcheting).
+unrelated updates (ratcheting). v1.34 adds the rules of the controller's two-step finish
+(v1.31): Failed needs FailureTarget, Complete needs SuccessCriteriaMet, a finished Job has no
+terminating pods, ready never exceeds active; and SuccessCriteriaMet may then mark any Job.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import datetime
 
 from kubedra.api import batch
 from kubedra.api.batch import Job, UncountedTerminatedPods
 from kubedra.api.features import FeatureGates
 from kubedra.api.goformat import go_quote
+from kubedra.api.release import R1_30
 from kubedra.validation import gorepr
 from kubedra.validation.field import (
     OMIT_VALUE,
@@ -50,6 +53,12 @@ class JobStatusValidationOptions:
     reject_not_complete_job_with_completion_time: bool = False
     reject_complete_job_with_failed_condition: bool = False
     reject_complete_job_with_failure_target_condition: bool = False
+    # v1.31 on (never set for a 1.30 cluster)
+    reject_failed_job_without_failure_target: bool = False
+    reject_complete_job_without_success_criteria_met: bool = False
+    reject_finished_job_with_terminating_pods: bool = False
+    reject_more_ready_than_active_pods: bool = False
+    allow_for_success_criteria_met_in_extended_scope: bool = False
 
 
 # --- timestamps ---------------------------------------------------------------------------------
@@ -89,7 +98,15 @@ def status_validation_options(
 ) -> JobStatusValidationOptions:
     """The options the status subresource uses (``getStatusValidationOptions``)."""
     if not gates.job_managed_by:
-        return JobStatusValidationOptions()
+        if gates.release == R1_30:
+            return JobStatusValidationOptions()
+        # The controller may write SuccessCriteriaMet on any Job once it finishes in two
+        # steps (always in v1.34, where JobPodReplacementPolicy is locked on).
+        return JobStatusValidationOptions(
+            allow_for_success_criteria_met_in_extended_scope=(
+                gates.job_pod_replacement_policy or batch.is_success_criteria_met(old)
+            )
+        )
     ns, os = new.status, old.status
     finished_changed = batch.is_job_finished(old) != batch.is_job_finished(new)
     complete_changed = batch.is_job_complete(old) != batch.is_job_complete(new)
@@ -103,7 +120,7 @@ def status_validation_options(
     uncounted_changed = not _uncounted_equal(
         os.uncounted_terminated_pods, ns.uncounted_terminated_pods
     )
-    return JobStatusValidationOptions(
+    opts = JobStatusValidationOptions(
         # Elastic Indexed jobs (completions == parallelism) may scale down their succeeded count.
         reject_decreasing_succeeded_counter=(
             not batch.is_indexed(new) or new.spec.completions != new.spec.parallelism
@@ -127,6 +144,23 @@ def status_validation_options(
         reject_complete_job_with_failure_target_condition=(
             complete_changed or failure_target_changed
         ),
+    )
+    if gates.release == R1_30:
+        return opts
+    success_criteria_changed = batch.is_success_criteria_met(old) != batch.is_success_criteria_met(
+        new
+    )
+    return replace(
+        opts,
+        reject_failed_job_without_failure_target=failed_changed or failed_indexes_changed,
+        reject_complete_job_without_success_criteria_met=(
+            complete_changed or success_criteria_changed
+        ),
+        reject_finished_job_with_terminating_pods=(
+            finished_changed or os.terminating != ns.terminating
+        ),
+        reject_more_ready_than_active_pods=os.ready != ns.ready or active_changed,
+        allow_for_success_criteria_met_in_extended_scope=True,
     )
 
 
@@ -295,6 +329,26 @@ def validate_job_status(job: Job, path: Path, opts: JobStatusValidationOptions) 
                 "completionTime cannot be set before startTime",
             )
         )
+    if opts.reject_failed_job_without_failure_target and (
+        batch.is_job_failed(job) and not batch.is_failure_target(job)
+    ):
+        errs.append(
+            invalid(
+                conditions,
+                OMIT_VALUE,
+                "cannot set Failed=True condition without the FailureTarget=true condition",
+            )
+        )
+    if opts.reject_complete_job_without_success_criteria_met and (
+        complete and not batch.is_success_criteria_met(job)
+    ):
+        errs.append(
+            invalid(
+                conditions,
+                OMIT_VALUE,
+                "cannot set Complete=True condition without the SuccessCriteriaMet=true condition",
+            )
+        )
     finished = batch.is_job_finished(job)
     if opts.reject_finished_job_with_active_pods and st.active > 0 and finished:
         errs.append(
@@ -317,7 +371,24 @@ def validate_job_status(job: Job, path: Path, opts: JobStatusValidationOptions) 
             )
         )
     errs += _validate_indexes(job, path, opts)
-    errs += _validate_success_criteria(job, conditions)
+    if (
+        opts.reject_finished_job_with_terminating_pods
+        and st.terminating is not None
+        and st.terminating > 0
+        and finished
+    ):
+        errs.append(
+            invalid(
+                path.child("terminating"),
+                st.terminating,
+                "terminating>0 is invalid for finished job",
+            )
+        )
+    if opts.reject_more_ready_than_active_pods and st.ready is not None and st.ready > st.active:
+        errs.append(
+            invalid(path.child("ready"), st.ready, "cannot set more ready pods than active")
+        )
+    errs += _validate_success_criteria(job, conditions, opts)
     return errs
 
 
@@ -387,10 +458,16 @@ def _validate_indexes(job: Job, path: Path, opts: JobStatusValidationOptions) ->
     return errs
 
 
-def _validate_success_criteria(job: Job, conditions: Path) -> ErrorList:
+def _validate_success_criteria(
+    job: Job, conditions: Path, opts: JobStatusValidationOptions
+) -> ErrorList:
     met = batch.is_success_criteria_met(job)
+    narrow = not opts.allow_for_success_criteria_met_in_extended_scope
     rules = (
-        (met and not batch.is_indexed(job), "cannot set SuccessCriteriaMet to NonIndexed Job"),
+        (
+            narrow and met and not batch.is_indexed(job),
+            "cannot set SuccessCriteriaMet to NonIndexed Job",
+        ),
         (
             met and batch.is_job_failed(job),
             "cannot set SuccessCriteriaMet=True and Failed=true conditions",
@@ -400,7 +477,7 @@ def _validate_success_criteria(job: Job, conditions: Path) -> ErrorList:
             "cannot set SuccessCriteriaMet=True and FailureTarget=true conditions",
         ),
         (
-            met and job.spec.success_policy is None,
+            narrow and met and job.spec.success_policy is None,
             "cannot set SuccessCriteriaMet=True for Job without SuccessPolicy",
         ),
         (

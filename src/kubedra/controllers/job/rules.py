@@ -1,6 +1,6 @@
 """How the Job controller judges one pod of one Job under the feature gates
-(``isPodFailed``, ``onlyReplaceFailedPods``, ``trackTerminatingPods``, ``isIndexFailed`` and
-the pod failure policy gate of ``job_controller.go``, v1.30)."""
+(``isPodFailed``, ``onlyReplaceFailedPods``, ``trackTerminatingPods``, ``isIndexFailed``,
+``delayTerminalCondition`` and the pod failure policy gate of ``job_controller.go``)."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from kubedra.api import batch
 from kubedra.api.batch import Job
 from kubedra.api.core import Pod
 from kubedra.api.features import FeatureGates
+from kubedra.api.release import R1_30
 from kubedra.controllers.job import failure_policy
 from kubedra.controllers.job import pods as podutil
 
@@ -22,8 +23,16 @@ class JobRules:
             return True
         return self.gates.job_pod_failure_policy and job.spec.pod_failure_policy is not None
 
+    @property
+    def delays_terminal_condition(self) -> bool:
+        """``delayTerminalCondition`` (v1.31 on): the Job first gets ``FailureTarget`` /
+        ``SuccessCriteriaMet`` and only gets ``Failed`` / ``Complete`` once none of its pods
+        is terminating; v1.30 writes the final condition at once."""
+        return self.gates.release != R1_30 and (
+            self.gates.job_managed_by or self.gates.job_pod_replacement_policy)
+
     def tracks_terminating(self, job: Job) -> bool:
-        return self.gates.job_pod_replacement_policy or (
+        return self.delays_terminal_condition or self.gates.job_pod_replacement_policy or (
             self.gates.job_pod_failure_policy and job.spec.pod_failure_policy is not None)
 
     def is_pod_failed(self, pod: Pod, job: Job) -> bool:

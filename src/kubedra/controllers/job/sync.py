@@ -1,8 +1,10 @@
 """One reconciliation of a built-in-managed Job (``syncJob`` and ``manageJob`` of
-``pkg/controller/job/job_controller.go``, v1.30): count its pods, detect failure (pod failure
+``pkg/controller/job/job_controller.go``): count its pods, detect failure (pod failure
 policy, backoffLimit, deadline, failed indexes) or success (completions, success policy),
 create or delete pods (slow start, re-creation back-off, suspend), then hand the counting of
-finished pods to :mod:`~kubedra.controllers.job.tracking`.
+finished pods to :mod:`~kubedra.controllers.job.tracking`. v1.30 writes ``Failed`` /
+``Complete`` directly; from v1.31 (:attr:`JobRules.delays_terminal_condition`) every finish
+goes through ``FailureTarget`` / ``SuccessCriteriaMet`` first.
 """
 
 from __future__ import annotations
@@ -13,7 +15,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from kubedra.api import batch, codec
-from kubedra.api.batch import Job, UncountedTerminatedPods
+from kubedra.api.batch import Job, JobCondition, UncountedTerminatedPods
 from kubedra.api.core import Pod, PodTemplateSpec
 from kubedra.api.features import FeatureGates
 from kubedra.controllers.job import conditions, indexed
@@ -123,7 +125,7 @@ class JobSync:
             else:
                 complete = ctx.succeeded >= job.spec.completions and n_active == 0
             if complete:
-                ctx.finished = conditions.new_condition(batch.JOB_COMPLETE, "True", "", "", now)
+                ctx.finished = self._success(now)
             elif managed:
                 suspend_changed = self._suspend_condition(job, now)
         needs_flush = (suspend_changed or n_active != st.active or ctx.ready != st.ready
@@ -150,8 +152,31 @@ class JobSync:
                 out.append(p)
         return out
 
+    def _failure(self, reason: str, message: str, now: datetime) -> JobCondition:
+        """``newFailureCondition``: the interim ``FailureTarget`` when terminal conditions
+        are delayed, else ``Failed``."""
+        ctype = (batch.JOB_FAILURE_TARGET if self.rules.delays_terminal_condition
+                 else batch.JOB_FAILED)
+        return conditions.new_condition(ctype, "True", reason, message, now)
+
+    def _success(self, now: datetime) -> JobCondition:
+        """``newSuccessCondition``: the interim ``SuccessCriteriaMet`` when terminal
+        conditions are delayed, else ``Complete`` (v1.30: without reason)."""
+        if not self.rules.delays_terminal_condition:
+            return conditions.new_condition(batch.JOB_COMPLETE, "True", "", "", now)
+        reason, message = (("CompletionsReached", "Reached expected number of succeeded pods")
+                           if self.gates.job_success_policy else ("", ""))
+        return conditions.new_condition(batch.JOB_SUCCESS_CRITERIA_MET, "True", reason,
+                                        message, now)
+
     def _detect_failure(self, key: str, ctx: SyncContext, now: datetime) -> None:
         job = ctx.job
+        if self.rules.delays_terminal_condition and self.gates.job_success_policy:
+            # Success was already decided in an earlier sync: no failure check may undo it.
+            met = conditions.find(job.status.conditions, batch.JOB_SUCCESS_CRITERIA_MET)
+            if met is not None and met.status == "True":
+                ctx.finished = met
+                return
         if self.gates.job_pod_failure_policy:
             target = conditions.find(job.status.conditions, batch.JOB_FAILURE_TARGET)
             if target is not None and target.status == "True":
@@ -165,13 +190,11 @@ class JobSync:
                 return
         backoff_limit = job.spec.backoff_limit if job.spec.backoff_limit is not None else 6
         if ctx.failed > backoff_limit or self._past_backoff_on_failure(job, ctx.pods):
-            ctx.finished = conditions.new_condition(
-                batch.JOB_FAILED, "True", "BackoffLimitExceeded",
-                "Job has reached the specified backoff limit", now)
+            ctx.finished = self._failure("BackoffLimitExceeded",
+                                         "Job has reached the specified backoff limit", now)
         elif self._past_deadline(job, now):
-            ctx.finished = conditions.new_condition(
-                batch.JOB_FAILED, "True", "DeadlineExceeded",
-                "Job was active longer than specified deadline", now)
+            ctx.finished = self._failure("DeadlineExceeded",
+                                         "Job was active longer than specified deadline", now)
         elif job.spec.active_deadline_seconds is not None and not job.spec.suspend:
             start = podutil.parse_time(job.status.start_time) or now
             left = job.spec.active_deadline_seconds - (now - start).total_seconds()
@@ -223,12 +246,11 @@ class JobSync:
                 n_failed = len(ctx.failed_indexes)
                 if job.spec.max_failed_indexes is not None and (
                         n_failed > job.spec.max_failed_indexes):
-                    ctx.finished = conditions.new_condition(
-                        batch.JOB_FAILED, "True", "MaxFailedIndexesExceeded",
+                    ctx.finished = self._failure(
+                        "MaxFailedIndexesExceeded",
                         "Job has exceeded the specified maximal number of failed indexes", now)
                 elif n_failed and n_failed + len(ctx.succeeded_indexes) >= completions:
-                    ctx.finished = conditions.new_condition(
-                        batch.JOB_FAILED, "True", "FailedIndexes", "Job has failed indexes", now)
+                    ctx.finished = self._failure("FailedIndexes", "Job has failed indexes", now)
             ctx.delayed_deletion = self._delayed_deletion(ctx)
         if self.gates.job_success_policy and ctx.finished is None:
             met = conditions.find(job.status.conditions, batch.JOB_SUCCESS_CRITERIA_MET)

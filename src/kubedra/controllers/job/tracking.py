@@ -1,10 +1,11 @@
 """Finalizer-based tracking of a Job's finished pods (``trackJobStatusAndRemoveFinalizers``,
-``flushUncountedAndRemoveFinalizers``, ``enactJobFinished`` of ``job_controller.go``, v1.30).
+``flushUncountedAndRemoveFinalizers``, ``enactJobFinished`` of ``job_controller.go``).
 
 A finished pod's UID goes to ``status.uncountedTerminatedPods`` first, the status is written,
 only then is its finalizer removed, and UIDs whose finalizer is gone move into
-``succeeded``/``failed``; the terminal condition comes once nothing is left uncounted. A crash
-at any point therefore neither loses nor double-counts a pod.
+``succeeded``/``failed``; the terminal condition comes once nothing is left uncounted (and,
+when the controller delays terminal conditions, once no pod is terminating). A crash at any
+point therefore neither loses nor double-counts a pod.
 """
 
 from __future__ import annotations
@@ -203,6 +204,8 @@ class Tracker:
         st = ctx.job.status
         uncounted = st.uncounted_terminated_pods
         if uncounted is not None and (uncounted.succeeded or uncounted.failed):
+            return False
+        if self.rules.delays_terminal_condition and (ctx.terminating or 0) > 0:
             return False
         st.conditions, _ = conditions.ensure_status(st.conditions, cond.type, cond.status,
                                                     cond.reason or "", cond.message or "",
