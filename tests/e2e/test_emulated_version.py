@@ -18,6 +18,7 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes import config as kconfig
 
+from kubedra.kubelet.runtime import EXIT_CODE
 from tests.e2e.conftest import _kubedra_command, apiserver_process, kubeconfig_session
 from tests.e2e.node_support import socket_root
 from tests.e2e.test_jobs import EXTERNAL, NS, job_body, terminal, wait_for
@@ -179,9 +180,17 @@ def _run_a_job(api: Any) -> None:
     # manages is left alone
     batch_api.create_namespaced_job(NS, job_body("elsewhere", managedBy=EXTERNAL))
     batch_api.create_namespaced_job(NS, job_body("pair", completions=2, parallelism=2))
+    batch_api.create_namespaced_job(NS, job_body("failing", annotations={EXIT_CODE: "1"},
+                                                 backoffLimit=1))
     job = wait_for("the Job finished", terminal(batch_api, "pair"), 120)
     assert (job.status.succeeded, job.status.failed) == (2, None)
-    assert [c.type for c in job.status.conditions] == ["Complete"]
+    # 1.31+: the success criteria are met first, Complete follows once no pod is left
+    assert [c.type for c in job.status.conditions] == ["SuccessCriteriaMet", "Complete"]
+    failing = wait_for("the failing Job finished", terminal(batch_api, "failing"), 120)
+    assert failing.status.failed == 2
+    assert [(c.type, c.reason) for c in failing.status.conditions] == [
+        ("FailureTarget", "BackoffLimitExceeded"), ("Failed", "BackoffLimitExceeded")]
+    assert failing.status.terminating in (None, 0)
     elsewhere = batch_api.read_namespaced_job("elsewhere", NS)
     assert elsewhere.spec.managed_by == EXTERNAL
     assert elsewhere.status.conditions is None and elsewhere.status.active is None
