@@ -96,6 +96,17 @@ class DeviceClaims:
         self._assumed[key] = stored
         self._refresh(key)
 
+    def commit(self, stored: ResourceClaim) -> bool:
+        """``stored`` was written: assume it, then stop counting it as in flight (in that
+        order, so its devices never look free). False: the informer has a newer copy."""
+        try:
+            self.assume(stored)
+            return True
+        except ValueError:
+            return False
+        finally:
+            self.clear_in_flight(claim_key(stored))
+
     def _refresh(self, key: str) -> None:
         claim = self.claim(key)
         new = claim_uses(claim) if claim is not None else []

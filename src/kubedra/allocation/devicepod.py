@@ -15,7 +15,12 @@ from dataclasses import dataclass, field
 
 import msgspec
 
-from kubedra.allocation.deviceallocator import AllocationError, DeviceAllocator
+from kubedra.allocation.deviceallocator import (
+    TIMED_OUT,
+    AllocationError,
+    AllocationTimeout,
+    DeviceAllocator,
+)
 from kubedra.allocation.deviceclaims import DeviceClaims, claim_key
 from kubedra.allocation.model.devices import gather_pools
 from kubedra.api.core import Node, NodeSelector, Pod
@@ -81,18 +86,11 @@ class DevicePodAllocator:
         return out
 
     def commit(self, stored: ResourceClaim) -> bool:
-        """``stored`` was written: assume it, then stop counting it as in flight (in that
-        order, so its devices never look free). False: the informer has a newer copy."""
+        """``stored`` was written (see :meth:`DeviceClaims.commit`)."""
         key = claim_key(stored)
-        try:
-            self.claims.assume(stored)
-            return True
-        except ValueError:
-            return False
-        finally:
-            self.claims.clear_in_flight(key)
-            if key in self._reserved:
-                self._reserved.remove(key)
+        if key in self._reserved:
+            self._reserved.remove(key)
+        return self.claims.commit(stored)
 
     def release(self) -> None:
         """Forget the in-flight allocations not committed (Unreserve, or a failed write)."""
@@ -138,8 +136,12 @@ class DevicePlan:
         labels, name = node.metadata.labels or {}, node.metadata.name or ""
         unavailable = [i for i, c in enumerate(self.checks) if c.available_on is not None
                        and not matches(c.available_on, labels, name)]
-        if self.allocator is not None and self.allocator.allocate(node) is None:
-            return CANNOT_ALLOCATE
+        if self.allocator is not None:
+            try:
+                if self.allocator.allocate(node) is None:
+                    return CANNOT_ALLOCATE
+            except AllocationTimeout:
+                return TIMED_OUT
         if unavailable:
             self.unavailable.update(unavailable)
             return NOT_AVAILABLE
