@@ -1,7 +1,8 @@
 """``kubedra scheduler`` on a 1.34 cluster (real processes: LocalCluster with
 ``--emulated-version 1.34``; ResourceSlices written through the API as a driver publishes
 them; no node agents, so pods stay unstarted): the scheduler learns the release from
-discovery and allocates ``resource.k8s.io/v1`` claims as kube-scheduler 1.34 does.
+discovery and allocates ``resource.k8s.io/v1`` claims as kube-scheduler 1.34 does (its
+configuration file sets 1.34's ``DynamicResourcesArgs.filterTimeout``).
 
 * a pod naming a v1 ResourceClaimTemplate is bound, its generated claim carries the
   ``resource.kubernetes.io/delete-protection`` finalizer and
@@ -96,7 +97,13 @@ def picked(claim: v1.ResourceClaim) -> list[tuple[str, str, str, str]]:
 
 @pytest.mark.timeout(300)
 async def test_a_1_34_scheduler_allocates_v1_claims(tmp_path: Path) -> None:
+    config = tmp_path / "scheduler.yaml"
+    config.write_text("apiVersion: kubescheduler.config.k8s.io/v1\n"
+                      "kind: KubeSchedulerConfiguration\n"
+                      "profiles:\n- pluginConfig:\n  - name: DynamicResources\n"
+                      "    args:\n      filterTimeout: 30s\n")
     cluster = LocalCluster(tmp_path, emulated_version="1.34",
+                           scheduler_args=("--config", str(config)),
                            controller_manager_args=WITHOUT_NODE_LIFECYCLE)
     async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
         await client.create_raw(kind("namespaces"), {

@@ -289,6 +289,40 @@ async def test_scheduler_allocates_and_binds(tmp_path: Path) -> None:
             await sched.informers.stop()
 
 
+async def test_an_allocator_error_aborts_the_cycle(tmp_path: Path,
+                                                  caplog: pytest.LogCaptureFixture) -> None:
+    """Upstream's Filter Error: no node is tried further, the pod goes to backoff and no
+    FitError (``0/N nodes are available``) is reported."""
+    async with server(tmp_path) as client:
+        for name in ("n1", "n2"):
+            await client.create(fake_node(name))
+        broken = codec.to_builtins(device_class("broken"))
+        broken["spec"]["selectors"] = [{"cel": {"expression":
+                                                'device.attributes["x.example.com"].size > 1'}}]
+        await create(client, codec.decode(broken, v1.DeviceClass))
+        await create(client, slice_("n1", 1))
+        await create(client, claim("c", exactly("gpu", cls="broken")))
+        sched = build_scheduler(client, release=R1_34, seed=1)
+        task = asyncio.create_task(sched.run())
+        try:
+            with caplog.at_level("INFO", logger="kubedra.scheduler.scheduler"):
+                await create(client, pod("p", "c"))
+
+                async def retried() -> list[Any]:
+                    return [r.args for r in caplog.records
+                            if r.msg == "Error scheduling pod; retrying"]
+                (args, *_) = await eventually("the error", retried)
+            assert isinstance(args, dict)
+            assert args["err"].startswith("class broken: selector #0 on device "
+                                          f"{DRIVER}/n1/gpu-0: CEL runtime error: "), args
+            events = await client.list(Event, NS)
+            assert not [e for e in events.items if e.reason == "FailedScheduling"]
+            assert (await client.get(Pod, "p", NS)).spec.node_name is None
+        finally:
+            await cancel_and_wait(task)
+            await sched.informers.stop()
+
+
 async def test_post_filter_deallocates_an_allocation_for_another_node(tmp_path: Path) -> None:
     async with server(tmp_path) as client:
         await create(client, claim("c"))

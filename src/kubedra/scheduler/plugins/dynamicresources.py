@@ -26,7 +26,7 @@ import functools
 import logging
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 
 import msgspec
 
@@ -55,6 +55,7 @@ from kubedra.api.resource.v1alpha2 import (
     ResourceClassParameters,
     ResourceSlice,
 )
+from kubedra.api.resourceclaim import ResourceClaim as AnyClaim
 from kubedra.api.resourceclaim import is_reserved_for_pod, structured_allocation
 from kubedra.scheduler.config import DRA_FILTER_TIMEOUT
 from kubedra.scheduler.framework import (
@@ -328,13 +329,14 @@ class DynamicResources:
             claims = pod_claims(pod, self.state.lookup)
         except Unschedulable:
             return False
-        uid = new.metadata.uid  # type: ignore[attr-defined]
+        changed = cast(AnyClaim, new)
+        uid = changed.metadata.uid
         if not any(c.metadata.uid == uid for c in claims):
             return False
         if old is None:
             return True
-        return bool(msgspec.json.encode(old.status)  # type: ignore[attr-defined]
-                    != msgspec.json.encode(new.status))  # type: ignore[attr-defined]
+        return bool(msgspec.json.encode(cast(AnyClaim, old).status)
+                    != msgspec.json.encode(changed.status))
 
     def _pod_claim_refs(self, pod: Pod) -> list[ResourceClaim]:
         try:
