@@ -41,6 +41,9 @@ class ClaimWriteError(Exception):
 
 class ClientClaimWriter:
     api: ClaimAPI = V1ALPHA2_CLAIMS
+    deleted = "claim has been marked for deletion"
+    allocated_elsewhere = "resourceclaim {name} was allocated by someone else in the meantime"
+    """PreBind's texts ({claim}: ``namespace/name``, {name}: the name)."""
 
     def __init__(self, client: Client) -> None:
         self.client = client
@@ -83,7 +86,7 @@ class ClientClaimWriter:
 
     async def _bind_once(self, current: Any, pod: Pod, allocation: Any | None) -> Any:
         if current.metadata.deletion_timestamp is not None:
-            raise ClaimWriteError("claim has been marked for deletion")
+            raise ClaimWriteError(self.deleted.format(claim=object_key(current)))
         status = current.status
         reserved = list(status.reserved_for or ())
         already = is_reserved_for_pod(pod, current)
@@ -91,8 +94,8 @@ class ClientClaimWriter:
             return current
         if allocation is not None:
             if status.allocation is not None:
-                raise ClaimWriteError(f"resourceclaim {current.metadata.name} was allocated "
-                                      "by someone else in the meantime")
+                raise ClaimWriteError(self.allocated_elsewhere.format(
+                    claim=object_key(current), name=current.metadata.name))
             finalizers = list(current.metadata.finalizers or ())
             if self.api.finalizer not in finalizers:
                 meta = msgspec.structs.replace(current.metadata,
@@ -146,6 +149,8 @@ class DeviceClaimWriter(ClientClaimWriter):
     drivers' ``status.devices``."""
 
     api = V1_CLAIMS
+    deleted = "claim {claim} got deleted in the meantime"
+    allocated_elsewhere = "claim {claim} got allocated elsewhere in the meantime"
 
     @staticmethod
     def allocated(status: Any, allocation: Any) -> Any:

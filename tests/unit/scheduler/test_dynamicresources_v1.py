@@ -25,7 +25,7 @@ from kubedra.api.release import R1_30, R1_34
 from kubedra.api.resource import v1
 from kubedra.apiserver.app import Options
 from kubedra.client.rest import Client
-from kubedra.scheduler.claimwriter import DeviceClaimWriter
+from kubedra.scheduler.claimwriter import ClaimWriteError, DeviceClaimWriter
 from kubedra.scheduler.config import ConfigError, decode, resolve
 from kubedra.scheduler.framework import Code, CycleState, Diagnosis, NodeInfo, Resources
 from kubedra.scheduler.plugins.dradevices import DeviceState
@@ -287,6 +287,56 @@ async def test_scheduler_allocates_and_binds(tmp_path: Path) -> None:
         finally:
             await cancel_and_wait(task)
             await sched.informers.stop()
+
+
+async def allocate(client: Client, name: str, node: str) -> v1.ResourceClaim:
+    """Give the stored claim ``name`` an allocation of ``node``'s gpu-0 (finalizer first)."""
+    body = codec.to_builtins(await client.get(v1.ResourceClaim, name, NS))
+    body["metadata"]["finalizers"] = [v1.FINALIZER]
+    body = codec.to_builtins(await client.update(codec.decode(body, v1.ResourceClaim)))
+    body["status"] = {"allocation": {
+        "devices": {"results": [
+            {"request": "gpu", "driver": DRIVER, "pool": node, "device": "gpu-0"}]},
+        "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+            {"key": "metadata.name", "operator": "In", "values": [node]}]}]}}}
+    return await client.update_status(codec.decode(body, v1.ResourceClaim))
+
+
+async def test_an_allocated_claim_is_only_reserved(tmp_path: Path) -> None:
+    async with server(tmp_path) as client:
+        for name in ("n1", "n2"):
+            await client.create(fake_node(name))
+        await create(client, device_class())
+        await create(client, claim("c"))
+        allocated = await allocate(client, "c", "n2")
+        sched = build_scheduler(client, release=R1_34, seed=1)
+        task = asyncio.create_task(sched.run())
+        try:
+            created = await create(client, pod("p", "c"))
+
+            async def bound() -> str | None:
+                return (await client.get(Pod, "p", NS)).spec.node_name
+            assert await eventually("p bound", bound) == "n2"  # the allocation's node
+            stored = await client.get(v1.ResourceClaim, "c", NS)
+            assert stored.status.allocation == allocated.status.allocation
+            assert [r.uid for r in stored.status.reserved_for or ()] == [created.metadata.uid]
+        finally:
+            await cancel_and_wait(task)
+            await sched.informers.stop()
+
+
+async def test_prebind_refuses_a_claim_allocated_elsewhere(tmp_path: Path) -> None:
+    async with server(tmp_path) as client:
+        await create(client, claim("c"))
+        unallocated = await client.get(v1.ResourceClaim, "c", NS)
+        await allocate(client, "c", "n2")
+        mine = codec.to_builtins(unallocated)
+        mine["status"] = {"allocation": {"devices": {"results": [
+            {"request": "gpu", "driver": DRIVER, "pool": "n1", "device": "gpu-0"}]}}}
+        with pytest.raises(ClaimWriteError) as err:
+            await DeviceClaimWriter(client).bind_claim(
+                unallocated, pod("p", "c"), codec.decode(mine, v1.ResourceClaim))
+        assert str(err.value) == "claim dra/c got allocated elsewhere in the meantime"
 
 
 async def test_an_allocator_error_aborts_the_cycle(tmp_path: Path,
