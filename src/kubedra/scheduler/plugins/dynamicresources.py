@@ -16,8 +16,9 @@ tests drive the plugin phase by phase without a server. Writes go through a
 :class:`ClaimWriter`.
 
 Score is kubedra's own plugin :class:`DynamicResourcesPacking` (fragmentation): a node scores
-higher the fewer instances of the pod's drivers it has free, so claims are packed onto nodes
-that are already in use and whole nodes stay free for pods that need many instances at once.
+higher the fewer instances (devices, on v1) of the pod's drivers it has free, so claims are
+packed onto nodes that are already in use and whole nodes stay free for pods that need many
+at once.
 """
 
 from __future__ import annotations
@@ -88,8 +89,9 @@ log = logging.getLogger(__name__)
 NAME = "DynamicResources"
 PACKING = "DynamicResourcesPacking"
 FREE_INSTANCES = f"{PACKING}/free"
-"""Cycle state: free instances of the pod's drivers per node (:func:`free_counter`), set by
-DynamicResources' PreFilter (or a simulation) when the pod allocates claims."""
+"""Cycle state: free instances (devices) of the pod's drivers per node (the cycle's
+``free_counter``), set by DynamicResources' PreFilter (or a simulation) when the pod
+allocates claims."""
 
 
 class ClaimWriter(Protocol):
@@ -552,8 +554,9 @@ def feed(state: DRAState, objects: Sequence[Any]) -> None:
 
 
 class DynamicResourcesPacking:
-    """kubedra's Score for pods that allocate structured claims: ``100 - free instances of
-    the pod's drivers on the node`` (at least 0), from the DynamicResources cycle. Upstream
+    """kubedra's Score for pods that allocate structured claims: ``100 - free instances
+    (devices) of the pod's drivers on the node`` (at least 0), from the DynamicResources
+    cycle. Upstream
     has no DRA score; its default weight 1 leaves spreading to the default plugins, a larger
     one (scheduler configuration) packs claims onto nodes already in use."""
 
