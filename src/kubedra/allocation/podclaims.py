@@ -5,23 +5,34 @@ claims (shared with the claim controller and the node agent too) is
 
 * :func:`pod_claims` (resolve every entry), :func:`prepare` (check each claim, plan the
   unallocated structured ones; a :class:`PodPlan` or one :class:`Unschedulable`) and
-  :func:`node_reason` (why a node cannot take the pod's claims).
+  :func:`node_reason` (why a node cannot take the pod's claims);
+* for ``resource.k8s.io/v1`` claims (1.34): :func:`prepare_devices` (a
+  :class:`~kubedra.allocation.devicepod.DevicePlan`, whose ``node_reason`` is Filter's).
 
 Pure and synchronous; every user-facing text lives here once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TypeVar
 
 from kubedra.allocation.claims import ClaimPlan, ClaimPlanError, plan_claim
+from kubedra.allocation.deviceallocator import DeviceAllocator
+from kubedra.allocation.deviceclaims import DeviceClaims
+from kubedra.allocation.deviceclaims import claim_key as device_key
+from kubedra.allocation.devicepod import DeviceCheck, DevicePlan, DevicePodAllocator
 from kubedra.allocation.engine import NodeVerdict, PodAllocator
+from kubedra.allocation.features import Features
 from kubedra.allocation.index import AllocationIndex, claim_key
+from kubedra.allocation.model.devices import DeviceSelectors
 from kubedra.allocation.parameters import ParameterError, ParameterStore
 from kubedra.allocation.selectors import Selectors
 from kubedra.api.core import Node, NodeSelector, Pod
+from kubedra.api.meta import kobj
 from kubedra.api.nodeaffinity import matches
+from kubedra.api.resource import v1
 from kubedra.api.resource.v1alpha2 import (
     ALLOCATION_MODE_IMMEDIATE,
     FINALIZER,
@@ -63,15 +74,17 @@ class ClaimNotCreated(Unschedulable):
 
 # --- scheduling one pod -----------------------------------------------------------------------
 
+AnyClaim = TypeVar("AnyClaim", ResourceClaim, v1.ResourceClaim)
 ClaimLookup = Callable[[str, str], ResourceClaim | None]
 """(namespace, name) -> the newest known copy of the claim."""
 
 
-def pod_claims(pod: Pod, lookup: ClaimLookup) -> list[ResourceClaim]:
+def pod_claims(pod: Pod, lookup: Callable[[str, str], AnyClaim | None]) -> list[AnyClaim]:
     """The pod's claims in spec order (upstream ``foreachPodResourceClaim``); entries whose
-    generated claim is recorded as not needed are skipped."""
+    generated claim is recorded as not needed are skipped. ``lookup``: (namespace, name) ->
+    the newest known copy of a claim of either generation."""
     ns = pod.metadata.namespace or ""
-    out: list[ResourceClaim] = []
+    out: list[AnyClaim] = []
     for pc in pod.spec.resource_claims or ():
         try:
             name, generated = claim_name(pod, pc)
@@ -195,3 +208,60 @@ def node_reason(plan: PodPlan, node: Node,
             if not v.ok:
                 return v.reason
     return NOT_AVAILABLE if unavailable else None
+
+
+# --- resource.k8s.io/v1 (1.34) -------------------------------------------------------------
+
+
+def prepare_devices(pod: Pod, claims: list[v1.ResourceClaim],
+                    classes: Mapping[str, v1.DeviceClass], state: DeviceClaims,
+                    slices: Sequence[v1.ResourceSlice], selectors: DeviceSelectors,
+                    features: Features, timeout: float | None = None) -> DevicePlan:
+    """DynamicResources PreFilter of 1.34 for the pod's v1 ``claims``: reservation rules, the
+    classes of each unallocated claim's requests, no allocation in flight; then one
+    allocator over the cluster's allocated devices for the pending claims (``timeout``
+    seconds per node, None: none). Raises :class:`Unschedulable`."""
+    checks: list[DeviceCheck] = []
+    pending: list[v1.ResourceClaim] = []
+    for claim in claims:
+        allocation = claim.status.allocation
+        if allocation is not None:
+            if not can_be_reserved(claim) and not is_reserved_for_pod(pod, claim):
+                raise Unschedulable(IN_USE)
+            checks.append(DeviceCheck(claim, allocation.node_selector, False))
+            continue
+        if state.is_in_flight(device_key(claim)):
+            raise Unschedulable(f"resource claim {_kobj(claim)} is in the process of being "
+                                "allocated")
+        for request in claim.spec.devices.requests:
+            if request.exactly is not None:
+                _check_class(classes, request.exactly.device_class_name, request.name)
+            elif request.first_available:
+                if not features.prioritized_list:
+                    raise Unschedulable(f"resource claim {_kobj(claim)}, request "
+                                        f"{request.name}: has subrequests, but the "
+                                        "DRAPrioritizedList feature is disabled")
+                for sub in request.first_available:
+                    _check_class(classes, sub.device_class_name, f"{request.name}/{sub.name}")
+            else:
+                raise Unschedulable(f"resource claim {_kobj(claim)}, request {request.name}: "
+                                    "unknown request type")
+        checks.append(DeviceCheck(claim, None, True))
+        pending.append(claim)
+    allocator = None
+    if pending:
+        allocator = DevicePodAllocator(state, DeviceAllocator(
+            features, state.allocated(), classes, slices, selectors), pending, timeout)
+    return DevicePlan(pod, checks, allocator)
+
+
+def _check_class(classes: Mapping[str, v1.DeviceClass], name: str, request: str) -> None:
+    """Upstream ``validateDeviceClass``: a request must name a class that exists."""
+    if not name:
+        raise Unschedulable(f"request {request}: unsupported request type", unresolvable=False)
+    if name not in classes:
+        raise Unschedulable(f"request {request}: device class {name} does not exist")
+
+
+def _kobj(claim: v1.ResourceClaim) -> str:
+    return kobj(claim.metadata.namespace, claim.metadata.name)
