@@ -108,7 +108,8 @@ class Option:
     request: str
     sub: str | None
     device_class: DeviceClass
-    selectors: tuple[str, ...]  # the request's CEL expressions (the class's are its own)
+    class_selectors: tuple[str, ...]  # the class's CEL expressions
+    selectors: tuple[str, ...]  # the request's
     all_mode: bool
     count: int  # ExactCount: how many
     admin: bool
@@ -210,6 +211,7 @@ class _Allocation:
                 mask = (sum(1 << d for d in alt.fixed) if alt.fixed is not None
                         else self._selectable(self.claims[ci], alt)[0])
                 row.append(Option(ci, alt.request, alt.sub, alt.cls,
+                                  _expressions(alt.cls.spec.selectors),
                                   _expressions(alt.selectors), alt.all_mode, alt.count,
                                   alt.admin, tuple(alt.tolerations or ())
                                   if self.features.device_taints else None, mask, alt.fixed))
