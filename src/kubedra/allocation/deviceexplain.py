@@ -225,8 +225,8 @@ def _short(allocator: DeviceAllocator, inspection: Inspection, claim: ResourceCl
                     f"{device_id(inspection.entries[busy[0]].key)} is in use")
         return ""
     if len(usable) < o.count:
-        return (f"needs {o.count} devices (ExactCount), {len(usable)} of the node's {total} "
-                "usable")
+        return (f"needs {o.count} device{'' if o.count == 1 else 's'} (ExactCount), "
+                f"{len(usable)} of the node's {total} usable")
     return ""
 
 
