@@ -350,5 +350,5 @@ def test_a_mixed_snapshot_is_refused() -> None:
     s = snap(node("n1"), dclass(),
              {"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClass",
               "metadata": {"name": "old"}, "driverName": "d", "structuredParameters": True})
-    with pytest.raises(MixedSnapshot, match="mixes resource.k8s.io/v1alpha2"):
+    with pytest.raises(MixedSnapshot, match=r"mixes resource\.k8s\.io/v1alpha2"):
         simulator_for(s)
