@@ -130,7 +130,6 @@ class ConstraintView:
 class Inspection:
     """:meth:`DeviceAllocator.inspect`'s answer for one node."""
 
-    pools: list[Pool]
     entries: list[DeviceEntry]  # the devices of the valid pools, in candidate order
     requests: list[list[Option]]  # per request (claims in order), its alternatives
     constraints: list[ConstraintView]
@@ -203,6 +202,7 @@ class _Allocation:
             raise AllocationError(f"filter operation aborted: {cause}")
 
     def inspect(self) -> Inspection:
+        """The checks of :meth:`run` up to the search, as :class:`Inspection`."""
         self._requests()
         options = []
         for alts, ci in zip(self.alternatives, self.claim_of, strict=True):
@@ -216,12 +216,10 @@ class _Allocation:
                                   alt.admin, tuple(alt.tolerations or ())
                                   if self.features.device_taints else None, mask, alt.fixed))
             options.append(row)
-        constraints = [ConstraintView(ci, c.match_attribute or "", frozenset(names),
-                                      self.constraints[k].values)
-                       for k, ((ci, names), c) in enumerate(zip(self.covers, (
-                           c for claim in self.claims
-                           for c in claim.spec.devices.constraints or ()), strict=True))]
-        return Inspection(self.pools, self.entries, options, constraints)
+        constraints = [ConstraintView(ci, attribute, frozenset(names), c.values)
+                       for (ci, attribute, names), c in zip(self.covers, self.constraints,
+                                                            strict=True)]
+        return Inspection(self.entries, options, constraints)
 
     # --- checks and the problem --------------------------------------------------------------
 
@@ -243,7 +241,8 @@ class _Allocation:
         self.alternatives: list[list[_Alternative]] = []  # per request (all claims)
         self.claim_of: list[int] = []
         self.constraints: list[Constraint] = []
-        self.covers: list[tuple[int, set[str]]] = []  # per constraint: claim, request names
+        # per constraint: its claim, attribute and request names
+        self.covers: list[tuple[int, str, set[str]]] = []
         for ci, claim in enumerate(self.claims):
             minimum = 0
             for request in claim.spec.devices.requests:
@@ -268,12 +267,12 @@ class _Allocation:
                     for pos, v in devices.attribute(attribute).items():
                         values[start + pos] = v
                 self.constraints.append(Constraint(values))
-                self.covers.append((ci, set(constraint.requests or ())))
+                self.covers.append((ci, attribute, set(constraint.requests or ())))
         requests = []
         for alts, ci in zip(self.alternatives, self.claim_of, strict=True):
             choices = []
             for alt in alts:
-                cons = tuple(k for k, (c, names) in enumerate(self.covers) if c == ci and (
+                cons = tuple(k for k, (c, _, names) in enumerate(self.covers) if c == ci and (
                     not names or alt.request in names or alt.name in names))
                 choices.append(self._choice(self.claims[ci], alt, cons))
             requests.append(Request(ci, tuple(choices)))

@@ -71,6 +71,12 @@ class ConstraintLine:
     missing: dict[str, int]
     """Per request it covers: how many of its usable devices lack the attribute."""
 
+    def seen(self) -> str:
+        """``a: "x", "y"; b: "x" (1 without it)``: the values per request, in words."""
+        return "; ".join(f"{r}: {', '.join(v) or 'none'}"
+                         + (f" ({self.missing[r]} without it)" if self.missing[r] else "")
+                         for r, v in self.values.items())
+
 
 @dataclass
 class DeviceNodeExplanation:
@@ -107,7 +113,7 @@ def explain_node(allocator: DeviceAllocator, node: Node, claims: Sequence[Resour
     for options in inspection.requests:
         for o in options:
             out.requests.append(_request_line(allocator, inspection, claims, o, holders, chosen))
-    out.constraints = [_constraint_line(allocator, inspection, claims, c, holders)
+    out.constraints = [_constraint_line(allocator, inspection, claims, c)
                        for c in inspection.constraints]
     return out
 
@@ -160,8 +166,7 @@ def _refused(allocator: DeviceAllocator, claim: ResourceClaim, o: Option, pos: i
 
 
 def _constraint_line(allocator: DeviceAllocator, inspection: Inspection,
-                     claims: Sequence[ResourceClaim], c: ConstraintView,
-                     holders: Mapping[DeviceKey, str]) -> ConstraintLine:
+                     claims: Sequence[ResourceClaim], c: ConstraintView) -> ConstraintLine:
     line = ConstraintLine(_name(claims[c.claim]), c.attribute, sorted(c.requests), {}, {})
     for o in _covered(inspection, c):
         usable = _usable(allocator, inspection, o)
@@ -192,7 +197,7 @@ def _claim_failure(allocator: DeviceAllocator, node: Node, claim: ResourceClaim)
     inspection = allocator.inspect(node, [claim])
     total = len(inspection.entries)
     for options in inspection.requests:
-        whys = [_short(allocator, inspection, claim, o, total) for o in options]
+        whys = [_short(allocator, inspection, o, total) for o in options]
         if all(whys):
             if len(options) == 1:
                 return f"{label(claim, options[0].request)}: {whys[0]}"
@@ -202,19 +207,14 @@ def _claim_failure(allocator: DeviceAllocator, node: Node, claim: ResourceClaim)
     if constraints and allocator.allocate(node, [_with_constraints(claim, [])]) is not None:
         for k, view in enumerate(inspection.constraints):
             if allocator.allocate(node, [_with_constraints(claim, [constraints[k]])]) is None:
-                seen = _constraint_line(allocator, inspection, [claim], view, {})
-                values = "; ".join(
-                    f"{r}: {', '.join(v) or 'none'}"
-                    + (f" ({seen.missing[r]} without it)" if seen.missing[r] else "")
-                    for r, v in seen.values.items())
+                seen = _constraint_line(allocator, inspection, [claim], view).seen()
                 return (f"{_name(claim)}: matchAttribute {view.attribute} cannot be met, "
-                        f"values seen: {values}")
+                        f"values seen: {seen}")
         return f"{_name(claim)}: its matchAttribute constraints cannot be met together"
     return f"{_name(claim)}: its requests together need more usable devices than the node has"
 
 
-def _short(allocator: DeviceAllocator, inspection: Inspection, claim: ResourceClaim, o: Option,
-           total: int) -> str:
+def _short(allocator: DeviceAllocator, inspection: Inspection, o: Option, total: int) -> str:
     """Why ``o`` cannot be met on its own ("" when its devices suffice)."""
     usable = _usable(allocator, inspection, o)
     if o.all_mode:

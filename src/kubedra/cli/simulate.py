@@ -379,11 +379,8 @@ def _instance_rows(n: NodeExplanation) -> list[str]:
 
 def _device_rows(n: DeviceNodeExplanation) -> list[str]:
     lines = [f"  note: {note}" for note in n.notes]
-    for c in n.constraints:
-        seen = "; ".join(f"{r}: {', '.join(v) or 'none'}"
-                         + (f" ({n_} without it)" if (n_ := c.missing[r]) else "")
-                         for r, v in c.values.items())
-        lines.append(f"  constraint {c.claim} matchAttribute {c.attribute}: {seen}")
+    lines += [f"  constraint {c.claim} matchAttribute {c.attribute}: {c.seen()}"
+              for c in n.constraints]
     rows: list[list[str]] = []
     for r in n.requests:
         req = f"{r.claim}#{r.request}"
