@@ -5,25 +5,32 @@ claims (shared with the claim controller and the node agent too) is
 
 * :func:`pod_claims` (resolve every entry), :func:`prepare` (check each claim, plan the
   unallocated structured ones; a :class:`PodPlan` or one :class:`Unschedulable`) and
-  :func:`node_reason` (why a node cannot take the pod's claims).
+  :func:`node_reason` (why a node cannot take the pod's claims);
+* for ``resource.k8s.io/v1`` claims (1.34): :func:`prepare_devices` (a
+  :class:`~kubedra.allocation.devicepod.DevicePlan`, whose ``node_reason`` is Filter's).
 
 Pure and synchronous; every user-facing text lives here once.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
 from kubedra.allocation.claims import ClaimPlan, ClaimPlanError, plan_claim
-from kubedra.allocation.deviceallocator import AllocationError
+from kubedra.allocation.deviceallocator import DeviceAllocator
+from kubedra.allocation.deviceclaims import DeviceClaims
+from kubedra.allocation.deviceclaims import claim_key as device_key
+from kubedra.allocation.devicepod import DeviceCheck, DevicePlan, DevicePodAllocator
 from kubedra.allocation.engine import NodeVerdict, PodAllocator
 from kubedra.allocation.features import Features
 from kubedra.allocation.index import AllocationIndex, claim_key
+from kubedra.allocation.model.devices import DeviceSelectors
 from kubedra.allocation.parameters import ParameterError, ParameterStore
 from kubedra.allocation.selectors import Selectors
 from kubedra.api.core import Node, NodeSelector, Pod
+from kubedra.api.meta import kobj
 from kubedra.api.nodeaffinity import matches
 from kubedra.api.resource import v1
 from kubedra.api.resource.v1alpha2 import (
@@ -45,7 +52,6 @@ from kubedra.api.resourceclaim import (
 IN_USE = "resourceclaim in use"
 CLASS_NODE_FILTER = "excluded by resource class node filter"
 NOT_AVAILABLE = "resourceclaim not available on the node"
-CANNOT_ALLOCATE = "cannot allocate all claims"
 
 
 class Unschedulable(Exception):
@@ -68,17 +74,17 @@ class ClaimNotCreated(Unschedulable):
 
 # --- scheduling one pod -----------------------------------------------------------------------
 
-C = TypeVar("C", ResourceClaim, v1.ResourceClaim)
+AnyClaim = TypeVar("AnyClaim", ResourceClaim, v1.ResourceClaim)
+ClaimLookup = Callable[[str, str], ResourceClaim | None]
+"""(namespace, name) -> the newest known copy of the claim."""
 
-ClaimLookup = Callable[[str, str], C | None]
-"""(namespace, name) -> the newest known copy of the claim (of either generation)."""
 
-
-def pod_claims(pod: Pod, lookup: ClaimLookup[C]) -> list[C]:
+def pod_claims(pod: Pod, lookup: Callable[[str, str], AnyClaim | None]) -> list[AnyClaim]:
     """The pod's claims in spec order (upstream ``foreachPodResourceClaim``); entries whose
-    generated claim is recorded as not needed are skipped."""
+    generated claim is recorded as not needed are skipped. ``lookup``: (namespace, name) ->
+    the newest known copy of a claim of either generation."""
     ns = pod.metadata.namespace or ""
-    out: list[C] = []
+    out: list[AnyClaim] = []
     for pc in pod.spec.resource_claims or ():
         try:
             name, generated = claim_name(pod, pc)
@@ -204,79 +210,58 @@ def node_reason(plan: PodPlan, node: Node,
     return NOT_AVAILABLE if unavailable else None
 
 
-# --- the devices model (resource.k8s.io/v1, 1.34) ----------------------------------------------
-
-
-@dataclass
-class DevicePodPlan:
-    """:func:`prepare_devices`' outcome: the pod's claims, those to allocate together on a node
-    and, per claim, the nodes an allocated one is available on (its ``nodeSelector``)."""
-
-    pod: Pod
-    claims: list[v1.ResourceClaim]
-    to_allocate: list[v1.ResourceClaim]
-    available_on: list[NodeSelector | None]
-
-    def unavailable_on(self, node: Node) -> list[int]:
-        """Positions of allocated claims whose ``nodeSelector`` excludes ``node``."""
-        return [i for i, (c, sel) in enumerate(zip(self.claims, self.available_on, strict=True))
-                if c.status.allocation is not None and not _on_node(sel, node)]
+# --- resource.k8s.io/v1 (1.34) -------------------------------------------------------------
 
 
 def prepare_devices(pod: Pod, claims: list[v1.ResourceClaim],
-                    classes: Mapping[str, v1.DeviceClass], features: Features,
-                    in_flight: Callable[[v1.ResourceClaim], bool] = lambda c: False
-                    ) -> DevicePodPlan:
-    """DynamicResources PreFilter of 1.34 for the pod's ``claims``: reservation, allocation in
-    flight, the device class of every request (and subrequest); raises
-    :class:`Unschedulable` with upstream's texts."""
-    to_allocate: list[v1.ResourceClaim] = []
-    available_on: list[NodeSelector | None] = []
+                    classes: Mapping[str, v1.DeviceClass], state: DeviceClaims,
+                    slices: Sequence[v1.ResourceSlice], selectors: DeviceSelectors,
+                    features: Features, timeout: float | None = None) -> DevicePlan:
+    """DynamicResources PreFilter of 1.34 for the pod's v1 ``claims``: reservation rules, the
+    classes of each unallocated claim's requests, no allocation in flight; then one
+    allocator over the cluster's allocated devices for the pending claims (``timeout``
+    seconds per node, None: none). Raises :class:`Unschedulable`."""
+    checks: list[DeviceCheck] = []
+    pending: list[v1.ResourceClaim] = []
     for claim in claims:
         allocation = claim.status.allocation
-        if allocation is not None and not can_be_reserved(claim) \
-                and not is_reserved_for_pod(pod, claim):
-            raise Unschedulable(IN_USE)
-        available_on.append(allocation.node_selector if allocation is not None else None)
         if allocation is not None:
+            if not can_be_reserved(claim) and not is_reserved_for_pod(pod, claim):
+                raise Unschedulable(IN_USE)
+            checks.append(DeviceCheck(claim, allocation.node_selector, False))
             continue
-        name = f"{claim.metadata.namespace}/{claim.metadata.name}"
-        if in_flight(claim):
-            raise Unschedulable(f"resource claim {name} is in the process of being allocated")
+        if state.is_in_flight(device_key(claim)):
+            raise Unschedulable(f"resource claim {_kobj(claim)} is in the process of being "
+                                "allocated")
         for request in claim.spec.devices.requests:
             if request.exactly is not None:
-                _device_class(request.exactly.device_class_name, request.name, classes)
+                _check_class(classes, request.exactly.device_class_name, request.name)
             elif request.first_available:
                 if not features.prioritized_list:
-                    raise Unschedulable(f"resource claim {name}, request {request.name}: has "
-                                        "subrequests, but the DRAPrioritizedList feature is "
-                                        "disabled")
+                    raise Unschedulable(f"resource claim {_kobj(claim)}, request "
+                                        f"{request.name}: has subrequests, but the "
+                                        "DRAPrioritizedList feature is disabled")
                 for sub in request.first_available:
-                    _device_class(sub.device_class_name, f"{request.name}/{sub.name}", classes)
+                    _check_class(classes, sub.device_class_name, f"{request.name}/{sub.name}")
             else:
-                raise Unschedulable(f"resource claim {name}, request {request.name}: unknown "
-                                    "request type")
-        to_allocate.append(claim)
-    return DevicePodPlan(pod, claims, to_allocate, available_on)
+                raise Unschedulable(f"resource claim {_kobj(claim)}, request {request.name}: "
+                                    "unknown request type")
+        checks.append(DeviceCheck(claim, None, True))
+        pending.append(claim)
+    allocator = None
+    if pending:
+        allocator = DevicePodAllocator(state, DeviceAllocator(
+            features, state.allocated(), classes, slices, selectors), pending, timeout)
+    return DevicePlan(pod, checks, allocator)
 
 
-def device_node_reason(plan: DevicePodPlan, node: Node,
-                       allocate: Callable[[], list[v1.AllocationResult] | None]) -> str | None:
-    """DynamicResources Filter of 1.34: None when the pod's claims can be used on ``node``,
-    else the reason. ``allocate()`` allocates ``plan.to_allocate`` on the node (raising
-    :class:`AllocationError`, whose text is then the reason); it is asked first, as
-    upstream does, then the allocated claims' node selectors."""
-    if plan.to_allocate:
-        try:
-            if allocate() is None:
-                return CANNOT_ALLOCATE
-        except AllocationError as err:
-            return str(err)
-    return NOT_AVAILABLE if plan.unavailable_on(node) else None
-
-
-def _device_class(name: str, request: str, classes: Mapping[str, v1.DeviceClass]) -> None:
+def _check_class(classes: Mapping[str, v1.DeviceClass], name: str, request: str) -> None:
+    """Upstream ``validateDeviceClass``: a request must name a class that exists."""
     if not name:
         raise Unschedulable(f"request {request}: unsupported request type", unresolvable=False)
     if name not in classes:
         raise Unschedulable(f"request {request}: device class {name} does not exist")
+
+
+def _kobj(claim: v1.ResourceClaim) -> str:
+    return kobj(claim.metadata.namespace, claim.metadata.name)

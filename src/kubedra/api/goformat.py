@@ -97,6 +97,34 @@ def parse_duration(text: str) -> float:
     return sign * total
 
 
+def go_duration(seconds: float) -> str:
+    """Go ``time.Duration.String``: ``1h2m3.5s``, ``-1s``, ``500ms``, ``1.5µs``, ``0s``."""
+    ns = round(seconds * 1e9)
+    sign, ns = ("-", -ns) if ns < 0 else ("", ns)
+    if ns == 0:
+        return "0s"
+    if ns < 1_000_000_000:
+        for unit, scale in (("ms", 1_000_000), ("\u00b5s", 1_000), ("ns", 1)):
+            if ns >= scale:
+                return sign + _decimal(ns, scale) + unit
+    hours, rest = divmod(ns, 3_600_000_000_000)
+    minutes, rest = divmod(rest, 60_000_000_000)
+    text = _decimal(rest, 1_000_000_000) + "s"
+    if hours or minutes:
+        text = f"{minutes}m" + text
+    if hours:
+        text = f"{hours}h" + text
+    return sign + text
+
+
+def _decimal(value: int, scale: int) -> str:
+    whole, frac = divmod(value, scale)
+    if not frac:
+        return str(whole)
+    digits = str(frac).rjust(len(str(scale)) - 1, "0").rstrip("0")
+    return f"{whole}.{digits}"
+
+
 def _go_quote_char(ch: str) -> str:
     """Go's ``quoteChar`` in encoding/json's syntax errors: ``'x'``, ``'\\''``, ``'"'``."""
     if ch == "'":

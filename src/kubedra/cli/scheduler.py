@@ -8,14 +8,16 @@ import logging
 
 import click
 
+from kubedra.api.release import R1_34
+from kubedra.api.resourceclaim import claim_api
 from kubedra.cli.leaderelect import leader_election_options, run_as_leader
 from kubedra.cli.metrics import bound_port, serve_metrics
 from kubedra.cli.runtime import run_until_signalled, setup_logging
 from kubedra.client import kubeconfig
-from kubedra.client.discovery import dra_served
+from kubedra.client.discovery import discover_release, dra_served
 from kubedra.client.leaderelection import LeaderElectionConfig
 from kubedra.client.rest import Client
-from kubedra.scheduler.config import ConfigError, load, resolve
+from kubedra.scheduler.config import ConfigError, KubeSchedulerConfiguration, load, resolve
 from kubedra.scheduler.setup import IMPLEMENTS, build_scheduler
 
 log = logging.getLogger("kubedra.scheduler")
@@ -31,7 +33,8 @@ log = logging.getLogger("kubedra.scheduler")
 @click.option("--config", "config_path", type=click.Path(dir_okay=False), default=None,
               help="a KubeSchedulerConfiguration file (kubescheduler.config.k8s.io/v1): "
                    "profiles, plugins per extension point, score weights, "
-                   "percentageOfNodesToScore; its profiles replace --scheduler-name")
+                   "percentageOfNodesToScore, DynamicResources' filterTimeout (1.34); its "
+                   "profiles replace --scheduler-name")
 @click.option("--seed", type=int, default=None,
               help="seed the choice among equally scored nodes, for a reproducible placement")
 @click.option("-v", "--verbose", count=True)
@@ -40,10 +43,11 @@ def scheduler(kubeconfig_path: str | None, scheduler_name: str,
               config_path: str | None, seed: int | None, verbose: int) -> None:
     """Run the scheduler until SIGINT/SIGTERM."""
     setup_logging(verbose)
-    profiles = None
+    file: KubeSchedulerConfiguration | None = None
     if config_path is not None:
         try:
-            profiles = resolve(load(config_path), IMPLEMENTS)
+            file = load(config_path)
+            resolve(file, IMPLEMENTS, R1_34)  # 1.34 takes whatever 1.30 takes, and args
         except ConfigError as e:
             raise click.ClickException(str(e)) from None
     config = kubeconfig.load(kubeconfig_path)
@@ -51,9 +55,17 @@ def scheduler(kubeconfig_path: str | None, scheduler_name: str,
     async def main(stop: asyncio.Event) -> None:
         log.info("Starting Kubernetes Scheduler", {"schedulerName": scheduler_name})
         async with Client(config, user_agent="kubedra-scheduler") as client:
-            dra = await dra_served(client, "scheduler", "the DynamicResources plugin")
+            release = await discover_release(client)
+            profiles = None
+            if file is not None:
+                try:  # plugin args are the release's
+                    profiles = resolve(file, IMPLEMENTS, release)
+                except ConfigError as e:
+                    raise click.ClickException(str(e)) from None
+            dra = await dra_served(client, "scheduler", "the DynamicResources plugin",
+                                   version=claim_api(release).version)
             sched = build_scheduler(client, scheduler_name=scheduler_name, seed=seed,
-                                    config=profiles, dra=dra)
+                                    config=profiles, dra=dra, release=release)
             metrics = None
             if metrics_port is not None:
                 metrics = await serve_metrics(metrics_port, sched.metrics.registry)

@@ -7,6 +7,10 @@ Errors carry upstream's texts: ``strict decoding error: unknown field "x"``, the
 errors of ``ValidateKubeSchedulerConfiguration`` (one, or ``[a, b]``), and the framework's
 ``ScorePlugin "X" does not exist`` / ``plugin "X" does not extend ...`` when profiles are
 built.
+
+Plugin args are the release's: a 1.34 scheduler takes ``DynamicResourcesArgs``
+(``filterTimeout``, upstream's default and validation); kubedra applies no other args, and a
+1.30 scheduler none (upstream 1.30 has no ``DynamicResourcesArgs``).
 """
 
 from __future__ import annotations
@@ -20,7 +24,8 @@ import yaml
 from kubedra.api import codec
 from kubedra.api.base import Int32, Int64, Model
 from kubedra.api.core import RawObject
-from kubedra.api.goformat import go_quote
+from kubedra.api.goformat import go_duration, go_quote, parse_duration
+from kubedra.api.release import R1_30, R1_34, Release
 from kubedra.validation.field import (
     ROOT,
     ErrorList,
@@ -58,6 +63,11 @@ weight given), DynamicResources appended as its feature gate does, and kubedra's
 score last."""
 
 INVALID_IN_V1 = ("AzureDiskLimits", "CinderLimits", "EBSLimits", "GCEPDLimits")
+
+DRA_FILTER_TIMEOUT = 10.0
+"""Seconds: ``DynamicResourcesArgs.filterTimeout``'s default (1.34, gate
+DRASchedulerFilterTimeout on by default); 0 turns the timeout off."""
+DRA_ARGS_FIELDS = ("apiVersion", "kind", "filterTimeout")
 
 
 class ConfigError(ValueError):
@@ -150,6 +160,9 @@ class ProfileConfig:
     """Per extension point the enabled plugins, in order (after merging and expansion)."""
     weights: Mapping[str, int]
     """Score plugins' weights."""
+    dra_filter_timeout: float = DRA_FILTER_TIMEOUT
+    """DynamicResources' ``filterTimeout`` in seconds (0: none; only a 1.34 scheduler
+    allocates devices under it)."""
 
 
 @dataclass(frozen=True)
@@ -197,7 +210,7 @@ def decode(text: str) -> KubeSchedulerConfiguration:
 # --- defaults and validation ----------------------------------------------------------------
 
 
-def _validate(cfg: KubeSchedulerConfiguration) -> ErrorList:
+def _validate(cfg: KubeSchedulerConfiguration, release: Release) -> ErrorList:
     errs: ErrorList = []
     election = cfg.leader_election or LeaderElectionConfiguration()
     if (election.leader_elect is not False
@@ -217,7 +230,7 @@ def _validate(cfg: KubeSchedulerConfiguration) -> ErrorList:
             errs.append(required(path.child("schedulerName")))
         errs += _percentage(path.child("percentageOfNodesToScore"),
                             profile.percentage_of_nodes_to_score)
-        errs += _invalid_plugins(path, profile)
+        errs += _invalid_plugins(path, profile, release)
         if name in seen:
             errs.append(duplicate(path.child("schedulerName"),
                                   str(ROOT.child("profiles").index(seen[name])
@@ -258,7 +271,8 @@ def _percentage(path: Path, value: int | None) -> ErrorList:
     return []
 
 
-def _invalid_plugins(path: Path, profile: KubeSchedulerProfile) -> ErrorList:
+def _invalid_plugins(path: Path, profile: KubeSchedulerProfile, release: Release
+                     ) -> ErrorList:
     errs: ErrorList = []
     detail = f'was invalid in version "{GROUP_VERSION}" (KubeSchedulerConfiguration is ' \
              f'version "{GROUP_VERSION}")'
@@ -276,10 +290,35 @@ def _invalid_plugins(path: Path, profile: KubeSchedulerProfile) -> ErrorList:
         seen.add(config.name)
         if config.name in INVALID_IN_V1:
             errs.append(invalid(entry, config.name, detail))
+        elif config.name == "DynamicResources" and release is R1_34:
+            timeout = _dra_filter_timeout(config.args)
+            if timeout is not None and timeout < 0:
+                errs.append(invalid(entry.child("args", "filterTimeout"), go_duration(timeout),
+                                    "must be zero or positive"))
         elif config.args:
             errs.append(invalid(entry.child("args"), config.name,
                                 "kubedra applies no plugin args"))
     return errs
+
+
+def _dra_filter_timeout(args: RawObject | None) -> float | None:
+    """``filterTimeout`` of 1.34's ``DynamicResourcesArgs`` in seconds (None: not set),
+    decoded strictly (unknown fields and bad durations are decoding errors)."""
+    unknown = [k for k in args or () if k not in DRA_ARGS_FIELDS]
+    if unknown:
+        raise ConfigError("strict decoding error: " + ", ".join(
+            f"unknown field {go_quote(k)}" for k in unknown))
+    value = (args or {}).get("filterTimeout")
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise ConfigError("json: cannot unmarshal number into Go value of type string"
+                          if isinstance(value, int | float) else
+                          "json: cannot unmarshal into Go value of type string")
+    try:
+        return parse_duration(value)
+    except ValueError as e:
+        raise ConfigError(str(e)) from None
 
 
 def _set(plugins: Plugins, point: str) -> PluginSet:
@@ -311,15 +350,15 @@ def _merge(default: Sequence[PluginRef], custom: PluginSet) -> tuple[list[Plugin
     return enabled, disabled
 
 
-def resolve(cfg: KubeSchedulerConfiguration,
-            implements: Mapping[str, frozenset[str]]) -> SchedulerConfig:
-    """Validate ``cfg`` and work out each profile's plugins per extension point;
-    ``implements``: the extension points of every known plugin."""
-    errs = _validate(cfg)
+def resolve(cfg: KubeSchedulerConfiguration, implements: Mapping[str, frozenset[str]],
+            release: Release = R1_30) -> SchedulerConfig:
+    """Validate ``cfg`` as ``release``'s scheduler does and work out each profile's plugins
+    per extension point; ``implements``: the extension points of every known plugin."""
+    errs = _validate(cfg, release)
     if errs:
         raise ConfigError(aggregate_message(errs))
     defaults = [PluginRef(name=n, weight=w or None) for n, w in DEFAULT_PLUGINS]
-    profiles = [_profile(p, defaults, implements) for p in _defaulted_profiles(cfg)]
+    profiles = [_profile(p, defaults, implements, release) for p in _defaulted_profiles(cfg)]
     return SchedulerConfig(profiles, cfg.percentage_of_nodes_to_score or 0,
                            _or(cfg.pod_initial_backoff_seconds, 1),
                            _or(cfg.pod_max_backoff_seconds, 10))
@@ -330,7 +369,7 @@ def _or(value: int | None, default: int) -> int:
 
 
 def _profile(profile: KubeSchedulerProfile, defaults: list[PluginRef],
-             implements: Mapping[str, frozenset[str]]) -> ProfileConfig:
+             implements: Mapping[str, frozenset[str]], release: Release) -> ProfileConfig:
     plugins = profile.plugins or Plugins()
     name = profile.scheduler_name or ""
     multi, _ = _merge(defaults, _set(plugins, "multiPoint"))
@@ -343,7 +382,12 @@ def _profile(profile: KubeSchedulerProfile, defaults: list[PluginRef],
     for ref in [*_merge([], _set(plugins, "score"))[0], *multi]:
         if "score" in implements.get(ref.name, frozenset()) and ref.name not in weights:
             weights[ref.name] = ref.weight or 1  # 0 is not permitted: it means 1
-    return ProfileConfig(name, profile.percentage_of_nodes_to_score, points, weights)
+    timeout = DRA_FILTER_TIMEOUT
+    for config in profile.plugin_config or ():
+        if config.name == "DynamicResources" and release is R1_34:
+            found = _dra_filter_timeout(config.args)
+            timeout = timeout if found is None else found
+    return ProfileConfig(name, profile.percentage_of_nodes_to_score, points, weights, timeout)
 
 
 def _expand(profile: str, point: str, own: list[PluginRef], disabled: list[str],
@@ -388,8 +432,9 @@ def _profile_error(profile: str, message: str) -> ConfigError:
                        f"{profile}: {message}")
 
 
-def default_config(implements: Mapping[str, frozenset[str]]) -> SchedulerConfig:
+def default_config(implements: Mapping[str, frozenset[str]],
+                   release: Release = R1_30) -> SchedulerConfig:
     """What an empty configuration gives: the default profile."""
     return resolve(KubeSchedulerConfiguration(api_version=GROUP_VERSION, kind=KIND),
-                   implements)
+                   implements, release)
 

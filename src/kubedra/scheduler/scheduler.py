@@ -53,6 +53,15 @@ rejection that the next informer event resolves (a claim seen before its pod, or
 is not."""
 
 
+class FilterError(Exception):
+    """A Filter plugin answered Error: the search stops and the pod is retried with
+    backoff (upstream ``findNodesThatPassFilters`` aborts)."""
+
+    def __init__(self, status: Status) -> None:
+        super().__init__(status.message)
+        self.status = status
+
+
 def _now() -> str:
     return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
@@ -232,9 +241,13 @@ class Scheduler:
                 await self._fail(qp, pod, state, diagnosis, rejectors, _by(status, plugin))
                 return
         filters = [p for p in state.profile.filter if p.name not in skipped]
-        feasible = self._find_feasible(state, pod, filters, diagnosis, rejectors,
-                                       self._shortlist(state, pod, skipped),
-                                       state.profile.percentage_of_nodes_to_score)
+        try:
+            feasible = self._find_feasible(state, pod, filters, diagnosis, rejectors,
+                                           self._shortlist(state, pod, skipped),
+                                           state.profile.percentage_of_nodes_to_score)
+        except FilterError as e:
+            await self._fail(qp, pod, state, diagnosis, rejectors, e.status)
+            return
         if not feasible:
             await self._fail(qp, pod, state, diagnosis, rejectors, None)
             return
@@ -389,8 +402,8 @@ class NodeSearch:
                       nodes: Iterable[NodeInfo], want: int, diagnosis: Diagnosis,
                       rejectors: set[str], shortlist: Collection[str] | None,
                       passed_over: list[NodeInfo]) -> tuple[list[NodeInfo], int]:
-        """The feasible nodes (at most ``want``) and how many nodes were checked. This loop
-        is the hot path."""
+        """The feasible nodes (at most ``want``) and how many nodes were checked; raises
+        :class:`FilterError`. This loop is the hot path."""
         checks = [(p.filter, p) for p in filters]
         feasible: list[NodeInfo] = []
         checked = 0
@@ -403,6 +416,8 @@ class NodeSearch:
             for check, plugin in checks:
                 status = check(state, pod, info)
                 if status is not SUCCESS and status.code is not Code.SUCCESS:
+                    if status.code is Code.ERROR:
+                        raise FilterError(_by(status, plugin))
                     if status is not last[0] or plugin is not last[1]:  # the same one, mostly
                         last = (status, plugin, _by(status, plugin))
                     diagnosis.node_statuses[info.name] = last[2]

@@ -5,7 +5,11 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
+from kubedra.allocation.features import Features
 from kubedra.api.core import Namespace, Pod
+from kubedra.api.features import FeatureGates
+from kubedra.api.release import R1_30, R1_34, Release
+from kubedra.api.resource import v1
 from kubedra.api.resource.v1alpha2 import (
     ResourceClaim,
     ResourceClaimParameters,
@@ -17,15 +21,17 @@ from kubedra.api.resourceclaim import claim_names
 from kubedra.client.events import EventRecorder
 from kubedra.client.informer import Informers
 from kubedra.client.rest import Client
-from kubedra.scheduler.claimwriter import ClientClaimWriter
+from kubedra.scheduler.claimwriter import ClientClaimWriter, DeviceClaimWriter
 from kubedra.scheduler.config import ProfileConfig, SchedulerConfig, default_config
 from kubedra.scheduler.framework import Profile
 from kubedra.scheduler.metrics import SchedulerMetrics, timed_profile
+from kubedra.scheduler.plugins.dradevices import DeviceState
 from kubedra.scheduler.plugins.dynamicresources import (
+    ClaimModel,
+    ClaimWriter,
     DRAState,
     DynamicResources,
     DynamicResourcesPacking,
-    frees_instances,
 )
 from kubedra.scheduler.plugins.interpodaffinity import InterPodAffinity, NamespaceLabels
 from kubedra.scheduler.plugins.nodeaffinity import NodeAffinityScore
@@ -145,43 +151,76 @@ def default_profile(dra: DynamicResources,
     return build_profile(default_config(IMPLEMENTS).profiles[0], dra, namespace_labels)
 
 
-def wire_dra(informers: Informers, state: DRAState, queue: SchedulingQueue) -> None:
-    """Informer events update ``state`` first, then move pods the event may help."""
-    def on(resource: str, add: Any, delete: Any, model: type[Any]) -> None:
-        def added(obj: Any) -> None:
-            add(obj)
-            queue.on_event(ClusterEvent(resource, "Add"), None, obj)
+def _on(informers: Informers, queue: SchedulingQueue, resource: str, model: type[Any],
+        add: Any, delete: Any) -> None:
+    """``model``'s informer events update the state (``add``, ``delete``) first, then move
+    the pods the event may help."""
+    def added(obj: Any) -> None:
+        add(obj)
+        queue.on_event(ClusterEvent(resource, "Add"), None, obj)
 
-        def updated(old: Any, new: Any) -> None:
-            add(new)
-            queue.on_event(ClusterEvent(resource, "Update"), old, new)
+    def updated(old: Any, new: Any) -> None:
+        add(new)
+        queue.on_event(ClusterEvent(resource, "Update"), old, new)
 
-        informers.get(model).add_handler(on_add=added, on_update=updated, on_delete=delete)
+    informers.get(model).add_handler(on_add=added, on_update=updated, on_delete=delete)
 
+
+def _wire_claims(informers: Informers, queue: SchedulingQueue, model: type[Any],
+                 state: ClaimModel, add: Any, delete: Any) -> None:
+    """Claim events go to the hints of the pods that use the claim, or of every pod when
+    the claim's allocation was freed (``state.frees``)."""
     users = ClaimUsers(informers)
 
-    def claim_event(action: str, old: ResourceClaim | None, new: ResourceClaim) -> None:
-        state.set_claim(new)
+    def claim_event(action: str, old: Any | None, new: Any) -> None:
+        add(new)
         meta = new.metadata
-        only = None if old is not None and frees_instances(old, new) else users.of(
+        only = None if old is not None and state.frees(old, new) else users.of(
             meta.namespace or "", meta.name or "")
         queue.on_event(ClusterEvent("ResourceClaim", action), old, new, only)
 
-    informers.get(ResourceClaim).add_handler(
+    informers.get(model).add_handler(
         on_add=lambda c: claim_event("Add", None, c),
         on_update=lambda old, new: claim_event("Update", old, new),
-        on_delete=state.delete_claim)
-    on("ResourceClass", state.set_class, state.delete_class, ResourceClass)
-    on("ResourceSlice", state.index.upsert_slice,
-       lambda s: state.index.delete_slice(s.metadata.name or ""), ResourceSlice)
-    on("ResourceClaimParameters", state.parameters.upsert_claim_parameters,
-       lambda p: state.parameters.delete_claim_parameters(p.metadata.namespace or "",
-                                                          p.metadata.name or ""),
-       ResourceClaimParameters)
-    on("ResourceClassParameters", state.parameters.upsert_class_parameters,
-       lambda p: state.parameters.delete_class_parameters(p.metadata.namespace or "",
-                                                          p.metadata.name or ""),
-       ResourceClassParameters)
+        on_delete=delete)
+
+
+def wire_dra(informers: Informers, state: DRAState, queue: SchedulingQueue) -> None:
+    """The v1alpha2 informers feed ``state`` (named resources, 1.30)."""
+    _wire_claims(informers, queue, ResourceClaim, state, state.set_claim, state.delete_claim)
+    _on(informers, queue, "ResourceClass", ResourceClass, state.set_class, state.delete_class)
+    _on(informers, queue, "ResourceSlice", ResourceSlice, state.index.upsert_slice,
+        lambda s: state.index.delete_slice(s.metadata.name or ""))
+    _on(informers, queue, "ResourceClaimParameters", ResourceClaimParameters,
+        state.parameters.upsert_claim_parameters,
+        lambda p: state.parameters.delete_claim_parameters(p.metadata.namespace or "",
+                                                           p.metadata.name or ""))
+    _on(informers, queue, "ResourceClassParameters", ResourceClassParameters,
+        state.parameters.upsert_class_parameters,
+        lambda p: state.parameters.delete_class_parameters(p.metadata.namespace or "",
+                                                           p.metadata.name or ""))
+
+
+def wire_devices(informers: Informers, state: DeviceState, queue: SchedulingQueue) -> None:
+    """The ``resource.k8s.io/v1`` informers feed ``state`` (devices, 1.34)."""
+    _wire_claims(informers, queue, v1.ResourceClaim, state, state.set_claim,
+                 state.delete_claim)
+    _on(informers, queue, "DeviceClass", v1.DeviceClass, state.set_class, state.delete_class)
+    _on(informers, queue, "ResourceSlice", v1.ResourceSlice, state.set_slice,
+        state.delete_slice)
+
+
+def dra_model(client: Client, informers: Informers, queue: SchedulingQueue,
+              release: Release) -> tuple[ClaimModel, ClaimWriter]:
+    """The DynamicResources state and claim writer of ``release``'s DRA generation, fed by
+    its informers (the 1.34 allocator's features from the release's default gates)."""
+    if release is R1_34:
+        devices = DeviceState(Features.from_gates(FeatureGates.for_release(release)))
+        wire_devices(informers, devices, queue)
+        return devices, DeviceClaimWriter(client)
+    named = DRAState()
+    wire_dra(informers, named, queue)
+    return named, ClientClaimWriter(client)
 
 
 class ClaimUsers:
@@ -221,12 +260,14 @@ class ClaimUsers:
 
 def build_scheduler(client: Client, *, scheduler_name: str = DEFAULT_SCHEDULER_NAME,
                     record_events: bool = True, seed: int | None = None,
-                    config: SchedulerConfig | None = None, dra: bool = True) -> Scheduler:
+                    config: SchedulerConfig | None = None, dra: bool = True,
+                    release: Release = R1_30) -> Scheduler:
     """A scheduler with ``config``'s profiles, or the default profile named
-    ``scheduler_name``. ``dra=False`` (a server without ``resource.k8s.io/v1alpha2``)
-    leaves out the DynamicResources plugin and its informers."""
+    ``scheduler_name``. The DynamicResources plugin speaks ``release``'s DRA generation
+    (the server's); ``dra=False`` (a server without it) leaves out the plugin and its
+    informers."""
     if config is None:
-        only = default_config(IMPLEMENTS).profiles[0]
+        only = default_config(IMPLEMENTS, release).profiles[0]
         config = SchedulerConfig([dataclasses.replace(only, scheduler_name=scheduler_name)])
     informers = Informers(client, trim_managed_fields={Pod})  # as kube-scheduler's pods
     namespaces = informers.get(Namespace)
@@ -238,11 +279,7 @@ def build_scheduler(client: Client, *, scheduler_name: str = DEFAULT_SCHEDULER_N
     queue = SchedulingQueue(initial_backoff=config.pod_initial_backoff_seconds,
                             max_backoff=config.pod_max_backoff_seconds)
     metrics = SchedulerMetrics(queue)
-    plugin = None
-    if dra:
-        state = DRAState()
-        wire_dra(informers, state, queue)
-        plugin = DynamicResources(state, ClientClaimWriter(client))
+    model = dra_model(client, informers, queue, release) if dra else None
     first = config.profiles[0].scheduler_name
     recorder = EventRecorder(client, first)
 
@@ -251,6 +288,7 @@ def build_scheduler(client: Client, *, scheduler_name: str = DEFAULT_SCHEDULER_N
 
     profiles = {}
     for one in config.profiles:
+        plugin = None if model is None else DynamicResources(*model, one.dra_filter_timeout)
         profile = build_profile(one, plugin, namespace_labels)
         # the DRA plugin's calls are timed for scheduler_plugin_execution_duration_seconds
         timed = [plugin] if plugin is not None else []

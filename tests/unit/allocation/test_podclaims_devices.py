@@ -6,19 +6,14 @@ from typing import Any
 
 import pytest
 
-from kubedra.allocation.deviceallocator import AllocationError
+from kubedra.allocation.deviceclaims import DeviceClaims
+from kubedra.allocation.devicepod import CANNOT_ALLOCATE, NOT_AVAILABLE, DevicePlan
 from kubedra.allocation.features import Features
-from kubedra.allocation.podclaims import (
-    CANNOT_ALLOCATE,
-    IN_USE,
-    NOT_AVAILABLE,
-    Unschedulable,
-    device_node_reason,
-    prepare_devices,
-)
+from kubedra.allocation.model.devicecel import cel_device_selectors
+from kubedra.allocation.podclaims import Unschedulable, prepare_devices
 from kubedra.api.codec import decode
 from kubedra.api.core import Node, Pod
-from kubedra.api.resource.v1 import AllocationResult, DeviceClass, ResourceClaim
+from kubedra.api.resource.v1 import DeviceClass, ResourceClaim, ResourceSlice
 
 POD = decode({"metadata": {"name": "p", "namespace": "default", "uid": "uid-p"}}, Pod)
 CLASSES = {"gpu": decode({"metadata": {"name": "gpu"}}, DeviceClass)}
@@ -36,7 +31,15 @@ def node(name: str) -> Node:
 
 
 def exact(cls: str = "gpu") -> dict[str, Any]:
-    return {"name": "r", "exactly": {"deviceClassName": cls}}
+    return {"name": "r", "exactly": {"deviceClassName": cls, "allocationMode": "ExactCount",
+                                     "count": 1}}
+
+
+def prepare(claims: list[ResourceClaim], features: Features = ON,
+            state: DeviceClaims | None = None,
+            slices: list[ResourceSlice] | None = None) -> DevicePlan:
+    return prepare_devices(POD, claims, CLASSES, state or DeviceClaims(), slices or [],
+                           cel_device_selectors(), features)
 
 
 def subs(*classes: str) -> dict[str, Any]:
@@ -53,21 +56,23 @@ def subs(*classes: str) -> dict[str, Any]:
 ])
 def test_prefilter_texts(request_: dict[str, Any], features: Features, text: str) -> None:
     with pytest.raises(Unschedulable) as err:
-        prepare_devices(POD, [claim(request_)], CLASSES, features)
+        prepare([claim(request_)], features)
     assert err.value.message == text and err.value.unresolvable
 
 
 def test_in_flight_and_in_use() -> None:
+    state = DeviceClaims()
+    pending = claim(exact())
+    state.set_in_flight(pending)
     with pytest.raises(Unschedulable) as err:
-        prepare_devices(POD, [claim(exact())], CLASSES, ON, in_flight=lambda c: True)
+        prepare([pending], state=state)
     assert err.value.message == ("resource claim default/c is in the process of being "
                                  "allocated")
-    # a v1 claim can always be reserved (1.34 has no shareable): never "in use"
+    # a v1 claim can always be reserved (1.34 has no shareable): never "resourceclaim in use"
     allocated = claim(exact(), status={"allocation": {"devices": {"results": []}},
                                        "reservedFor": [{"resource": "pods", "name": "o",
                                                         "uid": "uid-o"}]})
-    assert prepare_devices(POD, [allocated], CLASSES, ON).to_allocate == []
-    assert IN_USE == "resourceclaim in use"
+    assert prepare([allocated]).allocator is None
 
 
 def test_filter_allocates_first_then_checks_the_allocated_claims() -> None:
@@ -75,13 +80,15 @@ def test_filter_allocates_first_then_checks_the_allocated_claims() -> None:
         {"key": "metadata.name", "operator": "In", "values": ["n1"]}]}]}
     held = claim(exact(), status={"allocation": {"devices": {"results": []},
                                                  "nodeSelector": pinned}})
-    plan = prepare_devices(POD, [held, claim(exact())], CLASSES, ON)
-
-    def fails() -> list[AllocationResult] | None:
-        raise AllocationError("pool p is invalid: duplicate device name d")
-
-    assert device_node_reason(plan, node("n2"), lambda: None) == CANNOT_ALLOCATE
-    assert device_node_reason(plan, node("n2"), fails) == \
-        "pool p is invalid: duplicate device name d"
-    assert device_node_reason(plan, node("n2"), lambda: []) == NOT_AVAILABLE
-    assert device_node_reason(plan, node("n1"), lambda: []) is None
+    held.metadata.name = "held"
+    gpu = decode({"metadata": {"name": "s"}, "spec": {
+        "driver": "d", "allNodes": True, "pool": {"name": "p", "resourceSliceCount": 1},
+        "devices": [{"name": "gpu-0"}]}}, ResourceSlice)
+    plan = prepare([held, claim(exact())], slices=[gpu])
+    assert plan.node_reason(node("n2")) == NOT_AVAILABLE
+    assert plan.node_reason(node("n1")) is None
+    taken = prepare([held, claim({"name": "r", "exactly": {"deviceClassName": "gpu",
+                                                           "count": 2,
+                                                           "allocationMode": "ExactCount"}})],
+                    slices=[gpu])
+    assert taken.node_reason(node("n2")) == CANNOT_ALLOCATE  # allocation is asked first

@@ -1,5 +1,10 @@
-"""The DynamicResources plugin for claims with structured parameters (v1.30 semantics, with
-the fixes listed in docs/deviations.md).
+"""The DynamicResources plugin for claims with structured parameters: v1.30 semantics (with
+the fixes listed in docs/deviations.md) over ``resource.k8s.io/v1alpha2``, and 1.34's over
+``resource.k8s.io/v1``.
+
+One plugin runs the stages; what depends on the resource model is its state, a
+:class:`ClaimModel` (:class:`DRAState` here for named resources, ``dradevices.DeviceState``
+for devices), which turns a pod's claims into a :class:`Cycle` for PreFilter to keep.
 
 All allocation decisions come from :mod:`kubedra.allocation`: the claim checks of PreEnqueue,
 PreFilter and Filter are :mod:`~kubedra.allocation.podclaims` (shared with the simulator; how
@@ -21,7 +26,7 @@ import functools
 import logging
 from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, ClassVar, Protocol
 
 import msgspec
 
@@ -41,7 +46,7 @@ from kubedra.allocation.podclaims import (
 )
 from kubedra.allocation.selectors import Selectors
 from kubedra.allocation.verdicts import NodeVerdicts
-from kubedra.api.core import Pod
+from kubedra.api.core import Node, Pod
 from kubedra.api.resource.v1alpha2 import (
     ALLOCATION_MODE_IMMEDIATE,
     ResourceClaim,
@@ -51,6 +56,7 @@ from kubedra.api.resource.v1alpha2 import (
     ResourceSlice,
 )
 from kubedra.api.resourceclaim import is_reserved_for_pod, structured_allocation
+from kubedra.scheduler.config import DRA_FILTER_TIMEOUT
 from kubedra.scheduler.framework import (
     SKIP,
     SUCCESS,
@@ -86,18 +92,81 @@ DynamicResources' PreFilter (or a simulation) when the pod allocates claims."""
 
 
 class ClaimWriter(Protocol):
-    """The API writes the plugin needs (the scheduler passes a client-backed one)."""
+    """The API writes the plugin needs (the scheduler passes a client-backed one for the
+    model's claims); ``Any`` is a claim of the model's generation."""
 
-    async def bind_claim(self, claim: ResourceClaim, pod: Pod,
-                         allocation: ClaimAllocation | None) -> ResourceClaim:
-        """Add the finalizer (when allocating), write the allocation and the reservation for
-        ``pod`` with resourceVersion preconditions; returns the claim as stored."""
+    async def bind_claim(self, claim: Any, pod: Pod, allocation: Any | None) -> Any:
+        """Add the finalizer (when allocating), write the allocation (the :class:`Cycle`'s
+        ``allocation_of``) and the reservation for ``pod`` with resourceVersion
+        preconditions; returns the claim as stored."""
 
-    async def unreserve_claim(self, claim: ResourceClaim, pod: Pod) -> None: ...
+    async def unreserve_claim(self, claim: Any, pod: Pod) -> None: ...
 
-    async def deallocate(self, claim: ResourceClaim, pod: Pod) -> None:
-        """Clear reservedFor, status.driverName and the structured allocation (PostFilter),
-        unless someone other than ``pod`` uses the claim."""
+    async def deallocate(self, claim: Any, pod: Pod) -> None:
+        """Clear reservedFor and the allocation (PostFilter), unless someone other than
+        ``pod`` uses the claim."""
+
+
+class Check(Protocol):
+    """One of the pod's claims as PreFilter checked it."""
+
+    claim: Any
+
+
+class Cycle(Protocol):
+    """One pod's claims through a scheduling cycle, in one resource model."""
+
+    @property
+    def checks(self) -> Sequence[Check]: ...
+
+    unavailable: set[int]
+    """Allocated claims some node was refused for (PostFilter may deallocate them)."""
+
+    def allocates(self) -> bool:
+        """Some claim is allocated in this cycle."""
+
+    def reason(self, node: Node) -> str | None:
+        """Filter: None when the claims can be used on ``node``, else why not; raises
+        :class:`Unschedulable` for an error."""
+
+    def shortlist(self) -> Collection[str] | None: ...
+
+    def free_counter(self) -> Callable[[str], int] | None:
+        """Free devices or instances per node for :class:`DynamicResourcesPacking`."""
+
+    def deallocatable(self, i: int) -> bool:
+        """PostFilter may deallocate the allocated claim ``checks[i]``."""
+
+    def first_failure(self, node: str) -> str | None:
+        """What ``kubedra explain`` shows as the node's first failing check."""
+
+    def reserve(self, node: str) -> None: ...
+
+    def allocation_of(self, claim: Any) -> Any | None:
+        """After :meth:`reserve`: what PreBind writes into ``claim`` (None: reserve only)."""
+
+    def commit(self, stored: Any) -> bool: ...
+
+    def release(self) -> None: ...
+
+
+class ClaimModel(Protocol):
+    """What DynamicResources asks of a resource model's state."""
+
+    claim_kind: ClassVar[type]
+
+    def lookup(self, namespace: str, name: str) -> Any | None: ...
+
+    def current(self, claim: Any) -> Any: ...
+
+    def frees(self, old: Any, new: Any) -> bool:
+        """A claim update that frees what its allocation held (may help any pod)."""
+
+    def events(self, plugin: DynamicResources) -> list[tuple[ClusterEvent, Hint | None]]: ...
+
+    def cycle(self, pod: Pod, claims: list[Any], plugin: DynamicResources) -> Cycle:
+        """PreFilter for the pod's ``claims`` under ``plugin``'s settings; raises
+        :class:`Unschedulable`."""
 
 
 @dataclass
@@ -132,38 +201,22 @@ class DRAState:
         claim = self.claims.get(f"{namespace}/{name}")
         return None if claim is None else self.current(claim)
 
+    # --- the model's part of the plugin ---------------------------------------------------------
 
-def frees_instances(old: ResourceClaim, new: ResourceClaim) -> bool:
-    """A structured allocation was removed (the first test of isSchedulableAfterClaimChange)."""
-    return structured_allocation(old) and new.status.allocation is None
+    claim_kind: ClassVar[type] = ResourceClaim
 
+    @staticmethod
+    def frees(old: ResourceClaim, new: ResourceClaim) -> bool:
+        return frees_instances(old, new)
 
-@dataclass
-class _Cycle:
-    plan: PodPlan
-    verdict: Callable[[str], NodeVerdict]
-    unavailable: set[int] = field(default_factory=set)
-    allocations: list[ClaimAllocation] = field(default_factory=list)
-
-
-class DynamicResources:
-    name = NAME
-
-    def __init__(self, state: DRAState, writer: ClaimWriter | None = None) -> None:
-        self.state = state
-        self.writer = writer
-        self.verdicts = NodeVerdicts()
-
-    # --- events -------------------------------------------------------------------------------
-
-    def events_to_register(self) -> list[tuple[ClusterEvent, Hint | None]]:
+    def events(self, plugin: DynamicResources) -> list[tuple[ClusterEvent, Hint | None]]:
         return [
-            (ClusterEvent("ResourceClaimParameters", "Add"), self.hint_claim_parameters),
-            (ClusterEvent("ResourceClaimParameters", "Update"), self.hint_claim_parameters),
-            (ClusterEvent("ResourceClassParameters", "Add"), self.hint_class_parameters),
-            (ClusterEvent("ResourceClassParameters", "Update"), self.hint_class_parameters),
-            (ClusterEvent("ResourceClaim", "Add"), self.hint_claim),
-            (ClusterEvent("ResourceClaim", "Update"), self.hint_claim),
+            (ClusterEvent("ResourceClaimParameters", "Add"), plugin.hint_claim_parameters),
+            (ClusterEvent("ResourceClaimParameters", "Update"), plugin.hint_claim_parameters),
+            (ClusterEvent("ResourceClassParameters", "Add"), plugin.hint_class_parameters),
+            (ClusterEvent("ResourceClassParameters", "Update"), plugin.hint_class_parameters),
+            (ClusterEvent("ResourceClaim", "Add"), plugin.hint_claim),
+            (ClusterEvent("ResourceClaim", "Update"), plugin.hint_claim),
             (ClusterEvent("ResourceClass", "Add"), None),
             (ClusterEvent("ResourceClass", "Update"), None),
             (ClusterEvent("Node", "Add"), None),
@@ -174,32 +227,121 @@ class DynamicResources:
             (ClusterEvent("Pod", "Update"), None),
         ]
 
+    def cycle(self, pod: Pod, claims: list[ResourceClaim], plugin: DynamicResources
+              ) -> _Cycle:
+        plan = prepare(pod, claims, self.classes, self.index, self.parameters, self.selectors)
+        allocator = plan.allocator
+        verdict: Callable[[str], NodeVerdict] = allocator.filter
+        if allocator.plans:  # pods asking for the same thing share verdicts
+            verdict = plugin.verdicts.for_pod(allocator)
+        return _Cycle(plan, verdict)
+
+
+def frees_instances(old: ResourceClaim, new: ResourceClaim) -> bool:
+    """A structured allocation was removed (the first test of isSchedulableAfterClaimChange)."""
+    return structured_allocation(old) and new.status.allocation is None
+
+
+@dataclass
+class _Cycle:
+    """A pod's named-resources claims through a cycle (:class:`Cycle`)."""
+
+    plan: PodPlan
+    verdict: Callable[[str], NodeVerdict]
+    unavailable: set[int] = field(default_factory=set)
+    allocations: list[ClaimAllocation] = field(default_factory=list)
+
+    @property
+    def checks(self) -> Sequence[Check]:
+        return self.plan.checks
+
+    def allocates(self) -> bool:
+        return bool(self.plan.allocator.plans)
+
+    def reason(self, node: Node) -> str | None:
+        reason = node_reason(self.plan, node, self.verdict)
+        if reason == NOT_AVAILABLE:
+            # Deallocation only helps claims that would be allocated for this pod again:
+            # WaitForFirstConsumer ones (upstream also counts claims with a controller).
+            checks = self.plan.checks
+            self.unavailable.update(
+                i for i in self.plan.unavailable_on(node)
+                if checks[i].claim.spec.allocation_mode != ALLOCATION_MODE_IMMEDIATE)
+        return reason
+
+    def shortlist(self) -> Collection[str] | None:
+        """Nodes without a free instance of a requested driver cannot take the pod's claims
+        (the nodes a filling cluster has most of)."""
+        return self.plan.allocator.nodes_with_room()
+
+    def free_counter(self) -> Callable[[str], int] | None:
+        return free_counter(self.plan.allocator) if self.plan.allocator.plans else None
+
+    def deallocatable(self, i: int) -> bool:
+        return self.plan.checks[i].structured  # a classic allocation is its controller's
+
+    def first_failure(self, node: str) -> str | None:
+        return first_failure(self.plan.allocator, node)
+
+    def reserve(self, node: str) -> None:
+        self.allocations = self.plan.allocator.reserve(node)
+
+    def allocation_of(self, claim: ResourceClaim) -> ClaimAllocation | None:
+        uid = claim.metadata.uid
+        return next((a for a in self.allocations if a.claim.metadata.uid == uid), None)
+
+    def commit(self, stored: ResourceClaim) -> bool:
+        return self.plan.allocator.commit(stored)
+
+    def release(self) -> None:
+        self.plan.allocator.release()
+        self.allocations = []
+
+
+class DynamicResources:
+    name = NAME
+
+    def __init__(self, state: ClaimModel, writer: ClaimWriter | None = None,
+                 filter_timeout: float = DRA_FILTER_TIMEOUT) -> None:
+        """``filter_timeout``: seconds one node's Filter may allocate (1.34's
+        ``filterTimeout``; 0: no limit)."""
+        self.state = state
+        self.writer = writer
+        self.filter_timeout = filter_timeout
+        self.verdicts = NodeVerdicts()
+
+    # --- events -------------------------------------------------------------------------------
+
+    def events_to_register(self) -> list[tuple[ClusterEvent, Hint | None]]:
+        return self.state.events(self)
+
     def hint_claim(self, pod: Pod, old: object, new: object) -> bool:
         """isSchedulableAfterClaimChange."""
         if new is None:
             return False
-        if not isinstance(new, ResourceClaim) or (old is not None and
-                                                  not isinstance(old, ResourceClaim)):
+        kind = self.state.claim_kind
+        if not isinstance(new, kind) or (old is not None and not isinstance(old, kind)):
             raise TypeError(f"unexpected object types {type(old)}, {type(new)}")
-        if isinstance(old, ResourceClaim) and frees_instances(old, new):
+        if old is not None and self.state.frees(old, new):
             return True  # freed instances may help any pod this plugin rejected
         try:
             claims = pod_claims(pod, self.state.lookup)
         except Unschedulable:
             return False
-        uid = new.metadata.uid
+        uid = new.metadata.uid  # type: ignore[attr-defined]
         if not any(c.metadata.uid == uid for c in claims):
             return False
         if old is None:
             return True
-        assert isinstance(old, ResourceClaim)
-        return bool(msgspec.json.encode(old.status) != msgspec.json.encode(new.status))
+        return bool(msgspec.json.encode(old.status)  # type: ignore[attr-defined]
+                    != msgspec.json.encode(new.status))  # type: ignore[attr-defined]
 
     def _pod_claim_refs(self, pod: Pod) -> list[ResourceClaim]:
         try:
-            return pod_claims(pod, self.state.lookup)
+            claims: list[ResourceClaim] = pod_claims(pod, self.state.lookup)
         except Unschedulable:
             return []
+        return claims
 
     def hint_claim_parameters(self, pod: Pod, old: object, new: object) -> bool:
         if not isinstance(new, ResourceClaimParameters):
@@ -225,6 +367,7 @@ class DynamicResources:
         if not isinstance(new, ResourceClassParameters):
             raise TypeError(f"unexpected object type {type(new)}")
         for claim in self._pod_claim_refs(pod):
+            assert isinstance(self.state, DRAState)
             cls = self.state.classes.get(claim.spec.resource_class_name)
             ref = cls.parameters_ref if cls is not None else None
             if ref is None:
@@ -259,58 +402,46 @@ class DynamicResources:
             claims = pod_claims(pod, self.state.lookup)
             if not claims:
                 return SKIP
-            plan = prepare(pod, claims, self.state.classes, self.state.index,
-                           self.state.parameters, self.state.selectors)
+            cycle = self.state.cycle(pod, claims, self)
         except Unschedulable as e:
             return unresolvable(e.message) if e.unresolvable else error(e.message)
-        allocator = plan.allocator
-        verdict: Callable[[str], NodeVerdict] = allocator.filter
-        if allocator.plans:  # pods asking for the same thing share verdicts
-            verdict = self.verdicts.for_pod(allocator)
-        state[NAME] = _Cycle(plan, verdict)
-        if allocator.plans:
-            state[FREE_INSTANCES] = free_counter(allocator)
+        state[NAME] = cycle
+        counter = cycle.free_counter()
+        if counter is not None:
+            state[FREE_INSTANCES] = counter
         return SUCCESS
 
     def shortlist(self, state: CycleState, pod: Pod) -> Collection[str] | None:
-        """Nodes without a free instance of a requested driver cannot take the pod's claims
-        (the nodes a filling cluster has most of)."""
-        cycle: _Cycle | None = state.get(NAME)
-        return None if cycle is None else cycle.plan.allocator.nodes_with_room()
+        cycle: Cycle | None = state.get(NAME)
+        return None if cycle is None else cycle.shortlist()
 
     # --- Filter / PostFilter --------------------------------------------------------------------
 
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status:
-        cycle: _Cycle | None = state.get(NAME)
+        cycle: Cycle | None = state.get(NAME)
         if cycle is None:
             return SUCCESS
-        reason = node_reason(cycle.plan, node.node, cycle.verdict)
-        if reason is None:
-            return SUCCESS
-        if reason == NOT_AVAILABLE:
-            # Deallocation only helps claims that would be allocated for this pod again:
-            # WaitForFirstConsumer ones (upstream also counts claims with a controller).
-            checks = cycle.plan.checks
-            cycle.unavailable.update(
-                i for i in cycle.plan.unavailable_on(node.node)
-                if checks[i].claim.spec.allocation_mode != ALLOCATION_MODE_IMMEDIATE)
-        return _unresolvable(reason)
+        try:
+            reason = cycle.reason(node.node)
+        except Unschedulable as e:
+            return error(e.message)
+        return SUCCESS if reason is None else _unresolvable(reason)
 
     async def post_filter(self, state: CycleState, pod: Pod, diagnosis: Diagnosis) -> Status:
-        cycle: _Cycle | None = state.get(NAME)
+        cycle: Cycle | None = state.get(NAME)
         if cycle is None:
             return unschedulable("no new claims to deallocate")
-        diagnosis.detail = _first_failures(cycle.plan.allocator, diagnosis)
+        diagnosis.detail = _first_failures(cycle, diagnosis)
         for i in sorted(cycle.unavailable):
-            check = cycle.plan.checks[i]
-            reserved = check.claim.status.reserved_for or []
+            claim = cycle.checks[i].claim
+            reserved = claim.status.reserved_for or []
             if reserved and not (len(reserved) == 1 and reserved[0].uid == pod.metadata.uid):
                 continue
-            if not check.structured:
-                continue  # a classic allocation is its vendor controller's to undo
+            if not cycle.deallocatable(i):
+                continue
             if self.writer is not None:
                 try:
-                    await self.writer.deallocate(check.claim, pod)
+                    await self.writer.deallocate(claim, pod)
                 except Exception as e:
                     return error(str(e))
             return unschedulable("deallocation of ResourceClaim completed")
@@ -319,29 +450,27 @@ class DynamicResources:
     # --- Reserve / Unreserve ------------------------------------------------------------------
 
     def reserve(self, state: CycleState, pod: Pod, node_name: str) -> Status:
-        cycle: _Cycle | None = state.get(NAME)
-        if cycle is None or not cycle.plan.allocator.plans:
+        cycle: Cycle | None = state.get(NAME)
+        if cycle is None or not cycle.allocates():
             return SUCCESS
         try:
-            cycle.allocations = cycle.plan.allocator.reserve(node_name)
+            cycle.reserve(node_name)
         except Exception as e:
             return error(f"claim allocation failed unexpectedly: {e}")
         return SUCCESS
 
     def unreserve(self, state: CycleState, pod: Pod, node_name: str) -> None:
-        cycle: _Cycle | None = state.get(NAME)
-        if cycle is None:
-            return
-        cycle.plan.allocator.release()
-        cycle.allocations = []
+        cycle: Cycle | None = state.get(NAME)
+        if cycle is not None:
+            cycle.release()
 
     async def after_unreserve(self, state: CycleState, pod: Pod) -> None:
         """The API half of Unreserve: drop this pod's reservations from the allocated claims
         (the cycle's copies, updated by PreBind; errors only logged). Allocations stay."""
-        cycle: _Cycle | None = state.get(NAME)
+        cycle: Cycle | None = state.get(NAME)
         if cycle is None or self.writer is None:
             return
-        for check in cycle.plan.checks:
+        for check in cycle.checks:
             claim = check.claim
             if claim.status.allocation is None or not is_reserved_for_pod(pod, claim):
                 continue
@@ -353,15 +482,13 @@ class DynamicResources:
     # --- PreBind ----------------------------------------------------------------------------------
 
     async def pre_bind(self, state: CycleState, pod: Pod, node_name: str) -> Status:
-        cycle: _Cycle | None = state.get(NAME)
+        cycle: Cycle | None = state.get(NAME)
         if cycle is None:
             return SUCCESS
-        by_uid = {a.claim.metadata.uid: a for a in cycle.allocations}
-        allocator = cycle.plan.allocator
         try:
-            for check in cycle.plan.checks:
+            for check in cycle.checks:
                 claim = check.claim
-                allocation = by_uid.get(claim.metadata.uid)
+                allocation = cycle.allocation_of(claim)
                 if allocation is None and is_reserved_for_pod(pod, self.state.current(claim)):
                     continue
                 if self.writer is None:
@@ -369,12 +496,12 @@ class DynamicResources:
                 stored = await self.writer.bind_claim(claim, pod, allocation)
                 check.claim = stored  # Unreserve must see the reservation
                 # Also for a reservation only: the next pod must see "in use" at once.
-                if not allocator.commit(stored):
+                if not cycle.commit(stored):
                     log.info("assume %s: the informer has a newer copy", claim.metadata.name)
         except Exception as e:
             return error(str(e))
         finally:
-            allocator.release()
+            cycle.release()
         return SUCCESS
 
 
@@ -384,12 +511,12 @@ def _unresolvable(message: str) -> Status:
     return unresolvable(message)
 
 
-def _first_failures(allocator: PodAllocator, diagnosis: Diagnosis, most: int = 3) -> str:
+def _first_failures(cycle: Cycle, diagnosis: Diagnosis, most: int = 3) -> str:
     """The first failing check (as ``kubedra explain`` shows it) of each node this plugin
     rejected, the ``most`` commonest with their node counts: ``On 3 node(s): ...``."""
     counts: dict[str, int] = {}
     for node, status in diagnosis.node_statuses.items():
-        if status.plugin == NAME and (why := first_failure(allocator, node)):
+        if status.plugin == NAME and (why := cycle.first_failure(node)):
             counts[why] = counts.get(why, 0) + 1
     ranked = sorted(counts.items(), key=lambda c: (-c[1], c[0]))[:most]
     return ("On " + "; on ".join(f"{n} node(s): {why}" for why, n in ranked) + "."

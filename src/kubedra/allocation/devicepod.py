@@ -1,0 +1,148 @@
+"""One pod's ``resource.k8s.io/v1`` claims through a scheduling cycle (upstream's
+DynamicResources state for the devices model): :class:`DevicePlan` is what PreFilter learnt
+(:func:`kubedra.allocation.podclaims.prepare_devices` makes it), :class:`DevicePodAllocator`
+allocates the pending claims per node with :class:`~.deviceallocator.DeviceAllocator`
+(the cluster's allocated devices plus the in-flight ones of :class:`~.deviceclaims.DeviceClaims`),
+keeps each node's results for Reserve, and moves the chosen results through in flight and
+assumed, as :class:`~.engine.PodAllocator` does for named resources.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import msgspec
+
+from kubedra.allocation.deviceallocator import (
+    TIMED_OUT,
+    AllocationError,
+    AllocationTimeout,
+    DeviceAllocator,
+)
+from kubedra.allocation.deviceclaims import DeviceClaims, claim_key
+from kubedra.allocation.model.devices import gather_pools
+from kubedra.api.core import Node, NodeSelector, Pod
+from kubedra.api.nodeaffinity import matches
+from kubedra.api.resource.v1 import FINALIZER, AllocationResult, ResourceClaim
+
+CANNOT_ALLOCATE = "cannot allocate all claims"
+NOT_AVAILABLE = "resourceclaim not available on the node"
+
+
+@dataclass(slots=True)
+class DeviceCheck:
+    """What PreFilter learnt about one of the pod's claims."""
+
+    claim: ResourceClaim
+    available_on: NodeSelector | None  # the allocation's nodeSelector (allocated claims)
+    pending: bool  # unallocated: allocated for this pod by the allocator
+
+
+class DevicePodAllocator:
+    """The allocation part of one pod's cycle: ``allocate`` per node (results kept),
+    ``reserve`` for the chosen node, ``commit`` per written claim, ``release`` at the end."""
+
+    def __init__(self, claims: DeviceClaims, allocator: DeviceAllocator,
+                 pending: Sequence[ResourceClaim], timeout: float | None) -> None:
+        self.claims = claims
+        self.allocator = allocator
+        self.pending = pending
+        self.timeout = timeout  # seconds per node (None or 0: none)
+        self._results: dict[str, list[AllocationResult] | None] = {}
+        self._nodes: dict[str, Node] = {}
+        self._reserved: list[str] = []
+
+    def allocate(self, node: Node) -> list[AllocationResult] | None:
+        """Per pending claim its result on ``node`` (None: no allocation); raises
+        :class:`AllocationError` (upstream's text; ``AllocationTimeout`` past the timeout)."""
+        name = node.metadata.name or ""
+        if name in self._results:
+            return self._results[name]
+        deadline = time.monotonic() + self.timeout if self.timeout else None
+        results = self.allocator.allocate(node, self.pending, deadline=deadline)
+        self._results[name] = results
+        self._nodes[name] = node
+        return results
+
+    def reserve(self, node: str) -> list[ResourceClaim]:
+        """The pending claims as allocated on ``node`` (with the finalizer, as PreBind will
+        write them), recorded as in flight so no other pod takes their devices."""
+        results = self._results.get(node)
+        if not results or len(results) != len(self.pending):
+            raise AllocationError("claim allocation not found for node")
+        out = []
+        for claim, result in zip(self.pending, results, strict=True):
+            finalizers = list(claim.metadata.finalizers or ())
+            if FINALIZER not in finalizers:
+                finalizers.append(FINALIZER)
+            allocated = msgspec.structs.replace(
+                claim, metadata=msgspec.structs.replace(claim.metadata, finalizers=finalizers),
+                status=msgspec.structs.replace(claim.status, allocation=result))
+            self.claims.set_in_flight(allocated)
+            self._reserved.append(claim_key(allocated))
+            out.append(allocated)
+        return out
+
+    def commit(self, stored: ResourceClaim) -> bool:
+        """``stored`` was written (see :meth:`DeviceClaims.commit`)."""
+        key = claim_key(stored)
+        if key in self._reserved:
+            self._reserved.remove(key)
+        return self.claims.commit(stored)
+
+    def release(self) -> None:
+        """Forget the in-flight allocations not committed (Unreserve, or a failed write)."""
+        for key in self._reserved:
+            self.claims.clear_in_flight(key)
+        self._reserved.clear()
+
+    def free_devices(self, node: str) -> int:
+        """Devices of the drivers this pod's allocation on ``node`` uses that are still free
+        there (kubedra's packing score; 0 for a node not allocated on)."""
+        found, seen = self._results.get(node), self._nodes.get(node)
+        if not found or seen is None:
+            return 0
+        drivers = {r.driver for a in found for r in a.devices.results or ()}
+        allocated = self.claims.allocated()
+        owner = self.allocator
+        free = 0
+        for pool in gather_pools(owner.slices.for_node(seen), seen,
+                                 owner.features.partitionable_devices):
+            if pool.driver not in drivers:
+                continue
+            for s in pool.slices:
+                free += sum((pool.driver, pool.name, d.name) not in allocated
+                            for d in s.spec.devices or ())
+        return free
+
+
+@dataclass
+class DevicePlan:
+    """The outcome of ``prepare_devices``: the checked claims and the allocator for the
+    pending ones (None when every claim is allocated already)."""
+
+    pod: Pod
+    checks: list[DeviceCheck]
+    allocator: DevicePodAllocator | None
+    unavailable: set[int] = field(default_factory=set)
+    """Allocated claims some node was refused for (PostFilter may deallocate them)."""
+
+    def node_reason(self, node: Node) -> str | None:
+        """DynamicResources Filter: None when the claims can be used on ``node``, else the
+        reason; raises :class:`AllocationError` (a Filter error). The pending claims are
+        allocated first, then the allocated claims' node selectors are checked."""
+        labels, name = node.metadata.labels or {}, node.metadata.name or ""
+        unavailable = [i for i, c in enumerate(self.checks) if c.available_on is not None
+                       and not matches(c.available_on, labels, name)]
+        if self.allocator is not None:
+            try:
+                if self.allocator.allocate(node) is None:
+                    return CANNOT_ALLOCATE
+            except AllocationTimeout:
+                return TIMED_OUT
+        if unavailable:
+            self.unavailable.update(unavailable)
+            return NOT_AVAILABLE
+        return None

@@ -1,0 +1,349 @@
+"""DynamicResources on ``resource.k8s.io/v1`` (1.34) against an in-process 1.34 API server:
+the scheduler allocates devices and writes them as 1.34 does (the
+``resource.kubernetes.io/delete-protection`` finalizer by an update, then
+``status.allocation`` and ``reservedFor``), two pods never get one device, Filter's texts
+(``cannot allocate all claims``, ``timed out trying to allocate devices``, allocator errors
+as Error statuses), PreFilter's (missing class, allocation in flight), admin access holding
+nothing, PostFilter's deallocation, the queueing hints of v1 objects and the packing score;
+and ``DynamicResourcesArgs`` of a 1.34 scheduler configuration."""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import time
+from collections.abc import AsyncIterator, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from kubedra.api import codec, kinds
+from kubedra.api.core import Event, Node, Pod
+from kubedra.api.features import FeatureGates
+from kubedra.api.release import R1_30, R1_34
+from kubedra.api.resource import v1
+from kubedra.apiserver.app import Options
+from kubedra.client.rest import Client
+from kubedra.scheduler.claimwriter import DeviceClaimWriter
+from kubedra.scheduler.config import ConfigError, decode, resolve
+from kubedra.scheduler.framework import Code, CycleState, Diagnosis, NodeInfo, Resources
+from kubedra.scheduler.plugins.dradevices import DeviceState
+from kubedra.scheduler.plugins.dynamicresources import (
+    FREE_INSTANCES,
+    DynamicResources,
+    DynamicResourcesPacking,
+)
+from kubedra.scheduler.queue import ClusterEvent
+from kubedra.scheduler.setup import IMPLEMENTS, build_scheduler
+from kubedra.tasks import cancel_and_wait
+from kubedra.testing import fake_node
+from tests.conformance.scheduler_support import api_client
+
+NS = "dra"
+DRIVER = "gpu.example.com"
+GATES = FeatureGates.for_release(R1_34)
+
+
+def kind(name: str) -> kinds.Kind:
+    found = kinds.lookup(name, R1_34)
+    assert found is not None, name
+    return found
+
+
+def device_class(name: str = DRIVER) -> v1.DeviceClass:
+    return codec.decode({"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+                         "metadata": {"name": name}, "spec": {"selectors": [
+                             {"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}},
+                        v1.DeviceClass)
+
+
+def slice_(node: str, devices: int, *, names: list[str] | None = None) -> v1.ResourceSlice:
+    return codec.decode({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+        "metadata": {"name": f"{node}-{DRIVER}"},
+        "spec": {"driver": DRIVER, "nodeName": node,
+                 "pool": {"name": node, "generation": 1, "resourceSliceCount": 1},
+                 "devices": [{"name": n} for n in names or
+                             [f"gpu-{i}" for i in range(devices)]]}}, v1.ResourceSlice)
+
+
+def exactly(name: str, count: int = 1, cls: str = DRIVER) -> dict[str, Any]:
+    """A request as the server defaults it."""
+    return {"name": name, "exactly": {"deviceClassName": cls, "allocationMode": "ExactCount",
+                                      "count": count}}
+
+
+def claim(name: str, *requests: dict[str, Any], uid: str = "",
+          status: dict[str, Any] | None = None) -> v1.ResourceClaim:
+    body: dict[str, Any] = {
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+        "metadata": {"name": name, "namespace": NS, "uid": uid or f"uid-{name}",
+                     "resourceVersion": "1"},
+        "spec": {"devices": {"requests": list(requests) or [exactly("gpu")]}}}
+    if status is not None:
+        body["status"] = status
+    return codec.decode(body, v1.ResourceClaim)
+
+
+def pod(name: str, *claims: str) -> Pod:
+    return codec.decode({
+        "apiVersion": "v1", "kind": "Pod",
+        "metadata": {"name": name, "namespace": NS, "uid": f"uid-{name}"},
+        "spec": {"containers": [{"name": "c", "image": "busybox"}],
+                 "resourceClaims": [{"name": c, "resourceClaimName": c} for c in claims]}},
+        Pod)
+
+
+def info(node: Node) -> NodeInfo:
+    return NodeInfo(node, node.metadata.name or "", dict(node.metadata.labels or {}),
+                    Resources())
+
+
+def state_of(*objects: Any) -> DeviceState:
+    state = DeviceState()
+    for obj in objects:
+        if isinstance(obj, v1.ResourceClaim):
+            state.set_claim(obj)
+        elif isinstance(obj, v1.DeviceClass):
+            state.set_class(obj)
+        elif isinstance(obj, v1.ResourceSlice):
+            state.set_slice(obj)
+    return state
+
+
+# --- the plugin phase by phase (no server) ------------------------------------------------
+
+
+def test_prefilter_texts() -> None:
+    plugin = DynamicResources(state_of(claim("c1")))
+    status = plugin.pre_filter(CycleState(), pod("p", "c1"))
+    assert (status.code, status.message) == (
+        Code.UNRESOLVABLE, f"request gpu: device class {DRIVER} does not exist")
+    status = plugin.pre_filter(CycleState(), pod("p", "missing"))
+    assert (status.code, status.message) == (
+        Code.UNRESOLVABLE, 'resourceclaim.resource.k8s.io "missing" not found')
+    assert plugin.pre_filter(CycleState(), Pod()).code is Code.SKIP
+
+
+def test_two_pods_never_get_one_device_and_release_frees_it() -> None:
+    n1 = fake_node("n1")
+    state = state_of(device_class(), slice_("n1", 1), claim("a"), claim("b"))
+    plugin = DynamicResources(state)
+    first, second = CycleState(), CycleState()
+    assert plugin.pre_filter(first, pod("p1", "a")).ok
+    assert plugin.filter(first, pod("p1", "a"), info(n1)).ok
+    assert plugin.reserve(first, pod("p1", "a"), "n1").ok
+    # a's device is in flight: b cannot have it
+    assert plugin.pre_filter(second, pod("p2", "b")).ok
+    status = plugin.filter(second, pod("p2", "b"), info(n1))
+    assert (status.code, status.message) == (Code.UNRESOLVABLE, "cannot allocate all claims")
+    # and a's own allocation is in flight for the next pod naming it
+    again = plugin.pre_filter(CycleState(), pod("p3", "a"))
+    assert again.message == "resource claim dra/a is in the process of being allocated"
+    plugin.unreserve(first, pod("p1", "a"), "n1")
+    third = CycleState()
+    assert plugin.pre_filter(third, pod("p2", "b")).ok
+    assert plugin.filter(third, pod("p2", "b"), info(n1)).ok
+
+
+def test_devices_of_allocated_claims_are_taken_unless_admin_access() -> None:
+    n1 = fake_node("n1")
+    allocated = {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": DRIVER, "pool": "n1", "device": "gpu-0"}]}}}
+    admin = {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": DRIVER, "pool": "n1", "device": "gpu-0",
+         "adminAccess": True}]}}}
+    for status, ok in ((allocated, False), (admin, True)):
+        state = state_of(device_class(), slice_("n1", 1), claim("old", status=status),
+                         claim("new"))
+        plugin, cycle = DynamicResources(state), CycleState()
+        assert plugin.pre_filter(cycle, pod("p", "new")).ok
+        assert plugin.filter(cycle, pod("p", "new"), info(n1)).ok is ok
+
+
+def test_filter_timeout_and_errors() -> None:
+    n1 = fake_node("n1")
+    many = [exactly(f"r{i}", 2) for i in range(8)]
+    state = state_of(device_class(), slice_("n1", 15), claim("big", *many))
+    plugin, cycle = DynamicResources(state, filter_timeout=1e-9), CycleState()
+    assert plugin.pre_filter(cycle, pod("p", "big")).ok
+    time.sleep(0.001)
+    status = plugin.filter(cycle, pod("p", "big"), info(n1))
+    assert (status.code, status.message) == (Code.UNRESOLVABLE,
+                                              "timed out trying to allocate devices")
+    # 0 turns the timeout off: the search runs to its (negative) end
+    plugin, cycle = DynamicResources(state, filter_timeout=0), CycleState()
+    assert plugin.pre_filter(cycle, pod("p", "big")).ok
+    status = plugin.filter(cycle, pod("p", "big"), info(n1))
+    assert (status.code, status.message) == (Code.UNRESOLVABLE, "cannot allocate all claims")
+    # an invalid pool is an allocator error: Error, the cycle aborts
+    broken = state_of(device_class(), slice_("n1", 0, names=["x", "x"]), claim("c"))
+    plugin, cycle = DynamicResources(broken), CycleState()
+    assert plugin.pre_filter(cycle, pod("p", "c")).ok
+    status = plugin.filter(cycle, pod("p", "c"), info(n1))
+    assert (status.code, status.message) == (Code.ERROR,
+                                             "pool n1 is invalid: duplicate device name x")
+
+
+def test_packing_counts_free_devices_of_the_pods_drivers() -> None:
+    n1, n2 = fake_node("n1"), fake_node("n2")
+    other = slice_("n2", 5)
+    state = state_of(device_class(), slice_("n1", 2), other, claim("c"))
+    plugin, packing, cycle = DynamicResources(state), DynamicResourcesPacking(), CycleState()
+    assert plugin.pre_filter(cycle, pod("p", "c")).ok
+    assert FREE_INSTANCES in cycle
+    for node in (n1, n2):
+        assert plugin.filter(cycle, pod("p", "c"), info(node)).ok
+    assert packing.score(cycle, pod("p", "c"), info(n1)) == 98
+    assert packing.score(cycle, pod("p", "c"), info(n2)) == 95
+
+
+def test_queueing_hints_of_v1_objects() -> None:
+    used = claim("c")
+    state = state_of(device_class(), used)
+    plugin = DynamicResources(state)
+    events = dict(plugin.events_to_register())
+    for resource in ("DeviceClass", "ResourceSlice"):
+        for action in ("Add", "Update"):
+            assert ClusterEvent(resource, action) in events
+    assert ClusterEvent("ResourceClassParameters", "Add") not in events
+    allocated = claim("other", status={"allocation": {"devices": {"results": []}}})
+    freed = claim("other")
+    assert plugin.hint_claim(pod("p", "c"), allocated, freed)  # devices freed: any pod
+    assert plugin.hint_claim(pod("p", "c"), None, used)  # the pod's claim appeared
+    assert not plugin.hint_claim(pod("p", "c"), None, claim("unrelated"))
+    with pytest.raises(TypeError):
+        plugin.hint_claim(pod("p", "c"), None, object())
+
+
+# --- with the API server ----------------------------------------------------------------------
+
+
+@contextlib.asynccontextmanager
+async def server(tmp_path: Path) -> AsyncIterator[Client]:
+    async with api_client(tmp_path, Options(gates=GATES, gc=False)) as client:
+        await client.create_raw(kind("namespaces"), {
+            "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})
+        yield client
+
+
+async def eventually(what: str, check: Callable[[], Any], timeout: float = 30) -> Any:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while True:
+        got = await check()
+        if got:
+            return got
+        assert asyncio.get_running_loop().time() < deadline, f"timed out: {what}"
+        await asyncio.sleep(0.05)
+
+
+async def create(client: Client, obj: Any) -> Any:
+    body = codec.to_builtins(obj)
+    body["metadata"].pop("uid", None)
+    body["metadata"].pop("resourceVersion", None)
+    body.pop("status", None)
+    resource = {v1.ResourceClaim: "resourceclaims", v1.DeviceClass: "deviceclasses",
+                v1.ResourceSlice: "resourceslices", Pod: "pods"}[type(obj)]
+    await client.create_raw(kind(resource), body, obj.metadata.namespace)
+    return await client.get(type(obj), obj.metadata.name or "", obj.metadata.namespace)
+
+
+async def test_scheduler_allocates_and_binds(tmp_path: Path) -> None:
+    async with server(tmp_path) as client:
+        for name in ("n1", "n2"):
+            await client.create(fake_node(name))
+        await create(client, device_class())
+        await create(client, slice_("n1", 1))
+        await create(client, claim("a"))
+        await create(client, claim("b"))
+        sched = build_scheduler(client, release=R1_34, seed=1)
+        task = asyncio.create_task(sched.run())
+        try:
+            first = await create(client, pod("p1", "a"))
+
+            async def bound() -> str | None:
+                return (await client.get(Pod, "p1", NS)).spec.node_name
+            assert await eventually("p1 bound", bound) == "n1"
+            stored = await client.get(v1.ResourceClaim, "a", NS)
+            assert stored.metadata.finalizers == [v1.FINALIZER]
+            assert stored.status.allocation is not None
+            assert codec.to_builtins(stored.status.allocation.devices.results) == [
+                {"request": "gpu", "driver": DRIVER, "pool": "n1", "device": "gpu-0"}]
+            assert codec.to_builtins(stored.status.reserved_for) == [
+                {"resource": "pods", "name": "p1", "uid": first.metadata.uid}]
+            # the only device is taken: the second pod stays pending, with the reason
+            await create(client, pod("p2", "b"))
+
+            async def reported() -> list[str]:
+                events = await client.list(Event, NS)
+                return [e.message or "" for e in events.items
+                        if e.reason == "FailedScheduling"
+                        and e.involved_object.name == "p2"]
+            (message,) = await eventually("FailedScheduling of p2", reported)
+            assert message == ("0/2 nodes are available: 2 cannot allocate all claims. "
+                               "still not schedulable."), message
+            assert (await client.get(Pod, "p2", NS)).spec.node_name is None
+        finally:
+            await cancel_and_wait(task)
+            await sched.informers.stop()
+
+
+async def test_post_filter_deallocates_an_allocation_for_another_node(tmp_path: Path) -> None:
+    async with server(tmp_path) as client:
+        await create(client, claim("c"))
+        body = codec.to_builtins(await client.get(v1.ResourceClaim, "c", NS))
+        body["status"] = {"allocation": {
+            "devices": {"results": [
+                {"request": "gpu", "driver": DRIVER, "pool": "gone", "device": "gpu-0"}]},
+            "nodeSelector": {"nodeSelectorTerms": [{"matchFields": [
+                {"key": "metadata.name", "operator": "In", "values": ["gone"]}]}]}}}
+        stored = await client.update_status(codec.decode(body, v1.ResourceClaim))
+        plugin = DynamicResources(state_of(stored), DeviceClaimWriter(client))
+        cycle, p = CycleState(), pod("p", "c")
+        assert plugin.pre_filter(cycle, p).ok
+        status = plugin.filter(cycle, p, info(fake_node("n1")))
+        assert status.message == "resourceclaim not available on the node"
+        result = await plugin.post_filter(cycle, p, Diagnosis())
+        assert result.message == "deallocation of ResourceClaim completed"
+        after = await client.get(v1.ResourceClaim, "c", NS)
+        assert after.status.allocation is None and not after.status.reserved_for
+
+
+# --- DynamicResourcesArgs -------------------------------------------------------------------
+
+
+def config(args: dict[str, Any] | None) -> str:
+    entry = "  - name: DynamicResources\n" + (
+        "    args:\n" + "".join(f"      {k}: {v}\n" for k, v in args.items())
+        if args is not None else "")
+    return ("apiVersion: kubescheduler.config.k8s.io/v1\nkind: KubeSchedulerConfiguration\n"
+            "profiles:\n- schedulerName: default-scheduler\n  pluginConfig:\n" + entry)
+
+
+@pytest.mark.parametrize(("args", "seconds"), [
+    (None, 10.0), ({"filterTimeout": "0s"}, 0.0), ({"filterTimeout": "1m30s"}, 90.0),
+    ({"filterTimeout": "10ms"}, 0.01), ({"kind": "DynamicResourcesArgs"}, 10.0)])
+def test_filter_timeout_of_a_1_34_scheduler(args: dict[str, Any] | None,
+                                            seconds: float) -> None:
+    (profile,) = resolve(decode(config(args)), IMPLEMENTS, R1_34).profiles
+    assert profile.dra_filter_timeout == seconds
+
+
+@pytest.mark.parametrize(("args", "text"), [
+    ({"filterTimeout": "-1500ms"}, 'profiles[0].pluginConfig[0].args.filterTimeout: Invalid '
+                                   'value: "-1.5s": must be zero or positive'),
+    ({"filterTimeout": "soon"}, 'time: invalid duration "soon"'),
+    ({"bindingTimeout": "1s"}, 'strict decoding error: unknown field "bindingTimeout"')])
+def test_bad_dynamic_resources_args(args: dict[str, Any], text: str) -> None:
+    with pytest.raises(ConfigError) as err:
+        resolve(decode(config(args)), IMPLEMENTS, R1_34)
+    assert str(err.value) == text
+
+
+def test_a_1_30_scheduler_takes_no_dynamic_resources_args() -> None:
+    with pytest.raises(ConfigError) as err:
+        resolve(decode(config({"filterTimeout": "1s"})), IMPLEMENTS, R1_30)
+    assert "pluginConfig[0].args" in str(err.value)
+    (profile,) = resolve(decode(config(None)), IMPLEMENTS, R1_30).profiles
+    assert profile.points["filter"][-1] == "DynamicResources"
