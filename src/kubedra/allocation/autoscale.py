@@ -1,17 +1,22 @@
 """The cluster-autoscaler question: how many copies of a node template must be added so that
-every pending pod of a snapshot fits (placement as in :mod:`kubedra.allocation.simulate`)."""
+every pending pod of a snapshot fits (placement as in :mod:`kubedra.allocation.simulate`, or
+:mod:`~kubedra.allocation.devicesimulate` for a ``resource.k8s.io/v1`` snapshot)."""
 
 from __future__ import annotations
 
 import copy
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from kubedra.allocation.celadapter import cel_selectors
+from kubedra.allocation.devicesimulate import simulator_for
 from kubedra.allocation.result import HOSTNAME_LABEL
 from kubedra.allocation.selectors import Selectors
-from kubedra.allocation.simulate import Placement, Simulator, Snapshot, pending_pods, pod_name
+from kubedra.allocation.simulate import Placement, Snapshot, pending_pods, pod_name
 from kubedra.api.core import Node, Pod
-from kubedra.api.resource.v1alpha2 import ResourceSlice
+from kubedra.api.resource import v1, v1alpha2
+
+AnySlice = v1alpha2.ResourceSlice | v1.ResourceSlice
 
 
 @dataclass
@@ -43,8 +48,10 @@ def _answer(extra: int | None, tried: int, placements: list[Placement], added: s
                      sorted(unplaced - never))
 
 
-def clone_template(node: Node, slices: list[ResourceSlice], i: int) -> list[object]:
-    """Copy ``i`` of the template node (``<name>-<i>``) with its slices re-pointed at it."""
+def clone_template(node: Node, slices: Sequence[AnySlice], i: int) -> list[object]:
+    """Copy ``i`` of the template node (``<name>-<i>``) with its slices re-pointed at it (a
+    v1 slice's pool renamed too, since devices are known by driver, pool and name: the
+    template node's name becomes the copy's, any other pool name gets ``-<i>``)."""
     base = node.metadata.name or "template"
     name = f"{base}-{i}"
     clone = copy.deepcopy(node)
@@ -56,12 +63,17 @@ def clone_template(node: Node, slices: list[ResourceSlice], i: int) -> list[obje
         c = copy.deepcopy(s)
         c.metadata.name = f"{s.metadata.name or base}-{i}"
         c.metadata.uid = None
-        c.node_name = name
+        if isinstance(c, v1.ResourceSlice):
+            pool = c.spec.pool
+            pool.name = name if pool.name == base else f"{pool.name}-{i}"
+            c.spec.node_name, c.spec.all_nodes, c.spec.node_selector = name, None, None
+        else:
+            c.node_name = name
         out.append(c)
     return out
 
 
-def extra_nodes_needed(snapshot: Snapshot, template: Node, template_slices: list[ResourceSlice],
+def extra_nodes_needed(snapshot: Snapshot, template: Node, template_slices: Sequence[AnySlice],
                        limit: int | None = None, selectors: Selectors | None = None) -> Autoscale:
     """Try 0, 1, 2, ... extra template nodes until every pending pod is placed.
 
@@ -84,17 +96,18 @@ def extra_nodes_needed(snapshot: Snapshot, template: Node, template_slices: list
         extra = Snapshot.from_objects(
             o for i in range(1, k + 1) for o in clone_template(template, template_slices, i))
         added = [n.metadata.name or "" for n in extra.nodes]
-        sim = Simulator(snapshot.merged(extra), selectors, added)
+        sim = simulator_for(snapshot.merged(extra), selectors, added)
         placements = sim.run(copy.deepcopy(pending))
         if {p.pod for p in placements if p.node is None} <= never:
             return _answer(k, k, placements, set(added), never)
     return _answer(None, limit, placements, set(added), never)
 
 
-def _fails_alone(snapshot: Snapshot, template: Node, slices: list[ResourceSlice], pod: Pod,
+def _fails_alone(snapshot: Snapshot, template: Node, slices: Sequence[AnySlice], pod: Pod,
                  selectors: Selectors) -> bool:
     """Does ``pod`` fail even on a cluster made of one empty template node?"""
     objs = [*clone_template(template, slices, 0), *snapshot.classes, *snapshot.class_parameters,
-            *snapshot.claim_parameters, *snapshot.claims, *snapshot.templates]
-    sim = Simulator(Snapshot.from_objects(objs), selectors)
+            *snapshot.claim_parameters, *snapshot.claims, *snapshot.templates,
+            *snapshot.device_classes, *snapshot.device_claims, *snapshot.device_templates]
+    sim = simulator_for(Snapshot.from_objects(objs), selectors)
     return sim.place(copy.deepcopy(pod)).node is None

@@ -18,7 +18,7 @@ whose own devices cannot satisfy a constraint is the error upstream reports when
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -100,6 +100,41 @@ class _Alternative:
         return f"claim {_name(claim)}, request {self.sub if self.sub is not None else self.request}"
 
 
+@dataclass(frozen=True, slots=True)
+class Option:
+    """One alternative of a request (the request itself, or one of its subrequests)."""
+
+    claim: int  # position in the claims given
+    request: str
+    sub: str | None
+    device_class: DeviceClass
+    class_selectors: tuple[str, ...]  # the class's CEL expressions
+    selectors: tuple[str, ...]  # the request's
+    all_mode: bool
+    count: int  # ExactCount: how many
+    admin: bool
+    tolerations: tuple[DeviceToleration, ...] | None  # None: DeviceTaints off
+    selectable: int  # bit = position in Inspection.entries: devices its checks admit
+    devices: tuple[int, ...] | None  # All: the devices it takes
+
+
+@dataclass(frozen=True, slots=True)
+class ConstraintView:
+    claim: int
+    attribute: str
+    requests: frozenset[str]  # empty: every request of the claim
+    values: Mapping[int, Hashable]  # position -> typed value (devices without it: absent)
+
+
+@dataclass(frozen=True, slots=True)
+class Inspection:
+    """:meth:`DeviceAllocator.inspect`'s answer for one node."""
+
+    entries: list[DeviceEntry]  # the devices of the valid pools, in candidate order
+    requests: list[list[Option]]  # per request (claims in order), its alternatives
+    constraints: list[ConstraintView]
+
+
 class DeviceAllocator:
     """One scheduling cycle's allocator: cluster state in, :meth:`allocate` per node."""
 
@@ -122,6 +157,13 @@ class DeviceAllocator:
         <cause>`` once ``cancelled`` returns a cause (upstream's context, checked at every
         step of the search)."""
         return _Allocation(self, node, claims, deadline, cancelled).run()
+
+    def inspect(self, node: Node | None, claims: Sequence[ResourceClaim]) -> Inspection:
+        """What :meth:`allocate` checks before its search, as data for explanations (``kubedra
+        explain``): the pools and devices ``node`` sees, each request's alternatives with
+        the devices their selectors admit, the constraints. Raises :class:`AllocationError`
+        where :meth:`allocate` does before searching."""
+        return _Allocation(self, node, claims, None, None).inspect()
 
 
 class _Allocation:
@@ -159,6 +201,26 @@ class _Allocation:
         if cause is not None:
             raise AllocationError(f"filter operation aborted: {cause}")
 
+    def inspect(self) -> Inspection:
+        """The checks of :meth:`run` up to the search, as :class:`Inspection`."""
+        self._requests()
+        options = []
+        for alts, ci in zip(self.alternatives, self.claim_of, strict=True):
+            row = []
+            for alt in alts:
+                mask = (sum(1 << d for d in alt.fixed) if alt.fixed is not None
+                        else self._selectable(self.claims[ci], alt)[0])
+                row.append(Option(ci, alt.request, alt.sub, alt.cls,
+                                  _expressions(alt.cls.spec.selectors),
+                                  _expressions(alt.selectors), alt.all_mode, alt.count,
+                                  alt.admin, tuple(alt.tolerations or ())
+                                  if self.features.device_taints else None, mask, alt.fixed))
+            options.append(row)
+        constraints = [ConstraintView(ci, attribute, frozenset(names), c.values)
+                       for (ci, attribute, names), c in zip(self.covers, self.constraints,
+                                                            strict=True)]
+        return Inspection(self.entries, options, constraints)
+
     # --- checks and the problem --------------------------------------------------------------
 
     def run(self) -> list[AllocationResult] | None:
@@ -179,7 +241,8 @@ class _Allocation:
         self.alternatives: list[list[_Alternative]] = []  # per request (all claims)
         self.claim_of: list[int] = []
         self.constraints: list[Constraint] = []
-        covers: list[tuple[int, set[str]]] = []  # per constraint: its claim, request names
+        # per constraint: its claim, attribute and request names
+        self.covers: list[tuple[int, str, set[str]]] = []
         for ci, claim in enumerate(self.claims):
             minimum = 0
             for request in claim.spec.devices.requests:
@@ -204,12 +267,12 @@ class _Allocation:
                     for pos, v in devices.attribute(attribute).items():
                         values[start + pos] = v
                 self.constraints.append(Constraint(values))
-                covers.append((ci, set(constraint.requests or ())))
+                self.covers.append((ci, attribute, set(constraint.requests or ())))
         requests = []
         for alts, ci in zip(self.alternatives, self.claim_of, strict=True):
             choices = []
             for alt in alts:
-                cons = tuple(k for k, (c, names) in enumerate(covers) if c == ci and (
+                cons = tuple(k for k, (c, _, names) in enumerate(self.covers) if c == ci and (
                     not names or alt.request in names or alt.name in names))
                 choices.append(self._choice(self.claims[ci], alt, cons))
             requests.append(Request(ci, tuple(choices)))
@@ -307,37 +370,12 @@ class _Allocation:
         _, class_exprs, request_exprs, _ = key
         mask = 0
         errors: list[tuple[int, bool, str]] = []
-        verdict = self.owner.selectors.verdict
         for pos, e in enumerate(devices.entries):
-            device = e.device
-            if device.binding_conditions or device.consumes_counters:
-                # These need DRADeviceBindingConditions and DRAPartitionableDevices, whose
-                # allocation parts (the results' conditions, counters) are not built here: such
-                # devices are never chosen, so nothing is over-allocated (upstream, gates off:
-                # the same).
-                continue
-            failed = None
-            for by_claim, exprs in ((False, class_exprs), (True, request_exprs)):
-                for i, expr in enumerate(exprs):
-                    try:
-                        v = verdict(e, expr)
-                    except SelectorCompileError as err:
-                        failed = (pos, by_claim, f"selector #{i}: CEL compile error: {err}")
-                        break
-                    if isinstance(v, str):
-                        failed = (pos, by_claim, f"selector #{i} on device {device_id(e.key)}: "
-                                                 f"CEL runtime error: {v}")
-                        break
-                    if not v:
-                        break
-                else:
-                    continue
-                break
-            else:
-                if tolerations is None or _tolerated(device.taints, tolerations):
-                    mask |= 1 << pos
-            if failed is not None:
-                errors.append(failed)
+            why = refusal(self.owner.selectors, e, class_exprs, request_exprs, tolerations)
+            if why is None:
+                mask |= 1 << pos
+            elif why.error is not None:
+                errors.append((pos, why.by_claim, why.error))
         return mask, tuple(errors)
 
     def _choice(self, claim: ResourceClaim, alt: _Alternative, cons: tuple[int, ...]) -> Choice:
@@ -422,11 +460,49 @@ class _Allocation:
         return out
 
 
-def _tolerated(taints: Sequence[DeviceTaint] | None,
-               tolerations: Sequence[DeviceToleration]) -> bool:
-    """Upstream ``taintPreventsAllocation``: taints of the known effects must be tolerated."""
-    return all(any(tolerates(t, taint) for t in tolerations) for taint in taints or ()
-               if taint.effect in (NO_SCHEDULE, NO_EXECUTE))
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    """Why a device is not selectable for a request (upstream ``isSelectable`` and the taint
+    check of ``allocateDevice``), as :func:`refusal` finds it first."""
+
+    kind: str  # "unsupported" | "selector" | "taint"
+    by_claim: bool = False  # a selector of the request (else of the class)
+    index: int = 0  # the selector's position
+    expression: str = ""
+    error: str | None = None  # the evaluation or compile error, after "class c: "/"claim c: "
+    taint: DeviceTaint | None = None
+
+
+def refusal(selectors: DeviceSelectors, entry: DeviceEntry, class_exprs: Sequence[str],
+            request_exprs: Sequence[str],
+            tolerations: Sequence[DeviceToleration] | None) -> Refusal | None:
+    """The first check ``entry`` fails for a request with these selectors (the class's, then
+    the request's, in order) and tolerations (None: DeviceTaints off); None = selectable.
+    The one home of these checks: the allocator's masks and ``kubedra explain`` ask it."""
+    device = entry.device
+    if device.binding_conditions or device.consumes_counters:
+        # These need DRADeviceBindingConditions and DRAPartitionableDevices, whose allocation
+        # parts (the results' conditions, counters) are not built here: such devices are never
+        # chosen, so nothing is over-allocated (upstream, gates off: the same).
+        return Refusal("unsupported")
+    for by_claim, exprs in ((False, class_exprs), (True, request_exprs)):
+        for i, expr in enumerate(exprs):
+            try:
+                v = selectors.verdict(entry, expr)
+            except SelectorCompileError as err:
+                return Refusal("selector", by_claim, i, expr,
+                               f"selector #{i}: CEL compile error: {err}")
+            if isinstance(v, str):
+                return Refusal("selector", by_claim, i, expr, f"selector #{i} on device "
+                               f"{device_id(entry.key)}: CEL runtime error: {v}")
+            if not v:
+                return Refusal("selector", by_claim, i, expr)
+    if tolerations is not None:
+        for taint in device.taints or ():
+            if taint.effect in (NO_SCHEDULE, NO_EXECUTE) and not any(
+                    tolerates(t, taint) for t in tolerations):
+                return Refusal("taint", taint=taint)
+    return None
 
 
 def _expressions(selectors: Sequence[DeviceSelector] | None) -> tuple[str, ...]:

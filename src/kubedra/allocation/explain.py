@@ -7,8 +7,9 @@ returned as plain data (:func:`to_data`); ``kubedra explain`` renders it as a ta
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 from kubedra.allocation.engine import NodeVerdict, PodAllocator
 from kubedra.allocation.instance import Verdict
@@ -52,16 +53,30 @@ class NodeExplanation:
     """For a node the allocator rejects: its first failing check (:func:`first_failure`)."""
 
 
+class NodeAnswer(Protocol):
+    """One node's explanation, of either claims model (:class:`NodeExplanation`, or the
+    devices model's ``DeviceNodeExplanation``)."""
+
+    node: str
+    suitable: bool
+    reason: str
+    why: str
+
+
 @dataclass
 class PodExplanation:
     pod: str
     claims: list[str]
-    nodes: list[NodeExplanation]
+    nodes: Sequence[NodeAnswer]
     result: str
     subject: str = "pod"
     """What ``pod`` names: a pod, or a claim explained on its own."""
     scores: dict[str, dict[str, int]] = field(default_factory=dict)
     """Per node, each score plugin's weighted score (when the scheduler's profile is used)."""
+
+
+TOGETHER = "each claim fits alone, but not all of them together"
+"""The first failure when no claim fails alone (both models)."""
 
 
 def request_label(claim: str, request: int) -> str:
@@ -134,7 +149,7 @@ def first_failure(allocator: PodAllocator, node: str) -> str:
     if verdict.ok or verdict.error is not None:
         return ""
     if verdict.claim is None:
-        return "each claim fits alone, but not all of them together"
+        return TOGETHER
     plan = allocator.plans[verdict.claim]
     for driver in sorted(plan.drivers):
         reqs = plan.drivers[driver]

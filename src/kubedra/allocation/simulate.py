@@ -14,15 +14,17 @@ not modelled (:data:`NOT_MODELLED`) and the node left with the fewest free insta
 from __future__ import annotations
 
 import copy
+from abc import ABC, abstractmethod
 from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 import msgspec
 
 from kubedra.allocation.celadapter import cel_selectors
 from kubedra.allocation.engine import PodAllocator
 from kubedra.allocation.explain import (
+    NodeAnswer,
     NodeExplanation,
     PodExplanation,
     explain_node,
@@ -48,6 +50,7 @@ from kubedra.api.core import (
 )
 from kubedra.api.meta import ObjectMeta, kobj
 from kubedra.api.nodeaffinity import MISMATCH, pod_matches_node
+from kubedra.api.resource import v1
 from kubedra.api.resource.v1alpha2 import (
     ResourceClaim,
     ResourceClaimParameters,
@@ -99,6 +102,10 @@ class Snapshot:
     templates: list[ResourceClaimTemplate] = field(default_factory=list)
     pods: list[Pod] = field(default_factory=list)
     ignored: list[str] = field(default_factory=list)
+    device_slices: list[v1.ResourceSlice] = field(default_factory=list)
+    device_classes: list[v1.DeviceClass] = field(default_factory=list)
+    device_claims: list[v1.ResourceClaim] = field(default_factory=list)
+    device_templates: list[v1.ResourceClaimTemplate] = field(default_factory=list)
 
     @classmethod
     def from_objects(cls, objects: Iterable[object]) -> Snapshot:
@@ -110,6 +117,18 @@ class Snapshot:
             else:
                 getattr(snap, name).append(obj)
         return snap
+
+    @property
+    def devices(self) -> bool:
+        """Does it hold ``resource.k8s.io/v1`` objects (the 1.34 era)?"""
+        return bool(self.device_slices or self.device_classes or self.device_claims
+                    or self.device_templates)
+
+    @property
+    def named_resources(self) -> bool:
+        """Does it hold ``resource.k8s.io/v1alpha2`` objects (the 1.30 era)?"""
+        return bool(self.slices or self.classes or self.class_parameters
+                    or self.claim_parameters or self.claims or self.templates)
 
     def merged(self, other: Snapshot) -> Snapshot:
         return Snapshot(*(getattr(self, f) + getattr(other, f) for f in self.__dataclass_fields__))
@@ -124,6 +143,10 @@ _BUCKETS: dict[type, str] = {
     ResourceClaim: "claims",
     ResourceClaimTemplate: "templates",
     Pod: "pods",
+    v1.ResourceSlice: "device_slices",
+    v1.DeviceClass: "device_classes",
+    v1.ResourceClaim: "device_claims",
+    v1.ResourceClaimTemplate: "device_templates",
 }
 
 SNAPSHOT_KINDS: tuple[type, ...] = tuple(_BUCKETS)
@@ -155,39 +178,67 @@ def _pod_uid(pod: Pod) -> str:
     return pod.metadata.uid or f"sim-{pod.metadata.namespace}-{pod.metadata.name}"
 
 
-class Simulator:
-    """A snapshot loaded into an :class:`AllocationIndex`, placing pods one after another."""
+PlanT = TypeVar("PlanT")
+ClaimT = TypeVar("ClaimT", ResourceClaim, v1.ResourceClaim)
+TemplateT = TypeVar("TemplateT", ResourceClaimTemplate, v1.ResourceClaimTemplate)
 
-    def __init__(self, snapshot: Snapshot, selectors: Selectors | None = None,
-                 added_nodes: Iterable[str] = (), chooser: NodeChooser | None = None) -> None:
-        self.selectors = selectors or cel_selectors()
+
+class Simulation(ABC, Generic[PlanT, ClaimT, TemplateT]):
+    """Pods placed one after another on a snapshot, whatever the claims' model: the claim
+    controller's part (claims from templates), the node loop, the chooser, explanations.
+    A model's subclass holds its allocation state and answers the hooks below."""
+
+    def __init__(self, snapshot: Snapshot, templates: Iterable[TemplateT],
+                 added_nodes: Iterable[str], chooser: NodeChooser | None) -> None:
         self.chooser = chooser
         self.added = set(added_nodes)  # used only when no existing node fits (autoscaler)
-        self.index = AllocationIndex()
-        self.params = ParameterStore()
         self.nodes = {n.metadata.name or "": n for n in snapshot.nodes}
-        self.classes = {c.metadata.name or "": c for c in snapshot.classes}
-        self.templates = {(t.metadata.namespace or "", t.metadata.name or ""): t
-                          for t in snapshot.templates}
-        self.claims: dict[tuple[str, str], ResourceClaim] = {}
-        for s in snapshot.slices:
-            self.index.upsert_slice(s)
-        for p in snapshot.class_parameters:
-            self.params.upsert_class_parameters(p)
-        for q in snapshot.claim_parameters:
-            self.params.upsert_claim_parameters(q)
-        for c in snapshot.claims:
-            self._store(c)
+        self.templates: dict[tuple[str, str], TemplateT] = {
+            (t.metadata.namespace or "", t.metadata.name or ""): t for t in templates}
+        self.claims: dict[tuple[str, str], ClaimT] = {}
 
-    def _store(self, claim: ResourceClaim) -> None:
-        self.claims[(claim.metadata.namespace or "", claim.metadata.name or "")] = claim
-        self.index.upsert_claim(claim)
+    # --- the model's part -----------------------------------------------------------------
+
+    @abstractmethod
+    def _store(self, claim: ClaimT) -> None:
+        """Keep ``claim`` (new, or as updated) in the claims and the allocation state."""
+
+    @abstractmethod
+    def _lookup(self, namespace: str, name: str) -> ClaimT | None: ...
+
+    @abstractmethod
+    def _from_template(self, pod: Pod, pod_claim: str, template: TemplateT,
+                       name: str) -> ClaimT: ...
+
+    @abstractmethod
+    def _plan(self, pod: Pod) -> PlanT:
+        """The scheduler's PreFilter for ``pod`` as created; raises Unschedulable."""
+
+    @abstractmethod
+    def _claim_reason(self, plan: PlanT, node: Node) -> str | None:
+        """The scheduler's DynamicResources Filter on ``node``."""
+
+    @abstractmethod
+    def _pod_of(self, plan: PlanT) -> Pod: ...
+
+    @abstractmethod
+    def _claims_of(self, plan: PlanT) -> list[ClaimT]: ...
+
+    @abstractmethod
+    def _chooser_allocator(self, plan: PlanT) -> PodAllocator:
+        """What the profile's packing score counts free instances with."""
+
+    @abstractmethod
+    def _score(self, plan: PlanT, node: str) -> tuple[bool, int, str]:
+        """Without a chooser, the lowest wins: existing nodes, fewest free devices left."""
+
+    @abstractmethod
+    def _commit(self, plan: PlanT, node: str) -> list[ClaimOutcome]: ...
+
+    @abstractmethod
+    def _explain_node(self, plan: PlanT, node: str, reason: str | None) -> NodeAnswer: ...
 
     # --- claims of a pod ----------------------------------------------------------------------
-
-    def _lookup(self, namespace: str, name: str) -> ResourceClaim | None:
-        claim = self.claims.get((namespace, name))
-        return None if claim is None else self.index.claim(claim_key(claim)) or claim
 
     def _as_created(self, pod: Pod) -> Pod:
         """The pod as the ResourceClaim controller leaves it: with a UID, and a claim created
@@ -209,7 +260,7 @@ class Simulator:
             tmpl = self.templates.get((ns, template))
             if tmpl is None:
                 raise Unschedulable(template_not_found(template))
-            claim = claim_from_template(pod, pc.name, tmpl, name=name)
+            claim = self._from_template(pod, pc.name, tmpl, name)
             claim.metadata.uid = f"sim-{ns}-{name}"
             self._store(claim)
         return msgspec.structs.replace(pod, status=msgspec.structs.replace(
@@ -217,21 +268,14 @@ class Simulator:
 
     # --- one pod ------------------------------------------------------------------------------
 
-    def _prepare(self, pod: Pod) -> PodPlan:
-        pod = self._as_created(pod)
-        claims = pod_claims(pod, self._lookup)
-        return prepare(pod, claims, self.classes, self.index, self.params, self.selectors)
+    def _prepare(self, pod: Pod) -> PlanT:
+        return self._plan(self._as_created(pod))
 
-    def _node_reason(self, plan: PodPlan, node: str) -> str | None:
+    def _node_reason(self, plan: PlanT, node: str) -> str | None:
         obj = self.nodes[node]
-        if not pod_matches_node(plan.pod, obj.metadata.labels or {}, node):
+        if not pod_matches_node(self._pod_of(plan), obj.metadata.labels or {}, node):
             return MISMATCH
-        return node_reason(plan, obj, plan.allocator.filter)
-
-    def _score(self, plan: PodPlan, node: str) -> tuple[bool, int, str]:
-        free = sum(self.index.free_count(node, d) - len(r)
-                   for d, r in plan.allocator.requests.items())
-        return (node in self.added, free, node)
+        return self._claim_reason(plan, obj)
 
     def place(self, pod: Pod) -> Placement:
         """Place one pod (committing its allocations) or say why it does not fit anywhere."""
@@ -254,13 +298,14 @@ class Simulator:
             )
             return placement
         if self.chooser is not None:
-            choice = self.chooser.choose(plan.pod, feasible, plan.allocator)
+            choice = self.chooser.choose(self._pod_of(plan), feasible,
+                                         self._chooser_allocator(plan))
             if choice.node is None:
                 placement.reasons.update(choice.reasons)
                 placement.message = f"0/{len(self.nodes)} nodes are available"
                 return placement
             node = choice.node
-            self.chooser.placed(plan.pod, node)
+            self.chooser.placed(self._pod_of(plan), node)
         else:
             node = min(feasible, key=lambda n: self._score(plan, n))
         placement.node = node
@@ -268,19 +313,6 @@ class Simulator:
         placement.claims = self._commit(plan, node)
         placement.message = "scheduled"
         return placement
-
-    def _commit(self, plan: PodPlan, node: str) -> list[ClaimOutcome]:
-        ref = consumer_ref(plan.pod)
-        new = {claim_key(a.plan.claim): a for a in plan.allocator.allocate(node)}
-        outcomes: list[ClaimOutcome] = []
-        for claim in plan.claims:
-            a = new.get(claim_key(claim))
-            updated = copy.deepcopy(a.claim if a is not None else claim)
-            if ref.uid not in [r.uid for r in updated.status.reserved_for or ()]:
-                updated.status.reserved_for = [*(updated.status.reserved_for or []), ref]
-            self._store(updated)
-            outcomes.append(_outcome(updated, a is not None))
-        return outcomes
 
     def run(self, pods: Iterable[Pod]) -> list[Placement]:
         return [self.place(p) for p in pods]
@@ -302,19 +334,13 @@ class Simulator:
             plan = self._prepare(pod)
         except Unschedulable as err:
             return PodExplanation(name, [], [], err.message)
-        nodes: list[NodeExplanation] = []
-        for node in sorted(self.nodes):
-            reason = self._node_reason(plan, node)
-            verdict = plan.allocator.filter(node)
-            ex = explain_node(plan.allocator, verdict)
-            ex.suitable, ex.reason = reason is None, reason or ""
-            if reason is not None and reason == verdict.reason:
-                ex.why = first_failure(plan.allocator, node)
-            nodes.append(ex)
+        nodes = [self._explain_node(plan, node, self._node_reason(plan, node))
+                 for node in sorted(self.nodes)]
         chosen, scores = None, {}
         if self.chooser is not None:
-            choice = self.chooser.choose(plan.pod, [n.node for n in nodes if n.suitable],
-                                         plan.allocator)
+            choice = self.chooser.choose(self._pod_of(plan),
+                                         [n.node for n in nodes if n.suitable],
+                                         self._chooser_allocator(plan))
             chosen, scores = choice.node, choice.scores
             for ex in nodes:
                 if ex.suitable and ex.node in choice.reasons:
@@ -325,8 +351,83 @@ class Simulator:
             result += f"; the scheduler picks {chosen}"
         claims = [kobj(c.metadata.namespace, c.metadata.name) +
                   (" (allocated)" if c.status.allocation is not None else "")
-                  for c in plan.claims]
+                  for c in self._claims_of(plan)]
         return PodExplanation(name, claims, nodes, result, scores=scores)
+
+
+class Simulator(Simulation[PodPlan, ResourceClaim, ResourceClaimTemplate]):
+    """A snapshot of ``resource.k8s.io/v1alpha2`` objects loaded into an
+    :class:`AllocationIndex` (the named-resources model)."""
+
+    def __init__(self, snapshot: Snapshot, selectors: Selectors | None = None,
+                 added_nodes: Iterable[str] = (), chooser: NodeChooser | None = None) -> None:
+        super().__init__(snapshot, snapshot.templates, added_nodes, chooser)
+        self.selectors = selectors or cel_selectors()
+        self.index = AllocationIndex()
+        self.params = ParameterStore()
+        self.classes = {c.metadata.name or "": c for c in snapshot.classes}
+        for s in snapshot.slices:
+            self.index.upsert_slice(s)
+        for p in snapshot.class_parameters:
+            self.params.upsert_class_parameters(p)
+        for q in snapshot.claim_parameters:
+            self.params.upsert_claim_parameters(q)
+        for c in snapshot.claims:
+            self._store(c)
+
+    def _store(self, claim: ResourceClaim) -> None:
+        self.claims[(claim.metadata.namespace or "", claim.metadata.name or "")] = claim
+        self.index.upsert_claim(claim)
+
+    def _lookup(self, namespace: str, name: str) -> ResourceClaim | None:
+        claim = self.claims.get((namespace, name))
+        return None if claim is None else self.index.claim(claim_key(claim)) or claim
+
+    def _from_template(self, pod: Pod, pod_claim: str, template: ResourceClaimTemplate,
+                       name: str) -> ResourceClaim:
+        return claim_from_template(pod, pod_claim, template, name=name)
+
+    def _plan(self, pod: Pod) -> PodPlan:
+        claims = pod_claims(pod, self._lookup)
+        return prepare(pod, claims, self.classes, self.index, self.params, self.selectors)
+
+    def _claim_reason(self, plan: PodPlan, node: Node) -> str | None:
+        return node_reason(plan, node, plan.allocator.filter)
+
+    def _pod_of(self, plan: PodPlan) -> Pod:
+        return plan.pod
+
+    def _claims_of(self, plan: PodPlan) -> list[ResourceClaim]:
+        return plan.claims
+
+    def _chooser_allocator(self, plan: PodPlan) -> PodAllocator:
+        return plan.allocator
+
+    def _score(self, plan: PodPlan, node: str) -> tuple[bool, int, str]:
+        free = sum(self.index.free_count(node, d) - len(r)
+                   for d, r in plan.allocator.requests.items())
+        return (node in self.added, free, node)
+
+    def _commit(self, plan: PodPlan, node: str) -> list[ClaimOutcome]:
+        ref = consumer_ref(plan.pod)
+        new = {claim_key(a.plan.claim): a for a in plan.allocator.allocate(node)}
+        outcomes: list[ClaimOutcome] = []
+        for claim in plan.claims:
+            a = new.get(claim_key(claim))
+            updated = copy.deepcopy(a.claim if a is not None else claim)
+            if ref.uid not in [r.uid for r in updated.status.reserved_for or ()]:
+                updated.status.reserved_for = [*(updated.status.reserved_for or []), ref]
+            self._store(updated)
+            outcomes.append(_outcome(updated, a is not None))
+        return outcomes
+
+    def _explain_node(self, plan: PodPlan, node: str, reason: str | None) -> NodeExplanation:
+        verdict = plan.allocator.filter(node)
+        ex = explain_node(plan.allocator, verdict)
+        ex.suitable, ex.reason = reason is None, reason or ""
+        if reason is not None and reason == verdict.reason:
+            ex.why = first_failure(plan.allocator, node)
+        return ex
 
 
 def _outcome(claim: ResourceClaim, new: bool) -> ClaimOutcome:

@@ -29,8 +29,10 @@ import click
 import uvloop
 import yaml
 
-from kubedra.allocation.autoscale import Autoscale, extra_nodes_needed
-from kubedra.allocation.explain import PodExplanation, to_data
+from kubedra.allocation.autoscale import AnySlice, Autoscale, extra_nodes_needed
+from kubedra.allocation.deviceexplain import DeviceNodeExplanation
+from kubedra.allocation.devicesimulate import DeviceSimulator, MixedSnapshot, simulator_for
+from kubedra.allocation.explain import NodeExplanation, PodExplanation, to_data
 from kubedra.allocation.simulate import (
     NOT_MODELLED,
     SNAPSHOT_KINDS,
@@ -40,12 +42,18 @@ from kubedra.allocation.simulate import (
     pending_pods,
 )
 from kubedra.api import codec
-from kubedra.api.core import Namespace, Node
+from kubedra.api.core import Namespace, Node, Pod
+from kubedra.api.features import FeatureGates
 from kubedra.api.meta import TypedObject
+from kubedra.api.release import R1_30, R1_34
+from kubedra.api.resource import v1
 from kubedra.api.resource.v1alpha2 import ResourceSlice
+from kubedra.api.scheme import GVR
 from kubedra.client import kubeconfig
-from kubedra.client.errors import ApiError
+from kubedra.client.errors import ApiError, is_not_found
 from kubedra.client.rest import Client
+from kubedra.registry import pipeline, resources
+from kubedra.registry.strategies.base import AnyStrategy
 from kubedra.scheduler.config import ConfigError, default_config, load, resolve
 from kubedra.scheduler.offline import ProfileChooser
 from kubedra.scheduler.setup import IMPLEMENTS
@@ -54,8 +62,11 @@ OUTPUTS = click.Choice(["table", "json", "yaml"])
 
 
 def load_objects(paths: tuple[str, ...]) -> list[TypedObject]:
-    """Every object of the files, namespaced kinds defaulted to namespace ``default``."""
+    """Every object of the files, namespaced kinds defaulted to namespace ``default``; an
+    object of a 1.34-only version (``resource.k8s.io/v1``, ``v1beta2``, ``v1beta1``)
+    defaulted and converted as a 1.34 server stores it."""
     out: list[TypedObject] = []
+    strategies: dict[GVR, AnyStrategy] = {}
     for p in paths:
         try:
             text = Path(p).read_bytes()
@@ -64,11 +75,17 @@ def load_objects(paths: tuple[str, ...]) -> list[TypedObject]:
         try:
             for raw in codec.expand_lists(codec.load_documents(text)):
                 kind = codec.kind_of(raw)
-                obj = codec.decode_object(raw)
+                if R1_30 in kind.row.releases:
+                    obj = codec.decode_object(raw)
+                else:
+                    strategies = strategies or resources.strategies(
+                        FeatureGates.for_release(R1_34))
+                    obj = pipeline.decode(kind, raw, "Ignore",
+                                          strategy=strategies[kind.resource.storage_gvr]).obj
                 if kind.namespaced and not obj.metadata.namespace:
                     obj.metadata.namespace = "default"
                 out.append(obj)
-        except codec.DecodeError as err:
+        except (codec.DecodeError, pipeline.Rejected) as err:
             raise click.ClickException(f"{p}: {err}") from None
     return out
 
@@ -101,6 +118,8 @@ DEFAULT_KUBECONFIG = Path("kubedra-data") / "kubeconfig"
 """Where ``kubedra up`` (and ``make up``) write the administrator's kubeconfig."""
 
 
+DRA_KINDS = frozenset(k for k in SNAPSHOT_KINDS if k not in (Node, Pod))
+
 CLUSTER_KINDS: tuple[type, ...] = (*SNAPSHOT_KINDS, Namespace)
 """What is read from a cluster: the snapshot's kinds, and the Namespaces whose labels the
 profile's InterPodAffinity matches namespace selectors against."""
@@ -123,7 +142,12 @@ def read_cluster(path: str | None) -> list[TypedObject]:
         out: list[TypedObject] = []
         async with Client(kubeconfig.load(path), user_agent="kubedra-explain") as client:
             for kind in CLUSTER_KINDS:
-                out += (await client.list_all(kind)).items
+                try:
+                    out += (await client.list_all(kind)).items
+                except ApiError as err:
+                    # A cluster serves one era's DRA kinds: the other's are not found.
+                    if not (is_not_found(err) and kind in DRA_KINDS):
+                        raise
         return out
 
     try:
@@ -194,15 +218,29 @@ def _autoscale_text(a: Autoscale, template: str) -> str:
     return "\n".join(lines)
 
 
-def _template(path: str) -> tuple[Node, list[ResourceSlice]]:
+def _template(path: str) -> tuple[Node, list[AnySlice]]:
     objs = load_objects((path,))
     nodes = [o for o in objs if isinstance(o, Node)]
     if len(nodes) != 1:
         raise click.ClickException(f"{path}: a node template needs exactly one Node")
-    slices = [o for o in objs if isinstance(o, ResourceSlice)]
-    for s in slices:
-        s.node_name = nodes[0].metadata.name or ""
+    name = nodes[0].metadata.name or ""
+    slices: list[AnySlice] = []
+    for o in objs:
+        if isinstance(o, v1.ResourceSlice):
+            o.spec.node_name, o.spec.all_nodes, o.spec.node_selector = name, None, None
+            slices.append(o)
+        elif isinstance(o, ResourceSlice):
+            o.node_name = name
+            slices.append(o)
     return nodes[0], slices
+
+
+def simulation(snapshot: Snapshot, chooser: ProfileChooser) -> Simulator | DeviceSimulator:
+    """The simulation of the snapshot's era (its DRA objects' ``apiVersion``)."""
+    try:
+        return simulator_for(snapshot, chooser=chooser)
+    except MixedSnapshot as err:
+        raise click.ClickException(str(err)) from None
 
 
 @click.command()
@@ -219,8 +257,8 @@ def simulate(files: tuple[str, ...], kubeconfig_path: str | None, node_template:
     objects = objects_of(files, kubeconfig_path)
     snapshot = Snapshot.from_objects(objects)
     pending = pending_pods(snapshot)
-    placements = Simulator(snapshot, chooser=chooser(objects, snapshot, config_path, seed)
-                           ).run(copy.deepcopy(pending))
+    placements = simulation(snapshot, chooser(objects, snapshot, config_path, seed)
+                            ).run(copy.deepcopy(pending))
     autoscale: Autoscale | None = None
     if node_template is not None:
         node, slices = _template(node_template)
@@ -271,7 +309,7 @@ def explain(files: tuple[str, ...], kubeconfig_path: str | None, namespace: str,
         raise click.UsageError("TARGET must be pod/NAME or claim/NAME")
     objects = objects_of(files, kubeconfig_path)
     snapshot = Snapshot.from_objects(objects)
-    sim = Simulator(snapshot, chooser=chooser(objects, snapshot, config_path, seed))
+    sim = simulation(snapshot, chooser(objects, snapshot, config_path, seed))
     if kind.startswith("pod"):
         pod = next((p for p in snapshot.pods
                     if p.metadata.name == name and p.metadata.namespace == namespace), None)
@@ -300,7 +338,8 @@ def render_scores(scores: dict[str, dict[str, int]]) -> str:
 
 
 def render(explanation: PodExplanation) -> str:
-    """``kubedra explain``'s table: one block per node, one row per (request, instance)."""
+    """``kubedra explain``'s table: one block per node, one row per (request, instance) or,
+    for ``resource.k8s.io/v1`` claims, per (request, device)."""
     lines = [f"{explanation.subject} {explanation.pod}: {explanation.result}"]
     if explanation.claims:
         lines.append("claims: " + ", ".join(explanation.claims))
@@ -310,21 +349,47 @@ def render(explanation: PodExplanation) -> str:
         lines.append(f"node {n.node}: {verdict}")
         if n.why:
             lines.append(f"  why: {n.why}")
-        lines += [f"  note: {note}" for note in n.notes]
-        rows: list[list[str]] = []
-        for r in n.requests:
-            req = f"{r.claim}#{r.request} ({r.driver})"
-            if not r.instances:
-                rows.append([req, "(no instances)", "", "", "", ""])
-            for i in r.instances:
-                state = "CHOSEN" if i.chosen else "free"
-                if i.chosen_for:
-                    state = f"chosen for {i.chosen_for}"
-                if i.held_by:
-                    users = f" (pods: {', '.join(i.reserved_for)})" if i.reserved_for else ""
-                    state = f"held by {i.held_by}{users}"
-                rows.append([req, i.instance, i.slice, i.filter, i.selector, state])
-        if rows:
-            table = _table(rows, ["REQUEST", "INSTANCE", "SLICE", "FILTER", "SELECTOR", "STATE"])
-            lines += ["  " + t for t in table.split("\n")]
+        if isinstance(n, NodeExplanation):
+            lines += _instance_rows(n)
+        elif isinstance(n, DeviceNodeExplanation):
+            lines += _device_rows(n)
     return "\n".join(lines) + "\n"
+
+
+def _instance_rows(n: NodeExplanation) -> list[str]:
+    lines = [f"  note: {note}" for note in n.notes]
+    rows: list[list[str]] = []
+    for r in n.requests:
+        req = f"{r.claim}#{r.request} ({r.driver})"
+        if not r.instances:
+            rows.append([req, "(no instances)", "", "", "", ""])
+        for i in r.instances:
+            state = "CHOSEN" if i.chosen else "free"
+            if i.chosen_for:
+                state = f"chosen for {i.chosen_for}"
+            if i.held_by:
+                users = f" (pods: {', '.join(i.reserved_for)})" if i.reserved_for else ""
+                state = f"held by {i.held_by}{users}"
+            rows.append([req, i.instance, i.slice, i.filter, i.selector, state])
+    if rows:
+        table = _table(rows, ["REQUEST", "INSTANCE", "SLICE", "FILTER", "SELECTOR", "STATE"])
+        lines += ["  " + t for t in table.split("\n")]
+    return lines
+
+
+def _device_rows(n: DeviceNodeExplanation) -> list[str]:
+    lines = [f"  note: {note}" for note in n.notes]
+    lines += [f"  constraint {c.claim} matchAttribute {c.attribute}: {c.seen()}"
+              for c in n.constraints]
+    rows: list[list[str]] = []
+    for r in n.requests:
+        req = f"{r.claim}#{r.request}"
+        want = f"{r.mode}, {r.usable} usable"
+        if not r.devices:
+            rows.append([req, r.device_class, want, "(no devices)", "", ""])
+        for d in r.devices:
+            rows.append([req, r.device_class, want, d.device, d.slice, d.state])
+    if rows:
+        table = _table(rows, ["REQUEST", "CLASS", "WANTS", "DEVICE", "SLICE", "STATE"])
+        lines += ["  " + t for t in table.split("\n")]
+    return lines
