@@ -17,7 +17,6 @@ by stubs that protoc generates in this test from our ``dra_v1``/``dra_v1beta1`` 
 from __future__ import annotations
 
 import asyncio
-import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -225,8 +224,8 @@ async def _scenario(client: Client, agent: Component, drivers: Drivers, root: Pa
 
     # -- prepare through v1 (offered first) and v1beta1 (offered alone)
     p1, c1 = await pod_with_claim(client, "p1", V1_DRIVER)
-    p2, c2 = await pod_with_claim(client, "p2", V1_DRIVER)
-    p3, c3 = await pod_with_claim(client, "p3", BETA_DRIVER)
+    _, c2 = await pod_with_claim(client, "p2", V1_DRIVER)
+    _, c3 = await pod_with_claim(client, "p3", BETA_DRIVER)
     for name in ("p1", "p2", "p3"):
         await eventually(f"{name} Running", lambda n=name: running(client, n), 90)
     v1_prepares = await drivers.of(V1_DRIVER, "prepare")

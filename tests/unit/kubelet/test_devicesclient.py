@@ -55,7 +55,7 @@ async def test_v1beta1_calls(beta: tuple[Beta, str]) -> None:
         assert [(c.namespace, c.uid, c.name) for c in servicer.seen[0].claims] == [
             ("ns", "u1", "c1"), ("ns", "u2", "c2")]
         with pytest.raises(DriverCallError,
-                           match="^rpc error: code = Unavailable desc = driver busy$"):
+                           match=r"^rpc error: code = Unavailable desc = driver busy$"):
             await client.prepare([ClaimRef("ns", "u3", "boom")])
     finally:
         await client.close()
@@ -65,7 +65,7 @@ async def test_v1_is_not_served_by_a_v1beta1_driver(beta: tuple[Beta, str]) -> N
     _, path = beta
     client = DevicesClient(Plugin("d.example.com", path, None, service="v1.DRAPlugin"))
     try:
-        with pytest.raises(DriverCallError, match="^rpc error: code = Unimplemented"):
+        with pytest.raises(DriverCallError, match=r"^rpc error: code = Unimplemented"):
             await client.prepare([ClaimRef("ns", "u1", "c1")])
     finally:
         await client.close()

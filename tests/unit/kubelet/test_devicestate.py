@@ -24,7 +24,7 @@ from kubedra.kubelet.devicestate import (
     unmarshal,
 )
 from kubedra.kubelet.draclient.devices import ClaimRef
-from kubedra.kubelet.ledger import ClaimResult, PrepareError, PreparedDevice
+from kubedra.kubelet.ledger import ClaimResult, PreparedDevice, PrepareError
 
 DRIVER = "test-driver.cdi.k8s.io"
 POD = "139cdb46-f989-4f17-9561-ca10cfb509a6"
@@ -64,8 +64,8 @@ def test_wrong_checksum_and_bad_json(tmp_path: Path) -> None:
     blob["Checksum"] = 2930258365
     (tmp_path / "dra_manager_state").write_text(json.dumps(blob))
     with pytest.raises(CheckpointError,
-                       match="^failed to get checkpoint dra_manager_state: checkpoint is "
-                             "corrupted$"):
+                       match=r"^failed to get checkpoint dra_manager_state: checkpoint is "
+                             r"corrupted$"):
         DeviceCheckpoint(tmp_path).get_or_create()
     (tmp_path / "dra_manager_state").write_text("{")
     with pytest.raises(CheckpointError, match="unexpected end of JSON input"):
@@ -115,5 +115,5 @@ def test_recorded_then_confirmed(tmp_path: Path) -> None:
 
 
 def test_unallocated_claim_is_not_prepared(tmp_path: Path) -> None:
-    with pytest.raises(PrepareError, match="^claim ns/c: not allocated$"):
+    with pytest.raises(PrepareError, match=r"^claim ns/c: not allocated$"):
         ClaimStates(DeviceCheckpoint(tmp_path)).from_claim(claim(None))

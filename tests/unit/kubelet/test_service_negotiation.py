@@ -47,8 +47,8 @@ def test_none_supported() -> None:
 def test_an_endpoint_registers_once_and_the_newest_is_used() -> None:
     store = PluginStore(services=KUBELET)
     store.register_plugin("d.example.com", "/a.sock", ["v1.DRAPlugin"])
-    with pytest.raises(PluginError, match="^endpoint /a.sock already registered for DRA "
-                                          "driver plugin d.example.com$"):
+    with pytest.raises(PluginError, match=r"^endpoint /a\.sock already registered for DRA "
+                                          r"driver plugin d\.example\.com$"):
         store.register_plugin("d.example.com", "/a.sock", ["v1.DRAPlugin"])
     store.register_plugin("d.example.com", "/b.sock", ["v1beta1.DRAPlugin"])
     assert (store.get("d.example.com").endpoint, store.get("d.example.com").service) == (
