@@ -67,11 +67,9 @@ class SliceWiper:
                 await self.client.delete_collection(ResourceSlice, field_selector=selector)
                 log.info("deleted ResourceSlices %s", selector)
                 return
-            except ApiError as e:
-                if is_not_found(e):
+            except Exception as e:  # the server away, credentials not taken yet: retry
+                if isinstance(e, ApiError) and is_not_found(e):
                     return
-                log.info("deleting ResourceSlices %s failed (retrying): %s", selector, e)
-            except (ConnectionError, TimeoutError) as e:
                 log.info("deleting ResourceSlices %s failed (retrying): %s", selector, e)
             await asyncio.sleep(delay)
             delay = min(delay * 2, BACKOFF_MAX)
