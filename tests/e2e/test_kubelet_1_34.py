@@ -279,7 +279,7 @@ async def _scenario(client: Client, agent: Component, drivers: Drivers, root: Pa
                                    field_selector=f"spec.nodeName={NODE}")).items
         return {s.spec.driver for s in items}
 
-    await asyncio.sleep(20)  # well inside the 30 s wiping delay: still there
+    await asyncio.sleep(15)  # well inside the 30 s wiping delay: still there
     assert await slices() == {V1_DRIVER, BETA_DRIVER}
     await eventually("v1 driver's slices wiped",
                      lambda: _equal(slices(), {BETA_DRIVER}), 60)
