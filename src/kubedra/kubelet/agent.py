@@ -115,10 +115,11 @@ class NodeAgent:
         if self.resources is not None:
             self.resources.add_plugin(plugin.name, client)
 
-    def _deregistered(self, plugin: Plugin) -> None:
-        if self.resources is not None:
+    def _deregistered(self, plugin: Plugin, last: bool) -> None:
+        """``last``: the driver has no registration left (1.34 drivers may have several)."""
+        if last and self.resources is not None:
             self.resources.remove_plugin(plugin.name)
-        if self.wiper is not None:
+        if last and self.wiper is not None:
             self.wiper.remove_plugin(plugin.name)
         if plugin.connection is not None:
             self._background(plugin.connection.close(), f"close {plugin.name}")
@@ -245,10 +246,9 @@ class NodeAgent:
                 tasks.pop()  # the owner of a shared informer stops it
             await cancel_and_wait(*tasks, *(task for _, task in self._workers.values()),
                                   *self._cleanups, ignore=(Exception,))
-            for name in self.store.names():
-                client = self.store.get(name).connection
-                if client is not None:
-                    await client.close()
+            for plugin in self.store.plugins():
+                if plugin.connection is not None:
+                    await plugin.connection.close()
 
     async def _plugins_after_wipe(self, wiper: SliceWiper) -> None:
         """Drivers register once the start-up wipe is done, so it never takes what they

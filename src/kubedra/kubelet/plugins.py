@@ -118,14 +118,15 @@ class Plugin:
 
 class PluginStore:
     """Registered drivers by name, with the upstream validation and replacement rules.
-    ``on_register``/``on_deregister`` tell the agent (connections, ResourceSlices).
-    ``services``: the gRPC services the kubelet supports, newest first (1.34's era); without
-    them, 1.30's semver negotiation."""
+    ``on_register(plugin)``/``on_deregister(plugin, last)`` tell the agent (connections;
+    ResourceSlices when ``last``: the driver has no registration left). ``services``: the
+    gRPC services the kubelet supports, newest first (1.34's era); without them, 1.30's semver
+    negotiation, where a new registration replaces the driver's previous one."""
 
     def __init__(self, on_register: Callable[[Plugin], None] | None = None,
-                 on_deregister: Callable[[Plugin], None] | None = None,
+                 on_deregister: Callable[[Plugin, bool], None] | None = None,
                  services: Sequence[str] | None = None) -> None:
-        self._plugins: dict[str, Plugin] = {}
+        self._plugins: dict[str, list[Plugin]] = {}  # by driver, oldest first
         self._on_register = on_register
         self._on_deregister = on_deregister
         self.services = services
@@ -133,14 +134,18 @@ class PluginStore:
     def get(self, name: str) -> Plugin:
         if not name:
             raise PluginError("plugin name is empty")
-        plugin = self._plugins.get(name)
-        if plugin is None:
+        plugins = self._plugins.get(name)
+        if not plugins:
             raise PluginError(f"plugin name {name} not found in the list of registered "
                               "DRA plugins")
-        return plugin
+        return plugins[-1]  # the newest
 
     def names(self) -> list[str]:
         return sorted(self._plugins)
+
+    def plugins(self) -> list[Plugin]:
+        """Every registration held, of every driver."""
+        return [p for ps in self._plugins.values() for p in ps]
 
     def _validate_versions(self, caller: str, name: str,
                            versions: Sequence[str] | None) -> GenericVersion:
@@ -153,7 +158,7 @@ class PluginStore:
             raise PluginError(_log(
                 f"{caller} for DRA plugin {go_quote(name)} failed. None of the versions "
                 f"specified {_go_quoted_list(versions)} are supported. err={e}")) from None
-        existing = self._plugins.get(name)
+        existing = self._plugins.get(name, [None])[-1]
         if existing is not None and existing.highest_version is not None and not (
                 existing.highest_version < highest):
             raise PluginError(_log(
@@ -186,21 +191,29 @@ class PluginStore:
         is called."""
         if self.services is not None:
             service = self._choose_service(self.services, name, endpoint, versions)
-            existing = self._plugins.get(name)
-            if existing is not None and existing.endpoint == endpoint:
+            if any(p.endpoint == endpoint for p in self._plugins.get(name, ())):
                 raise PluginError(f"endpoint {endpoint} already registered for DRA driver "
                                   f"plugin {name}")
             plugin = Plugin(name, endpoint, None, timeout or CLIENT_TIMEOUT, service=service)
+            self._plugins.setdefault(name, []).append(plugin)
         else:
             highest = self._validate_versions("RegisterPlugin", name, versions)
             plugin = Plugin(name, endpoint, highest, timeout or CLIENT_TIMEOUT)
-        self._plugins[name] = plugin
+            self._plugins[name] = [plugin]
         if self._on_register:
             self._on_register(plugin)
         return plugin
 
-    def deregister_plugin(self, name: str) -> Plugin | None:
-        plugin = self._plugins.pop(name, None)
-        if plugin is not None and self._on_deregister:
-            self._on_deregister(plugin)
-        return plugin
+    def deregister_plugin(self, plugin: Plugin) -> None:
+        """``plugin``'s registration socket is gone. A registration already replaced (1.30)
+        or already gone changes nothing."""
+        plugins = self._plugins.get(plugin.name, [])
+        left = [p for p in plugins if p is not plugin]
+        if len(left) == len(plugins):
+            return
+        if left:
+            self._plugins[plugin.name] = left
+        else:
+            del self._plugins[plugin.name]
+        if self._on_deregister:
+            self._on_deregister(plugin, not left)

@@ -58,3 +58,30 @@ def test_an_endpoint_registers_once_and_the_newest_is_used() -> None:
 def test_the_1_30_store_still_negotiates_semver() -> None:
     plugin = PluginStore().register_plugin("d.example.com", "/a.sock", ["1.0.0"])
     assert str(plugin.highest_version) == "1.0.0" and plugin.service == ""
+
+
+def test_rolling_update_endpoints() -> None:
+    """Two endpoints of one driver (a rolling update): the newest is called; when it goes,
+    the older one is called again; the driver is gone with its last endpoint."""
+    gone: list[tuple[str, bool]] = []
+    store = PluginStore(on_deregister=lambda p, last: gone.append((p.endpoint, last)),
+                        services=KUBELET)
+    old = store.register_plugin("d.example.com", "/old.sock", ["v1.DRAPlugin"])
+    new = store.register_plugin("d.example.com", "/new.sock", ["v1.DRAPlugin"])
+    assert store.get("d.example.com") is new
+    store.deregister_plugin(new)
+    assert store.get("d.example.com") is old and gone == [("/new.sock", False)]
+    store.deregister_plugin(new)  # already gone: nothing
+    store.deregister_plugin(old)
+    assert store.names() == [] and gone == [("/new.sock", False), ("/old.sock", True)]
+
+
+def test_1_30_replaced_registration_going_away_changes_nothing() -> None:
+    gone: list[tuple[str, bool]] = []
+    store = PluginStore(on_deregister=lambda p, last: gone.append((p.endpoint, last)))
+    first = store.register_plugin("d.example.com", "/a.sock", ["1.0.0"])
+    second = store.register_plugin("d.example.com", "/b.sock", ["1.1.0"])
+    store.deregister_plugin(first)
+    assert store.get("d.example.com") is second and gone == []
+    store.deregister_plugin(second)
+    assert store.names() == [] and gone == [("/b.sock", True)]
