@@ -42,7 +42,7 @@ from kubedra.kubelet.pluginmanager import PluginManager
 from kubedra.kubelet.plugins import Plugin, PluginStore
 from kubedra.kubelet.podworker import PodWorker
 from kubedra.kubelet.registration import DraClient, register_socket
-from kubedra.kubelet.slicewipe import WIPING_DELAY, SliceWiper
+from kubedra.kubelet.slicewipe import SliceWiper
 from kubedra.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
@@ -62,12 +62,11 @@ def bound_pods(client: Client) -> Informer[Pod]:
 class NodeAgent:
     def __init__(self, client: Client, config: NodeConfig, root_dir: Path,
                  pods: Informer[Pod] | None = None, dra: bool = True,
-                 release: Release = R1_30, wiping_delay: float = WIPING_DELAY) -> None:
+                 release: Release = R1_30) -> None:
         """``pods``: a :func:`bound_pods` informer shared with other agents of the process
         (its owner runs and stops it); by default the agent watches its own pods
         (``spec.nodeName=<node>``), as the kubelet does. ``dra=False`` (a server without the
-        DRA version of ``release``): no driver registration and no ResourceSlices.
-        ``wiping_delay``: how long a 1.34 driver may be gone before its slices are deleted."""
+        DRA version of ``release``): no driver registration and no ResourceSlices."""
         self.client = client
         self.dra = dra
         self.config = config
@@ -82,7 +81,7 @@ class NodeAgent:
             self.store = PluginStore(self._registered, self._deregistered, tuple(SERVICES))
             self.claims = ClaimManager(client, DeviceCheckpoint(root_dir), self._driver,
                                        ClaimStates)
-            self.wiper = SliceWiper(client, config.name, wiping_delay)
+            self.wiper = SliceWiper(client, config.name)
         self.plugins = PluginManager(root_dir / REGISTRY_DIR, self.store, register_socket)
         self.events = EventRecorder(client, "kubelet")
         self._owns_pods = pods is None
