@@ -140,3 +140,18 @@ def test_newest_is_never_older_than_what_the_informer_or_we_know(
     assert got is not None
     want = written if written is not None and written > cached_rv else cached_rv
     assert revision(got) == want
+
+
+def test_with_a_ttl_own_creates_show_until_the_informer_does_or_it_expires(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    now = [100.0]
+    monkeypatch.setattr("kubedra.client.mutationcache.time.monotonic", lambda: now[0])
+    cache: MutationCache[ResourceClaim] = MutationCache(ttl=60)
+    created = cache.wrote(claim(3, name="a"))
+    other = cache.wrote(claim(4, name="b"))
+    assert cache.added(set()) == [created, other]
+    assert cache.added({"ns/a"}) == [other]  # the informer shows "a" already
+    cache.observed(claim(3, name="a"))
+    now[0] += 61  # "b" was deleted before the informer saw it: shown no longer
+    assert cache.added(set()) == []
+    assert MutationCache().added(set()) == []  # without a ttl: updates only

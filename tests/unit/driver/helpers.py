@@ -69,7 +69,7 @@ def blocks(lang: str) -> list[str]:
 
 def write_project(where: Path) -> None:
     """The driver author's project: ``mydriver.py``, ``test_mydriver.py``, ``pytest.ini``."""
-    driver_src, test_src = blocks("python")
+    driver_src, test_src = blocks("python")[:2]
     (ini_src,) = blocks("ini")
     (where / "mydriver.py").write_text(driver_src)
     (where / "test_mydriver.py").write_text(test_src)

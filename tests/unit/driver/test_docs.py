@@ -23,7 +23,7 @@ from tests.unit.driver.helpers import DOC, blocks, write_project
 async def test_tutorial_driver_passes_its_own_test(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    driver_src, test_src = blocks("python")
+    driver_src, test_src = blocks("python")[:2]
     assert len(driver_src.splitlines()) <= 52
     (tmp_path / "mydriver.py").write_text(driver_src)
     monkeypatch.syspath_prepend(str(tmp_path))
@@ -62,7 +62,7 @@ def test_tutorial_manifests_are_valid() -> None:
     assert result.stdout.splitlines() == [
         "ResourceClass/mygpu valid", "ResourceClaimParameters/fast-a100 valid",
         "ResourceClaimTemplate/one-gpu valid", "Pod/uses-mygpu valid"]
-    driver_src, _ = blocks("python")
+    driver_src = blocks("python")[0]
     assert 'NAME = "mygpu.example.com"' in driver_src  # the class names the doc's driver
 
 
