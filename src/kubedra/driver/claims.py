@@ -1,15 +1,20 @@
-"""The typed claim a driver's ``prepare``/``unprepare`` callbacks receive.
+"""The claims a driver's callbacks receive: 1.30's typed :class:`Claim`, one per call, and
+1.34's batches of v1 ResourceClaims (prepare) or :class:`ClaimRef` (unprepare) with their
+per-claim results.
 
-Mirrors what the e2e test driver reads from a ``v1alpha3.Claim`` (test/e2e/dra/test-driver/app/
-kubeletplugin.go@v1.30): the opaque ``resource_handle`` of a control-plane controller, or exactly
-one structured handle (the proto field is ``repeated`` only as a gogo/protobuf workaround).
+1.30's :class:`Claim` is what the e2e test driver reads from a ``v1alpha3.Claim``
+(test/e2e/dra/test-driver/app/kubeletplugin.go@v1.30): the opaque ``resource_handle`` of a
+control-plane controller, or exactly one structured handle (the proto field is ``repeated``
+only as a gogo/protobuf workaround).
 """
 
 from __future__ import annotations
 
 import dataclasses
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any
 
+from kubedra.api.resource import v1
 from kubedra.api.resource import v1alpha2 as api
 from kubedra.proto import convert
 
@@ -63,3 +68,45 @@ def claim_from_proto(pb: Any) -> Claim:
         resource_handle=pb.resource_handle,
         structured=structured,
     )
+
+
+# --- 1.34 (resource.k8s.io/v1, DRA gRPC v1/v1beta1) ----------------------------------------
+
+
+@dataclasses.dataclass(frozen=True)
+class ClaimRef:
+    """A claim as the 1.34 kubelet names it (upstream's ``NamespacedObject``): unprepare gets
+    only this, since the claim may be gone from the API by then."""
+
+    namespace: str
+    uid: str
+    name: str
+
+
+@dataclasses.dataclass(frozen=True)
+class Device:
+    """One allocated device as prepared for the containers (upstream's ``kubeletplugin.Device``).
+    ``requests`` name the claim's requests it serves (empty: all); a ``<request>/<subrequest>``
+    is sent as its request."""
+
+    pool_name: str
+    device_name: str
+    cdi_device_ids: Sequence[str] = ()
+    requests: Sequence[str] = ()
+
+
+@dataclasses.dataclass(frozen=True)
+class PrepareResult:
+    """One claim's outcome: its devices, or ``error`` (non-empty: the claim failed, the devices
+    are ignored and the kubelet tries again later)."""
+
+    devices: Sequence[Device] = ()
+    error: str = ""
+
+
+PrepareClaimsFunc = Callable[
+    [list[v1.ResourceClaim]], Awaitable[Mapping[str, PrepareResult | Exception]]]
+"""Prepare a batch of claims (fetched from the API, allocated, uids checked); claim uid ->
+its result, or an exception whose text fails that claim. Raising fails the whole call."""
+UnprepareClaimsFunc = Callable[[list[ClaimRef]], Awaitable[Mapping[str, Exception | None]]]
+"""Undo a prepare, idempotently; claim uid -> ``None`` or an exception failing that claim."""

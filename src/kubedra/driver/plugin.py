@@ -1,10 +1,15 @@
 """A running DRA driver: the registration and DRA gRPC servers on their unix sockets.
 
-The Python shape of kubeletplugin.Start (k8s.io/dynamic-resource-allocation@v0.30.0
-kubeletplugin/draplugin.go): the DRA server starts first so it is ready when the kubelet,
+The Python shape of kubeletplugin.Start (k8s.io/dynamic-resource-allocation kubeletplugin/
+draplugin.go, v0.30 and v0.34): the DRA server starts first so it is ready when the kubelet,
 prompted by the registration socket, dials it; stopping removes the registration socket first
 (the kubelet then deregisters the plugin) and the DRA socket last. Paths default to upstream's
 conventions under the kubelet root directory.
+
+Two eras, one :class:`Driver`: the API server decides. Given a client of a server that serves
+``resource.k8s.io/v1`` (1.34), the driver offers ``v1.DRAPlugin`` and ``v1beta1.DRAPlugin``,
+reads each claim from the API and publishes its own ResourceSlices; otherwise (no client, or a
+1.30 server) it is 1.30's ``v1alpha3`` driver, and the kubelet publishes for it.
 """
 
 from __future__ import annotations
@@ -18,13 +23,25 @@ from types import TracebackType
 
 import grpc
 
+from kubedra.api.release import R1_30, R1_34, Release
 from kubedra.api.resource import v1alpha2 as api
+from kubedra.client.discovery import RESOURCE, served_versions
+from kubedra.client.rest import Client
 from kubedra.driver import sockets
+from kubedra.driver.claims import PrepareClaimsFunc, UnprepareClaimsFunc
+from kubedra.driver.draplugin import V1_SERVICE, V1BETA1_SERVICE, Batches, add_services
 from kubedra.driver.node import NodeService, PrepareFunc, UnprepareFunc
 from kubedra.driver.publisher import Publisher
-from kubedra.driver.registration import Registrar, RegistrationStatus
+from kubedra.driver.registration import SUPPORTED_VERSIONS, Registrar, RegistrationStatus
+from kubedra.driver.resourceslices import (
+    DriverResources,
+    ErrorHandler,
+    Owner,
+    ResourceSliceController,
+)
 from kubedra.proto.generated import dra_v1alpha3_pb2_grpc as dra_grpc
 from kubedra.proto.generated import pluginregistration_v1_pb2_grpc as reg_grpc
+from kubedra.tasks import cancel_and_wait
 
 DEFAULT_ROOT_DIR = Path("/var/lib/kubelet")
 log = logging.getLogger(__name__)
@@ -51,10 +68,19 @@ class Driver:
     """One DRA driver. Use ``async with Driver(...)`` or :meth:`start`/:meth:`stop`, or
     :meth:`run` to serve until SIGTERM/SIGINT.
 
-    ``prepare(claim)`` returns the claim's fully qualified CDI device names; ``unprepare(claim)``
-    undoes it. Both are called once per claim, concurrently for different claims; raise
-    :class:`~kubedra.driver.ClaimError` to fail one claim. ``publish_resources=False`` opts out
-    of ``NodeListAndWatchResources`` (the kubelet then publishes no ResourceSlice).
+    1.30: ``prepare(claim)`` returns the claim's fully qualified CDI device names;
+    ``unprepare(claim)`` undoes it. Both are called once per claim, concurrently for different
+    claims; raise :class:`~kubedra.driver.ClaimError` to fail one claim.
+    ``publish_resources=False`` opts out of ``NodeListAndWatchResources`` (the kubelet then
+    publishes no ResourceSlice).
+
+    1.34 (``client`` of a server serving ``resource.k8s.io/v1``): ``prepare_claims(claims)``
+    gets a batch of v1 ResourceClaims, read from the API (allocated, uid as the kubelet named
+    it), and answers claim uid -> :class:`~kubedra.driver.PrepareResult` (or an exception for
+    one claim); ``unprepare_claims(refs)`` answers uid -> ``None`` or an exception. Calls are
+    serialized unless ``serialize=False``. ``services`` are the gRPC services offered, in the
+    kubelet's order of preference. :meth:`publish_resources` publishes ResourceSlices owned
+    by the Node ``node_name``; their controller reports its errors to ``handle_error``.
     ``kubelet_dra_socket`` is the DRA socket path as the kubelet sees it (another mount
     namespace), sent as the registration endpoint; it defaults to ``dra_socket``.
     ``interceptors`` wrap the DRA server's calls (upstream's ``GRPCInterceptor`` option).
@@ -64,8 +90,16 @@ class Driver:
         self,
         name: str,
         *,
-        prepare: PrepareFunc,
-        unprepare: UnprepareFunc,
+        prepare: PrepareFunc | None = None,
+        unprepare: UnprepareFunc | None = None,
+        prepare_claims: PrepareClaimsFunc | None = None,
+        unprepare_claims: UnprepareClaimsFunc | None = None,
+        client: Client | None = None,
+        node_name: str = "",
+        node_uid: str = "",
+        serialize: bool = True,
+        services: Sequence[str] = (V1_SERVICE, V1BETA1_SERVICE),
+        handle_error: ErrorHandler | None = None,
         root_dir: Path | str = DEFAULT_ROOT_DIR,
         registration_socket: Path | str | None = None,
         dra_socket: Path | str | None = None,
@@ -77,6 +111,14 @@ class Driver:
     ) -> None:
         if not name:
             raise ValueError("driver name must be set")
+        if (prepare is None) != (unprepare is None) or (
+                (prepare_claims is None) != (unprepare_claims is None)):
+            raise ValueError("prepare and unprepare callbacks come in pairs")
+        if prepare is None and prepare_claims is None:
+            raise ValueError("a driver needs prepare/unprepare (1.30) or "
+                             "prepare_claims/unprepare_claims (1.34)")
+        if not services:
+            raise ValueError("no supported DRA gRPC API is implemented and enabled")
         root = Path(root_dir)
         self.name = name
         self.registration_socket = Path(
@@ -85,8 +127,21 @@ class Driver:
         self.dra_socket = Path(dra_socket or dra_socket_path(root, name)).absolute()
         endpoint = str(kubelet_dra_socket or self.dra_socket)
         self._publisher = Publisher(instances) if publish_resources else None
-        self._node = NodeService(prepare, unprepare, self._publisher)
+        self._node = (NodeService(prepare, unprepare, self._publisher)
+                      if prepare is not None and unprepare is not None else None)
+        self._batches = (Batches(client, prepare_claims, unprepare_claims, serialize)
+                         if client is not None and prepare_claims is not None
+                         and unprepare_claims is not None else None)
+        self._client = client
+        self._services = list(services)
+        self.node_name = node_name
+        self._node_uid = node_uid
+        self._handle_error = handle_error
+        self._slices: ResourceSliceController | None = None
+        self._slices_started: asyncio.Task[None] | None = None
         self._registrar = Registrar(name, endpoint)
+        self.release: Release | None = None
+        """The era the driver serves (known once started): ``R1_30`` or ``R1_34``."""
         self._grace = shutdown_grace
         self._interceptors = list(interceptors)
         self._dra_server: grpc.aio.Server | None = None
@@ -112,8 +167,9 @@ class Driver:
 
     @property
     def prepared(self) -> dict[str, list[str]]:
-        """Claim UID -> CDI devices of the claims currently prepared through this process."""
-        return self._node.prepared
+        """1.30: claim UID -> CDI devices of the claims currently prepared through this
+        process."""
+        return self._node.prepared if self._node is not None else {}
 
     def publish(self, instances: Sequence[api.NamedResourcesInstance]) -> None:
         """Replace the published instances; every open stream gets the new list at once.
@@ -122,14 +178,58 @@ class Driver:
             raise RuntimeError(f"driver {self.name} was started with publish_resources=False")
         self._publisher.publish(instances)
 
+    def publish_resources(self, resources: DriverResources) -> None:
+        """1.34: publish ``resources`` as this node's ResourceSlices (the first call starts the
+        ResourceSlice controller, later ones update it). It returns at once: the slices are
+        written in the background, and refused ones reported to ``handle_error``."""
+        if self.release is not R1_34 or self._client is None:
+            raise RuntimeError(f"driver {self.name} publishes ResourceSlices only on a 1.34 "
+                               "API server (started with its client)")
+        if not self.node_name:
+            raise RuntimeError("no NodeName was set to publish resources")
+        if self._slices is not None:
+            self._slices.publish_resources(resources)
+            return
+        self._slices = ResourceSliceController(
+            self._client, self.name, Owner.node(self.node_name, self._node_uid),
+            resources=resources, error_handler=self._handle_error)
+        self._slices_started = asyncio.create_task(self._start_slices(self._slices))
+
+    async def _start_slices(self, controller: ResourceSliceController) -> None:
+        try:
+            await controller.start()
+        except Exception as err:  # the controller retries on its own; say why it waits
+            log.error("ResourceSlice controller of %s: %s", self.name, err)
+
+    async def _choose_release(self) -> Release:
+        """1.34 when the driver has a client and its server serves ``resource.k8s.io/v1``."""
+        if self._client is None or not await served_versions(self._client, RESOURCE, ("v1",)):
+            if self._node is None:
+                raise RuntimeError(f"driver {self.name}: prepare_claims/unprepare_claims need "
+                                   "a client of a 1.34 API server (resource.k8s.io/v1)")
+            return R1_30
+        if self._batches is None:
+            raise RuntimeError(f"driver {self.name}: the API server serves resource.k8s.io/v1 "
+                               "(1.34): prepare_claims/unprepare_claims are needed")
+        return R1_34
+
     # --- lifecycle -----------------------------------------------------------------------
 
     async def start(self) -> None:
-        self._dra_server = await self._serve(
-            self.dra_socket,
-            lambda s: dra_grpc.add_NodeServicer_to_server(self._node, s),
-            self._interceptors,
-        )
+        self.release = await self._choose_release()
+        if self.release is R1_34:
+            batches = self._batches
+            assert batches is not None
+            self._registrar.offer(self._services)
+            self._dra_server = await self._serve(
+                self.dra_socket, lambda s: add_services(batches, s, self._services),
+                self._interceptors)
+        else:
+            node = self._node
+            self._registrar.offer(SUPPORTED_VERSIONS)
+            self._dra_server = await self._serve(
+                self.dra_socket, lambda s: dra_grpc.add_NodeServicer_to_server(node, s),
+                self._interceptors)
         try:
             self._reg_server = await self._serve(
                 self.registration_socket,
@@ -139,8 +239,9 @@ class Driver:
             await self._stop_server(self._dra_server, self.dra_socket, 0)
             raise
         log.info(
-            "driver %s serving: registration %s, DRA %s",
+            "driver %s serving (Kubernetes %s): registration %s, DRA %s",
             self.name,
+            self.release.name,
             self.registration_socket,
             self.dra_socket,
         )
@@ -169,9 +270,16 @@ class Driver:
         self._registrar.registered.clear()
         if self._publisher is not None:
             self._publisher.close()
+        if self._slices_started is not None:
+            await cancel_and_wait(self._slices_started)
+            self._slices_started = None
+        if self._slices is not None:
+            await self._slices.stop()
+            self._slices = None
         await self._stop_server(self._dra_server, self.dra_socket, self._grace)
         self._dra_server = None
-        self._node.cancel_running()
+        if self._node is not None:
+            self._node.cancel_running()
 
     @staticmethod
     async def _stop_server(server: grpc.aio.Server | None, path: Path, grace: float) -> None:

@@ -1,7 +1,8 @@
 """The plugin registration service a driver serves on its socket in ``plugins_registry``.
 
-Mirrors kubeletplugin/noderegistrar.go and registrationserver.go@v0.30.0: ``GetInfo`` answers
-type ``DRAPlugin`` with the DRA endpoint and ``supported_versions: ["1.0.0"]``;
+Mirrors kubeletplugin/noderegistrar.go and registrationserver.go: ``GetInfo`` answers type
+``DRAPlugin`` with the DRA endpoint and the versions offered: ``["1.0.0"]`` in 1.30 (v0.30.0),
+the gRPC services in 1.34 (v0.34: ``["v1.DRAPlugin", "v1beta1.DRAPlugin"]``);
 ``NotifyRegistrationStatus`` records the kubelet's verdict and answers a failure with the error
 ``failed registration process: <error>`` (gRPC code UNKNOWN, as a plain Go error maps).
 """
@@ -11,6 +12,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import logging
+from collections.abc import Sequence
 from typing import Any
 
 import grpc
@@ -31,15 +33,21 @@ class RegistrationStatus:
 
 
 class Registrar(reg_grpc.RegistrationServicer):  # type: ignore[misc]
-    def __init__(self, driver_name: str, endpoint: str) -> None:
+    def __init__(self, driver_name: str, endpoint: str,
+                 versions: Sequence[str] = SUPPORTED_VERSIONS) -> None:
         self._info = reg_pb2.PluginInfo(
             type=PLUGIN_TYPE,
             name=driver_name,
             endpoint=endpoint,
-            supported_versions=list(SUPPORTED_VERSIONS),
+            supported_versions=list(versions),
         )
         self.status: RegistrationStatus | None = None
         self.registered = asyncio.Event()
+
+    def offer(self, versions: Sequence[str]) -> None:
+        """What ``GetInfo`` answers as ``supported_versions`` (set before serving)."""
+        del self._info.supported_versions[:]
+        self._info.supported_versions.extend(versions)
 
     async def GetInfo(self, request: Any, context: grpc.aio.ServicerContext) -> Any:
         return self._info
