@@ -1,6 +1,15 @@
-"""The example driver behind ``kubedra example-driver``: upstream's e2e test driver in Python.
+"""The example driver behind ``kubedra example-driver``: upstream's e2e test driver in Python,
+in both eras.
 
-Mirrors test/e2e/dra/test-driver/app/kubeletplugin.go@v1.30: instances ``instance-00``, ...;
+1.34 (test/e2e/dra/test-driver/app/kubeletplugin.go@v1.34): devices ``device-00``, ... with
+typed attributes and capacity in the node's own pool (named after the node), published as
+ResourceSlices; prepare reads the claim's results for this driver and, per request, the opaque
+configs for this driver that apply to it (from the class: ``admin_<k>=<v>``, from the claim:
+``user_<k>=<v>``) plus ``claim_<claim>_<request>=true``, and writes
+``<cdi-dir>/<driver>-<uid>.json`` with one device ``claim-<uid>-<request>`` per request; it
+refuses a device it does not publish or one another claim holds.
+
+1.30 (test/e2e/dra/test-driver/app/kubeletplugin.go@v1.30): instances ``instance-00``, ...;
 prepare turns vendor parameters into environment edits (class parameters ``admin_<k>=<v>``,
 claim and request parameters ``user_<k>=<v>``; each a JSON object of strings), checks that every
 allocated instance is published and unused and that the claim was allocated for this node, and
@@ -13,16 +22,21 @@ from __future__ import annotations
 
 import dataclasses
 import json
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from kubedra.api import codec
 from kubedra.api.quantity import Quantity
+from kubedra.api.resource import v1
 from kubedra.api.resource import v1alpha2 as api
+from kubedra.client.rest import Client
 from kubedra.driver import cdi
-from kubedra.driver.claims import Claim, ClaimError
+from kubedra.driver.claims import Claim, ClaimError, ClaimRef, Device, PrepareResult
+from kubedra.driver.draplugin import base_request
 from kubedra.driver.plugin import Driver
+from kubedra.driver.resourceslices import DriverResources, Pool, Slice
 
 
 def instance_names(count: int) -> list[str]:
@@ -45,6 +59,44 @@ def generated_instances(count: int) -> list[api.NamedResourcesInstance]:
         )
         for i, name in enumerate(instance_names(count))
     ]
+
+
+def device_names(count: int) -> list[str]:
+    """1.34: ``device-00``, ``device-01``, ..."""
+    return [f"device-{i:02d}" for i in range(count)]
+
+
+def generated_devices(count: int) -> list[v1.Device]:
+    """``count`` v1 devices with an attribute of each type and a memory capacity."""
+    return [
+        v1.Device(
+            name=name,
+            attributes={
+                "model": v1.DeviceAttribute(string="example-gpu"),
+                "driverVersion": v1.DeviceAttribute(version="1.34.0"),
+                "numa": v1.DeviceAttribute(int_=i % 2),
+                "migCapable": v1.DeviceAttribute(bool_=i % 2 == 0),
+            },
+            capacity={"memory": v1.DeviceCapacity(value=Quantity.parse("16Gi"))},
+        )
+        for i, name in enumerate(device_names(count))
+    ]
+
+
+def load_devices(path: Path) -> list[v1.Device]:
+    """1.34: the ``devices`` of a YAML/JSON file shaped like a v1 ResourceSlice's ``spec``
+    (``devices: [{name: ..., attributes: {numa: {int: 1}}, capacity: ...}]``)."""
+    docs = [d for d in codec.load_documents(path.read_bytes()) if d is not None]
+    if len(docs) != 1 or not isinstance(docs[0], dict) or "devices" not in docs[0]:
+        raise codec.DecodeError(f"{path}: want one YAML document with a devices list")
+    return [codec.decode(d, v1.Device) for d in docs[0]["devices"] or ()]
+
+
+def node_resources(node_name: str, devices: Sequence[v1.Device]) -> DriverResources:
+    """The devices as the node's own pool, in slices of at most 128 devices."""
+    size = v1.RESOURCE_SLICE_MAX_DEVICES
+    chunks = [list(devices[i:i + size]) for i in range(0, len(devices), size)] or [[]]
+    return DriverResources(pools={node_name: Pool(slices=[Slice(devices=c) for c in chunks])})
 
 
 def load_instances(path: Path) -> list[api.NamedResourcesInstance]:
@@ -83,8 +135,11 @@ class ExampleDriver:
         self.instances: set[str] = set()
         self._in_use: set[str] = set()
         self._prepared: dict[str, _Prepared] = {}
+        self._prepared_v1: dict[str, list[Device]] = {}
+        self._held: dict[str, set[str]] = {}  # 1.34: claim uid -> its devices
 
     def set_instances(self, names: Iterable[str]) -> None:
+        """What the driver publishes: 1.30 instance names, or 1.34 device names."""
         self.instances = set(names)
 
     def spec_path(self, claim_uid: str) -> Path:
@@ -151,6 +206,77 @@ class ExampleDriver:
         self._in_use.difference_update(prepared.instances)
 
 
+    # --- 1.34 ---------------------------------------------------------------------------
+
+    async def prepare_claims(
+            self, claims: list[v1.ResourceClaim]) -> Mapping[str, PrepareResult | Exception]:
+        out: dict[str, PrepareResult | Exception] = {}
+        for claim in claims:
+            uid = claim.metadata.uid or ""
+            try:
+                out[uid] = PrepareResult(devices=self._prepare_v1(claim))
+            except ClaimError as err:
+                out[uid] = err
+        return out
+
+    def _prepare_v1(self, claim: v1.ResourceClaim) -> list[Device]:
+        uid = claim.metadata.uid or ""
+        done = self._prepared_v1.get(uid)
+        if done is not None:
+            return done  # idempotent: the kubelet asks again after a restart
+        assert claim.status.allocation is not None  # the SDK checked
+        allocation = claim.status.allocation.devices
+        results = [r for r in allocation.results or () if r.driver == self.driver_name]
+        taken: set[str] = set()
+        for r in results:
+            if r.pool != self.node_name or r.device not in self.instances:
+                raise ClaimError(f"unknown allocated device {json.dumps(r.pool + '/' + r.device)}")
+            if r.device in self._in_use or r.device in taken:
+                raise ClaimError(f"device {json.dumps(r.device)} used more than once")
+            taken.add(r.device)
+        envs: dict[str, list[str]] = {}  # CDI device -> its environment
+        devices: list[Device] = []
+        for r in results:
+            request = base_request(r.request)
+            env: dict[str, str] = {}
+            for i, config in enumerate(allocation.config or ()):
+                opaque = config.opaque
+                if opaque is None or opaque.driver != self.driver_name or (
+                        config.requests and r.request not in config.requests
+                        and request not in config.requests):
+                    continue
+                kind = "admin" if config.source == v1.ALLOCATION_CONFIG_SOURCE_CLASS else "user"
+                try:
+                    _env_from(opaque.parameters, kind, env)
+                except ClaimError as err:
+                    raise ClaimError(f"parameters in config #{i}: {err}") from None
+            name = re.sub(r"[^a-zA-Z0-9]", "_", f"claim_{claim.metadata.name}_{request}")
+            env[name] = "true"
+            cdi_name = f"claim-{uid}-{request}"
+            envs[cdi_name] = [f"{k}={v}" for k, v in sorted(env.items())]
+            devices.append(Device(r.pool, r.device, [cdi.qualified_name(self.kind, cdi_name)],
+                                  [r.request]))
+        if envs:
+            cdi.write_spec(self.spec_path(uid), cdi.make_spec(self.kind, envs))
+        self._in_use.update(taken)
+        self._prepared_v1[uid] = devices
+        self._held[uid] = taken
+        return devices
+
+    async def unprepare_claims(self, refs: list[ClaimRef]) -> Mapping[str, Exception | None]:
+        out: dict[str, Exception | None] = {}
+        for ref in refs:
+            try:
+                cdi.remove_spec(self.spec_path(ref.uid))
+            except OSError as err:
+                out[ref.uid] = ClaimError(f"error removing CDI file: {err}")
+                continue
+            self._prepared_v1.pop(ref.uid, None)
+            self._in_use.difference_update(self._held.pop(ref.uid, set()))
+            out[ref.uid] = None
+        return out
+
+
 def _handle_of(claim: Claim) -> Any:
     return claim.structured if claim.structured is not None else claim.resource_handle
 
@@ -169,8 +295,10 @@ def build(
     cdi_dir: Path,
     node_name: str,
     instances: Sequence[api.NamedResourcesInstance] | None,
+    client: Client | None = None,
 ) -> tuple[Driver, ExampleDriver]:
-    """The example driver wired into a :class:`Driver`; ``instances=None`` opts out of
+    """The example driver wired into a :class:`Driver` for both eras (1.34 with a ``client``
+    of a 1.34 server: see :func:`publish_devices`); ``instances=None`` opts out of
     publishing (``--instances -1``)."""
     example = ExampleDriver(driver_name, cdi_dir, node_name)
     example.set_instances(names_of(instances or ()))
@@ -178,8 +306,18 @@ def build(
         driver_name,
         prepare=example.prepare,
         unprepare=example.unprepare,
+        prepare_claims=example.prepare_claims,
+        unprepare_claims=example.unprepare_claims,
+        client=client,
+        node_name=node_name,
         root_dir=root_dir,
         instances=instances or (),
         publish_resources=instances is not None,
     )
     return driver, example
+
+
+def publish_devices(driver: Driver, example: ExampleDriver, devices: Sequence[v1.Device]) -> None:
+    """1.34: publish ``devices`` as the node's pool, and prepare only those from now on."""
+    driver.publish_resources(node_resources(example.node_name, devices))
+    example.set_instances(d.name for d in devices)
