@@ -94,7 +94,7 @@ def example_driver(driver_name: str, root_dir: Path, instances: int, cdi_dir: Pa
             fresh = load_instances(config)
             driver.publish(fresh)
         except (OSError, ValueError) as err:
-            log.error("SIGHUP: keeping the current list: %s", err)
+            log.error("SIGHUP: keeping the current instances: %s", err)
             return
         example.set_instances(names_of(fresh))
         log.info("SIGHUP: published %d instances from %s", len(fresh), config)

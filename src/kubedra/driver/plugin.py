@@ -239,11 +239,11 @@ class Driver:
             await self._stop_server(self._dra_server, self.dra_socket, 0)
             raise
         log.info(
-            "driver %s serving (Kubernetes %s): registration %s, DRA %s",
+            "driver %s serving: registration %s, DRA %s%s",
             self.name,
-            self.release.name,
             self.registration_socket,
             self.dra_socket,
+            f" ({', '.join(self._services)})" if self.release is R1_34 else "",
         )
 
     @staticmethod
