@@ -15,7 +15,9 @@ from pathlib import Path
 
 import click
 
+from kubedra.api.release import R1_30, R1_34
 from kubedra.api.resource.v1alpha2 import NamedResourcesInstance
+from kubedra.api.resourceclaim import claim_api
 from kubedra.cli.credentials import node_kubeconfig_path
 from kubedra.cli.kubelet import node_config, node_options
 from kubedra.cli.localcluster import Component
@@ -24,7 +26,7 @@ from kubedra.client import kubeconfig
 from kubedra.client.discovery import discover_release, dra_served
 from kubedra.client.rest import Client
 from kubedra.driver import Driver, dra_socket_path
-from kubedra.driver.example import ExampleDriver, instance_names
+from kubedra.driver.example import build, generated_devices, instance_names, publish_devices
 from kubedra.kubelet.agent import NodeAgent, bound_pods
 from kubedra.kubelet.holder import RootDirInUse
 from kubedra.kubelet.node import NodeClaimed
@@ -85,27 +87,28 @@ def node_pool(kubeconfig_path: str | None, kubeconfig_dir: Path | None, root_dir
             # one node identity may not watch other nodes' pods: sharing needs one client
             bound = bound_pods(common) if common is not None else None
             dra: bool | None = None
-            version = ""
+            release = R1_30
             try:
                 for name in names:
                     client = common if common is not None else (
                         await clients.enter_async_context(
                             Client(configs[name], user_agent=f"kubedra-node-pool/{name}")))
                     if dra is None:
-                        version = (await discover_release(client)).git_version
-                        dra = await dra_served(client, "node-pool", "the example drivers")
+                        release = await discover_release(client)
+                        dra = await dra_served(client, "node-pool", "the example drivers",
+                                               version=claim_api(release).version)
                     root = (root_dir / name).absolute()
                     if dra:
-                        example = ExampleDriver(driver_name, root / "cdi", name)
-                        example.set_instances(instance_names(instances))
-                        driver = Driver(driver_name, prepare=example.prepare,
-                                        unprepare=example.unprepare, root_dir=root,
-                                        instances=published)
+                        # on 1.34 the driver reads claims and publishes with the node's client
+                        driver, example = build(driver_name, root, root / "cdi", name,
+                                                published, client)
                         await driver.start()
                         drivers.append(driver)
+                        if driver.release is R1_34:
+                            publish_devices(driver, example, generated_devices(instances))
                     config = node_config(name, cpu, memory, pods, labels, taints)
-                    config.kubelet_version = version
-                    agents.append(NodeAgent(client, config, root, bound, dra))
+                    config.kubelet_version = release.git_version
+                    agents.append(NodeAgent(client, config, root, bound, dra, release=release))
                 await until_stopped(stop, *(a.run() for a in agents))
             except (NodeClaimed, RootDirInUse) as e:
                 raise click.ClickException(str(e)) from None
