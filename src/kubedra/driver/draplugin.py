@@ -54,7 +54,9 @@ def base_request(name: str) -> str:
 
 
 def _error_text(err: BaseException) -> str:
-    return err.status.message or str(err) if isinstance(err, ApiError) else str(err)
+    if isinstance(err, ApiError):
+        return err.status.message or str(err)
+    return str(err) or type(err).__name__
 
 
 class Batches:

@@ -210,3 +210,24 @@ async def test_a_1_30_server_makes_a_1_30_driver(short_dir: Path) -> None:
         assert result["u1"].cdi_devices == [f"{DRIVER}/gpu=u1"]
         with pytest.raises(RuntimeError, match=r"publishes ResourceSlices only on a 1\.34"):
             driver.publish_resources(DriverResources())
+
+
+async def test_an_unreachable_api_server_fails_the_call_with_the_reason(short_dir: Path) -> None:
+    batch = Batch()
+    server = ApiServer(short_dir / "api")
+    client = await server.__aenter__()
+    try:
+        async with driver_for(batch, client, short_dir) as driver, FakeKubelet(
+                driver.registration_socket, client=client) as kubelet:
+            process = server._process  # the server goes, the driver's client stays open
+            assert process is not None
+            process.terminate()
+            await process.wait()
+            with pytest.raises(grpc.aio.AioRpcError) as failed:
+                await kubelet.prepare(ClaimRef("default", "u", "gone"))
+            assert failed.value.code() == grpc.StatusCode.UNKNOWN
+            assert failed.value.details().startswith(
+                "get resource claims: retrieve claim default/gone: ")
+            assert batch.prepared == [], failed.value.details()
+    finally:
+        await server.__aexit__(None, None, None)
