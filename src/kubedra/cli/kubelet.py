@@ -10,6 +10,7 @@ import click
 
 from kubedra.api.core import TAINT_EFFECTS, Taint
 from kubedra.api.quantity import Quantity, QuantityError
+from kubedra.api.resourceclaim import claim_api
 from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.client import kubeconfig
 from kubedra.client.discovery import discover_release, dra_served
@@ -81,10 +82,11 @@ def kubelet(kubeconfig_path: str | None, node_name: str, root_dir: Path, cpu: st
 
     async def main(stop: asyncio.Event) -> None:
         async with Client(api, user_agent=f"kubedra-kubelet/{node_name}") as client:
-            config.kubelet_version = (await discover_release(client)).git_version
-            dra = await dra_served(client, "kubelet")
+            release = await discover_release(client)
+            config.kubelet_version = release.git_version
+            dra = await dra_served(client, "kubelet", version=claim_api(release).version)
             try:
-                agent = NodeAgent(client, config, root_dir.absolute(), dra=dra)
+                agent = NodeAgent(client, config, root_dir.absolute(), dra=dra, release=release)
             except CheckpointError as e:
                 raise click.ClickException(f"failed to create claimInfo cache: error calling "
                                            f"GetOrCreate() on checkpoint state: {e}") from None

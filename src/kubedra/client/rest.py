@@ -221,6 +221,13 @@ class Client:
         await self._request("DELETE", object_path(kind_of(model), namespace, name),
                             body=codec.encode(options))
 
+    async def delete_collection(self, model: type[Any], namespace: str | None = None, *,
+                                field_selector: str | None = None) -> None:
+        """DELETE on the collection: every object the selector matches."""
+        await self._request("DELETE", object_path(kind_of(model), namespace),
+                            params=_query(fieldSelector=field_selector),
+                            body=codec.encode({"kind": "DeleteOptions", "apiVersion": "v1"}))
+
     async def bind(self, namespace: str, pod_name: str, node_name: str,
                    pod_uid: str | None = None) -> None:
         """POST pods/<name>/binding, as the scheduler does."""

@@ -1,6 +1,13 @@
-"""One node agent: the Node and its Lease, plugin discovery, the node resources controller,
-the claim manager with its checkpoint, and a pod worker per pod bound to the node. Several
-agents can share one process and event loop (each with its own root dir, sockets and Lease).
+"""One node agent: the Node and its Lease, plugin discovery, ResourceSlices, the claim
+manager with its checkpoint, and a pod worker per pod bound to the node. Several agents can
+share one process and event loop (each with its own root dir, sockets and Lease).
+
+The release the API server emulates decides the node side's era: 1.30 negotiates semver
+versions, speaks v1alpha3 (v1alpha2 as fallback), publishes ResourceSlices from the drivers'
+streams and keeps v1.30's checkpoint; 1.34 chooses a gRPC service at registration
+(``v1.DRAPlugin``, ``v1beta1.DRAPlugin``), sends claim references, leaves publishing to the
+drivers and wipes what a gone driver left (``slicewipe``), and keeps the 1.34 checkpoint
+(``devicestate``).
 
 At start the agent locks its root dir and takes its Node's Lease under the root dir's holder
 identity (:mod:`kubedra.kubelet.holder`), refusing a Node another live agent holds. The
@@ -18,11 +25,14 @@ from pathlib import Path
 from typing import Any
 
 from kubedra.api.core import Pod
+from kubedra.api.release import R1_30, Release
 from kubedra.client.errors import ApiError
 from kubedra.client.events import EventRecorder
 from kubedra.client.informer import Informer, object_key
 from kubedra.client.rest import Client
 from kubedra.kubelet.checkpoint import CheckpointState
+from kubedra.kubelet.devicestate import ClaimStates, DeviceCheckpoint
+from kubedra.kubelet.draclient.devices import SERVICES, DevicesClient
 from kubedra.kubelet.holder import holder_identity, lock_root_dir
 from kubedra.kubelet.ledger import DriverClient
 from kubedra.kubelet.manager import ClaimManager
@@ -32,6 +42,7 @@ from kubedra.kubelet.pluginmanager import PluginManager
 from kubedra.kubelet.plugins import Plugin, PluginStore
 from kubedra.kubelet.podworker import PodWorker
 from kubedra.kubelet.registration import DraClient, register_socket
+from kubedra.kubelet.slicewipe import SliceWiper
 from kubedra.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
@@ -50,19 +61,28 @@ def bound_pods(client: Client) -> Informer[Pod]:
 
 class NodeAgent:
     def __init__(self, client: Client, config: NodeConfig, root_dir: Path,
-                 pods: Informer[Pod] | None = None, dra: bool = True) -> None:
+                 pods: Informer[Pod] | None = None, dra: bool = True,
+                 release: Release = R1_30) -> None:
         """``pods``: a :func:`bound_pods` informer shared with other agents of the process
         (its owner runs and stops it); by default the agent watches its own pods
-        (``spec.nodeName=<node>``), as the kubelet does. ``dra=False`` (a server without
-        ``resource.k8s.io/v1alpha2``): no driver registration and no ResourceSlices."""
+        (``spec.nodeName=<node>``), as the kubelet does. ``dra=False`` (a server without the
+        DRA version of ``release``): no driver registration and no ResourceSlices."""
         self.client = client
         self.dra = dra
         self.config = config
         self.root_dir = root_dir
         self.node = NodeAgentNode(client, config)
-        self.store = PluginStore(on_register=self._registered, on_deregister=self._deregistered)
+        self.resources: NodeResourcesController | None = None
+        self.wiper: SliceWiper | None = None
+        if release is R1_30:
+            self.store = PluginStore(self._registered, self._deregistered)
+            self.claims = ClaimManager(client, CheckpointState(root_dir), self._driver)
+        else:
+            self.store = PluginStore(self._registered, self._deregistered, tuple(SERVICES))
+            self.claims = ClaimManager(client, DeviceCheckpoint(root_dir), self._driver,
+                                       ClaimStates)
+            self.wiper = SliceWiper(client, config.name)
         self.plugins = PluginManager(root_dir / REGISTRY_DIR, self.store, register_socket)
-        self.claims = ClaimManager(client, CheckpointState(root_dir), self._driver)
         self.events = EventRecorder(client, "kubelet")
         self._owns_pods = pods is None
         self._running = False
@@ -71,7 +91,6 @@ class NodeAgent:
         self.pods.add_handler(on_add=self._pod_changed,
                               on_update=lambda _old, new: self._pod_changed(new),
                               on_delete=self._pod_deleted)
-        self.resources: NodeResourcesController | None = None
         self._workers: dict[str, tuple[PodWorker, asyncio.Task[None]]] = {}
         self._cleanups: set[asyncio.Task[None]] = set()
         self.ready = asyncio.Event()
@@ -79,20 +98,29 @@ class NodeAgent:
     # -- drivers ---------------------------------------------------------------------------
 
     def _driver(self, name: str) -> DriverClient:
-        client = self.store.get(name).connection
-        assert isinstance(client, DraClient)
+        client: DriverClient = self.store.get(name).connection
         return client
 
     def _registered(self, plugin: Plugin) -> None:
+        """The adapter of the service chosen at registration (1.30: v1alpha3 with its
+        v1alpha2 fallback, and the driver's resources stream)."""
+        if plugin.service:
+            plugin.connection = DevicesClient(plugin)
+            if self.wiper is not None:
+                self.wiper.add_plugin(plugin.name)
+            return
         client = DraClient(plugin)
         plugin.connection = client
         if self.resources is not None:
             self.resources.add_plugin(plugin.name, client)
 
-    def _deregistered(self, plugin: Plugin) -> None:
-        if self.resources is not None:
+    def _deregistered(self, plugin: Plugin, last: bool) -> None:
+        """``last``: the driver has no registration left (1.34 drivers may have several)."""
+        if last and self.resources is not None:
             self.resources.remove_plugin(plugin.name)
-        if isinstance(plugin.connection, DraClient):
+        if last and self.wiper is not None:
+            self.wiper.remove_plugin(plugin.name)
+        if plugin.connection is not None:
             self._background(plugin.connection.close(), f"close {plugin.name}")
 
     def _background(self, work: Coroutine[Any, Any, None], name: str) -> None:
@@ -194,7 +222,9 @@ class NodeAgent:
     async def _run(self) -> None:
         await self._register_node()
         loops = [self.node.run()]
-        if self.dra:
+        if self.dra and self.wiper is not None:
+            loops += [self.wiper.run(), self._plugins_after_wipe(self.wiper)]
+        elif self.dra:
             self.resources = NodeResourcesController(self.client, self.node.get)
             loops += [self.resources.run(), self.plugins.run()]
         tasks = [asyncio.create_task(coro) for coro in loops]
@@ -215,7 +245,12 @@ class NodeAgent:
                 tasks.pop()  # the owner of a shared informer stops it
             await cancel_and_wait(*tasks, *(task for _, task in self._workers.values()),
                                   *self._cleanups, ignore=(Exception,))
-            for name in self.store.names():
-                client = self.store.get(name).connection
-                if isinstance(client, DraClient):
-                    await client.close()
+            for plugin in self.store.plugins():
+                if plugin.connection is not None:
+                    await plugin.connection.close()
+
+    async def _plugins_after_wipe(self, wiper: SliceWiper) -> None:
+        """Drivers register once the start-up wipe is done, so it never takes what they
+        publish."""
+        await wiper.wiped.wait()
+        await self.plugins.run()

@@ -230,14 +230,19 @@ class CheckpointState:
             raise CheckpointError(f"failed to get checkpoint {self.name}: {e}") from None
 
     def store(self, entries: Sequence[ClaimInfoState]) -> None:
-        self.dir.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".", dir=self.dir)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(marshal(entries))
-                f.flush()
-                os.fsync(f.fileno())
-            os.replace(tmp, self.path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        write_atomically(self.path, marshal(entries))
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """The kubelet's file store: a temp file beside ``path``, fsync, rename."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise

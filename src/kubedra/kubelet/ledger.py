@@ -37,13 +37,29 @@ class PrepareError(Exception):
 
 
 @dataclass(frozen=True)
+class PreparedDevice:
+    """One device a driver prepared for a claim (the 1.34 protocols' ``Device``)."""
+
+    pool: str
+    device: str
+    request_names: tuple[str, ...] = ()
+    cdi_ids: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class ClaimResult:
+    """One claim's answer: its CDI devices (every protocol), the devices they belong to (from
+    1.34 on), or the error."""
+
     cdi_devices: list[str] = field(default_factory=list)
     error: str = ""
+    devices: tuple[PreparedDevice, ...] = ()
 
 
 class DriverClient(Protocol):
-    """The batched DRA calls of one registered driver (``registration.DraClient``)."""
+    """The batched DRA calls of one registered driver, in the claim form its protocol takes
+    (what the checkpoint format's ``requests`` gives): ``registration.DraClient`` (1.30),
+    ``draclient.DevicesClient`` (1.34)."""
 
     async def prepare(self, claims: list[Any]) -> dict[str, ClaimResult]: ...
 

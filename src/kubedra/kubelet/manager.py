@@ -1,8 +1,9 @@
 """The DRA claim manager: prepares a pod's claims through their drivers before it runs and
 unprepares them once no pod on the node uses them (upstream pkg/kubelet/cm/dra/manager.go,
-claiminfo.go). This module holds what is v1.30's: reading the pod's claims from the API, the
-claim info kept in ``dra_manager_state`` and the calls made from it; when each is written and
-called is the ledger's rule (``ledger.py``), shared with any other checkpoint format.
+claiminfo.go). This module reads the pod's claims from the API and holds v1.30's claim info
+kept in ``dra_manager_state`` and the calls made from it; a :class:`ClaimFormat` is what an
+era decides (its claim kind, its checkpoint entry: ``devicestate.ClaimStates`` for 1.34); when
+each is written and called is the ledger's rule (``ledger.py``), shared by every format.
 
 Calls are batched per driver (one ``NodePrepareResources`` with all of a pod's claims for that
 driver); a claim uid is prepared at most once however many pods share it.
@@ -11,7 +12,7 @@ driver); a claim uid is prepared at most once however many pods share it.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol, TypeVar
 
 import msgspec
 
@@ -30,7 +31,7 @@ from kubedra.kubelet.checkpoint import (
     StructuredHandleState,
     go_json,
 )
-from kubedra.kubelet.ledger import ClaimResult, DriverClient, Ledger, PrepareError
+from kubedra.kubelet.ledger import ClaimResult, DriverClient, Format, Ledger, PrepareError
 from kubedra.proto.convert import claim_to_proto
 
 # -- claim info from the API object, and what the drivers are sent ----------------------------
@@ -88,11 +89,43 @@ def is_prepared(info: ClaimInfoState) -> bool:
     return all(_plugin(info, h) in done for h in info.ResourceHandles or ())
 
 
+E = TypeVar("E")
+
+
+class ClaimFormat(Format[E], Protocol[E]):
+    """One era's node side: the claims it reads and the checkpoint entry it keeps for each."""
+
+    @property
+    def claim_kind(self) -> type[resourceclaim.ResourceClaim]:
+        """The claim kind of the era's ``resource.k8s.io`` version."""
+        ...
+
+    def from_claim(self, claim: Any) -> E:
+        """A new entry for an allocated claim of ``claim_kind``; :class:`PrepareError` if it
+        cannot be prepared."""
+        ...
+
+    def claim_name(self, entry: E) -> str: ...
+
+    def cdi_devices(self, entry: E) -> list[str]: ...
+
+
 class ClaimInfos:
     """The v1.30 checkpoint as a ledger :class:`~kubedra.kubelet.ledger.Format`."""
 
+    claim_kind = ResourceClaim
+
     def __init__(self, state: CheckpointState) -> None:
         self.state = state
+
+    def from_claim(self, claim: ResourceClaim) -> ClaimInfoState:
+        return claim_info(claim)
+
+    def claim_name(self, entry: ClaimInfoState) -> str:
+        return entry.ClaimName
+
+    def cdi_devices(self, entry: ClaimInfoState) -> list[str]:
+        return [d for ds in (entry.CDIDevices or {}).values() for d in ds]
 
     def load(self) -> list[ClaimInfoState]:
         return self.state.get_or_create()
@@ -131,10 +164,14 @@ def _used_by_containers(pod: Pod, name: str) -> bool:
 # -- the manager ---------------------------------------------------------------------------------
 
 class ClaimManager:
-    def __init__(self, client: Client, checkpoint: CheckpointState,
-                 get_driver: Callable[[str], DriverClient]) -> None:
+    """``fmt``: the era's :class:`ClaimFormat` over its ``checkpoint`` (1.30's by default)."""
+
+    def __init__(self, client: Client, checkpoint: Any,
+                 get_driver: Callable[[str], DriverClient],
+                 fmt: Callable[[Any], ClaimFormat[Any]] = ClaimInfos) -> None:
         self.client = client
-        self.ledger = Ledger(ClaimInfos(checkpoint), get_driver)
+        self.format = fmt(checkpoint)
+        self.ledger = Ledger(self.format, get_driver)
 
     def pod_uids(self) -> set[str]:
         """Pods some recorded claim still references (``PodMightNeedToUnprepareResources``)."""
@@ -142,17 +179,17 @@ class ClaimManager:
 
     def devices(self, pod: Pod) -> dict[str, list[str]]:
         """The CDI devices of each of the pod's prepared claims, by claim name."""
-        return {info.ClaimName: [d for ds in (info.CDIDevices or {}).values() for d in ds]
-                for info in self.ledger.of_pod(pod.metadata.uid or "")}
+        return {self.format.claim_name(e): self.format.cdi_devices(e)
+                for e in self.ledger.of_pod(pod.metadata.uid or "")}
 
-    async def _claims_of(self, pod: Pod) -> list[ResourceClaim]:
+    async def _claims_of(self, pod: Pod) -> list[resourceclaim.ResourceClaim]:
         ns = pod.metadata.namespace or ""
-        out: list[ResourceClaim] = []
+        out: list[resourceclaim.ResourceClaim] = []
         for pc in pod.spec.resource_claims or ():
             name, must_own = resourceclaim.claim_name(pod, pc)
             if name is None:
                 continue
-            claim = await self.client.get(ResourceClaim, name, ns)
+            claim = await self.client.get(self.format.claim_kind, name, ns)
             if must_own and not resourceclaim.is_for_pod(pod, claim):
                 raise PrepareError(resourceclaim.not_for_pod(pod, claim))
             if not resourceclaim.is_reserved_for_pod(pod, claim):
@@ -169,7 +206,8 @@ class ClaimManager:
         except resourceclaim.ClaimNameError as e:
             raise PrepareError(str(e)) from e
         if claims:  # nothing to remember: no checkpoint write (an fsync) per plain pod
-            await self.ledger.prepare(pod.metadata.uid or "", [claim_info(c) for c in claims])
+            await self.ledger.prepare(pod.metadata.uid or "",
+                                      [self.format.from_claim(c) for c in claims])
 
     async def unprepare(self, pod_uid: str) -> None:
         """``UnprepareResources``: drop the pod from its claims; claims no other pod uses are

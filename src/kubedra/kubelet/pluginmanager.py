@@ -1,7 +1,8 @@
 """Plugin discovery: registration sockets seen by the watcher become registered drivers
 (upstream pluginmanager's desired/actual state and reconciler). A failed registration is
-retried with exponential backoff (500 ms doubling to 2 m 2 s); a removed socket deregisters its
-driver; a socket re-created in place (a new driver process) deregisters, then registers anew.
+retried with exponential backoff (500 ms doubling to 2 m 2 s); a removed socket deregisters
+what it registered; a socket re-created in place (a new driver process) deregisters, then
+registers anew.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ class PluginManager:
         self.watcher = PluginWatcher(registry_dir)
         self.store = store
         self.register = register
-        self.registered: dict[str, str] = {}  # socket path -> driver name
+        self.registered: dict[str, Plugin] = {}  # socket path -> its registration
         self._tasks: dict[str, asyncio.Task[None]] = {}
 
     async def run(self) -> None:
@@ -46,17 +47,17 @@ class PluginManager:
         task = self._tasks.pop(path, None)
         if task is not None:
             task.cancel()
-        name = self.registered.pop(path, None)
-        if name is not None and name not in self.registered.values():
-            log.info("driver %s deregistered (socket %s gone)", name, path)
-            self.store.deregister_plugin(name)
+        plugin = self.registered.pop(path, None)
+        if plugin is not None:
+            log.info("driver %s deregistered (socket %s gone)", plugin.name, path)
+            self.store.deregister_plugin(plugin)
 
     async def _register(self, path: str) -> None:
         delay = BACKOFF_INITIAL
         while True:
             try:
                 plugin = await self.register(path, self.store)
-                self.registered[path] = plugin.name
+                self.registered[path] = plugin
                 log.info("driver %s registered at %s", plugin.name, plugin.endpoint)
                 return
             except asyncio.CancelledError:

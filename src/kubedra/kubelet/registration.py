@@ -13,6 +13,7 @@ from typing import Any
 
 import grpc
 
+from kubedra.kubelet.draclient.channel import DriverCallError, DriverChannel, target
 from kubedra.kubelet.ledger import ClaimResult
 from kubedra.kubelet.noderesources import ResourceModel, ResourcesUnsupported
 from kubedra.kubelet.plugins import PLUGIN_TYPE, Plugin, PluginError, PluginStore
@@ -29,41 +30,16 @@ log = logging.getLogger(__name__)
 DIAL_TIMEOUT = 10.0
 GET_INFO_TIMEOUT = 1.0
 NOTIFY_TIMEOUT = 5.0
-READY_TIMEOUT = 1.0
 
 
-def _target(path: str) -> str:
-    return path if path.startswith("unix:") else f"unix://{path}"
-
-
-class DriverCallError(Exception):
-    """A failed DRA call, worded on one line as grpc-go's status error is (``rpc error: code =
-    DeadlineExceeded desc = Deadline Exceeded``), which the kubelet's events and logs quote;
-    Python's own text for it is a multi-line repr."""
-
-    def __init__(self, err: grpc.aio.AioRpcError) -> None:
-        code = "".join(part.capitalize() for part in err.code().name.split("_"))
-        super().__init__(f"rpc error: code = {code} desc = {err.details() or ''}")
-
-
-class DraClient:
-    """A registered driver's DRA API on one cached channel (a new registration makes a new
-    client). Satisfies both ``manager.DriverClient`` and ``noderesources.ResourceSource``."""
+class DraClient(DriverChannel):
+    """A 1.30 driver's DRA API (v1alpha3, or v1alpha2 per claim). Satisfies both
+    ``ledger.DriverClient`` and ``noderesources.ResourceSource``."""
 
     def __init__(self, plugin: Plugin) -> None:
-        self.plugin = plugin
-        self.channel = grpc.aio.insecure_channel(_target(plugin.endpoint))
+        super().__init__(plugin)
         self._v3 = v1alpha3_grpc.NodeStub(self.channel)
         self._v2 = v1alpha2_grpc.NodeStub(self.channel)
-
-    async def close(self) -> None:
-        await self.channel.close()
-
-    async def _ready(self) -> None:
-        try:
-            await asyncio.wait_for(self.channel.channel_ready(), READY_TIMEOUT)
-        except TimeoutError:
-            raise PluginError("timed out waiting for gRPC connection to be ready") from None
 
     async def prepare(self, claims: list[Any]) -> dict[str, ClaimResult]:
         return await self._batch(claims, prepare=True)
@@ -72,7 +48,7 @@ class DraClient:
         return await self._batch(claims, prepare=False)
 
     async def _batch(self, claims: list[Any], *, prepare: bool) -> dict[str, ClaimResult]:
-        await self._ready()
+        await self.ready()
         timeout = self.plugin.client_timeout
         if self.plugin.version == "v1alpha3":
             try:
@@ -127,7 +103,7 @@ class DraClient:
 async def register_socket(path: str, store: PluginStore) -> Plugin:
     """The handshake: GetInfo, validate, register, then tell the driver how it went. A failure
     is reported to the driver and raised, so the watcher retries with backoff."""
-    async with grpc.aio.insecure_channel(_target(path)) as channel:
+    async with grpc.aio.insecure_channel(target(path)) as channel:
         await asyncio.wait_for(channel.channel_ready(), DIAL_TIMEOUT)
         stub = reg_grpc.RegistrationStub(channel)
         info = await stub.GetInfo(reg.InfoRequest(), timeout=GET_INFO_TIMEOUT)

@@ -5,13 +5,16 @@ some pods are deleted while it is down, and a new manager is built from the chec
 settles as the restarted agent does (prepare for the pods still there, release the others, all
 at once). Then every claim is prepared, on each of its drivers, exactly when a pod on the node
 needs it; the checkpoint says the same; a claim the checkpoint confirmed is not prepared again;
-no claim is unprepared twice; and settling again calls no driver."""
+no claim is unprepared twice; and settling again calls no driver. The rule is the ledger's,
+so it holds for both eras' checkpoint formats (v1.30's ``dra_manager_state`` and 1.34's
+``DRACheckpoint``)."""
 
 from __future__ import annotations
 
 import asyncio
 import json
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -20,10 +23,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from kubedra.api import codec
+from kubedra.api.resource import v1
 from kubedra.api.resource.v1alpha2 import ResourceClaim
-from kubedra.kubelet.checkpoint import CheckpointState, ClaimInfoState
+from kubedra.kubelet.checkpoint import CheckpointState
+from kubedra.kubelet.devicestate import ClaimStates, DeviceCheckpoint
 from kubedra.kubelet.ledger import ClaimResult
-from kubedra.kubelet.manager import ClaimManager, is_prepared
+from kubedra.kubelet.manager import ClaimInfos, ClaimManager
 from tests.unit.kubelet.test_manager import FakeApi, pod
 
 DRIVERS = ("a.example.com", "b.example.com")
@@ -55,17 +60,29 @@ class Gate:
         return self.dead
 
 
-class GatedCheckpoint(CheckpointState):
-    def __init__(self, root: Path, gate: Gate) -> None:
-        super().__init__(root)
-        self.gate = gate
+class Gated:
+    """A checkpoint whose writes are crash points."""
+
+    gate: Gate
 
     def store(self, entries: Any) -> None:
         if self.gate.step("before write"):
             raise Crash("before write")
-        super().store(entries)
+        super().store(entries)  # type: ignore[misc]
         if self.gate.step("after write"):
             raise Crash("after write")
+
+
+class GatedCheckpoint(Gated, CheckpointState):
+    def __init__(self, root: Path, gate: Gate) -> None:
+        super().__init__(root)
+        self.gate = gate
+
+
+class GatedDeviceCheckpoint(Gated, DeviceCheckpoint):
+    def __init__(self, root: Path, gate: Gate) -> None:
+        super().__init__(root)
+        self.gate = gate
 
 
 @dataclass
@@ -116,6 +133,28 @@ def claim(name: str, drivers: tuple[str, ...], pods: list[str]) -> ResourceClaim
     }).encode(), ResourceClaim)
 
 
+def claim_1_34(name: str, drivers: tuple[str, ...], pods: list[str]) -> v1.ResourceClaim:
+    return codec.decode(json.dumps({
+        "metadata": {"name": name, "namespace": "ns", "uid": f"uid-{name}"},
+        "status": {"allocation": {"devices": {"results": [
+            {"request": "r", "driver": d, "pool": "p", "device": name} for d in drivers]}},
+            "reservedFor": [{"resource": "pods", "name": p, "uid": p} for p in pods]},
+    }).encode(), v1.ResourceClaim)
+
+
+@dataclass(frozen=True)
+class Era:
+    """One node side: its claims, its checkpoint (gated) and the format over it."""
+
+    claim: Callable[[str, tuple[str, ...], list[str]], Any]
+    checkpoint: Callable[[Path, Gate], Any]
+    format: Callable[[Any], Any]
+
+
+ERA_1_30 = Era(claim, GatedCheckpoint, ClaimInfos)
+ERA_1_34 = Era(claim_1_34, GatedDeviceCheckpoint, ClaimStates)
+
+
 @st.composite
 def scenarios(draw: st.DrawFn) -> dict[str, Any]:
     claims = draw(st.lists(st.sampled_from([DRIVERS[:1], DRIVERS[1:], DRIVERS]),
@@ -131,25 +170,27 @@ def scenarios(draw: st.DrawFn) -> dict[str, Any]:
             "deleted": draw(st.sets(st.sampled_from(pods)))}
 
 
-def manager(root: Path, api: FakeApi, drivers: dict[str, Driver], gate: Gate) -> ClaimManager:
-    return ClaimManager(api, GatedCheckpoint(root, gate),  # type: ignore[arg-type]
-                        lambda name: Client(drivers[name], gate))
+def manager(era: Era, root: Path, api: FakeApi, drivers: dict[str, Driver],
+            gate: Gate) -> ClaimManager:
+    return ClaimManager(api, era.checkpoint(root, gate),  # type: ignore[arg-type]
+                        lambda name: Client(drivers[name], gate), era.format)
 
 
-def checkpoint(root: Path) -> dict[str, ClaimInfoState]:
-    return {e.ClaimUID: e for e in CheckpointState(root).get_or_create()}
+def checkpoint(era: Era, root: Path) -> dict[str, Any]:
+    return {e.ClaimUID: e for e in era.checkpoint(root, Gate("never", 0)).get_or_create()}
 
 
-async def run(s: dict[str, Any], root: Path) -> None:
+async def run(s: dict[str, Any], root: Path, era: Era = ERA_1_30) -> None:
     users = {c: [p for p, cs in s["uses"].items() if c in cs] for c in s["claims"]}
-    api = FakeApi(*(claim(c, d, users[c]) for c, d in s["claims"].items()))
+    api = FakeApi(*(era.claim(c, d, users[c]) for c, d in s["claims"].items()))
     pods = {p: pod(p, *sorted(cs)) for p, cs in s["uses"].items()}
     drivers = {d: Driver(d) for d in DRIVERS}
-    checkpoint(root)  # the empty file an agent writes at its first start: no crash point
+    checkpoint(era, root)  # the empty file an agent writes at its first start: no crash point
+    is_prepared = era.format(None).confirmed
 
     # -- the first agent, until it dies (or the operations end)
     gate = Gate(s["crash"], s["at"])
-    first = manager(root, api, drivers, gate)
+    first = manager(era, root, api, drivers, gate)
     started: set[str] = set()
     live: set[str] = set()
     for kind, p in s["ops"]:
@@ -171,10 +212,10 @@ async def run(s: dict[str, Any], root: Path) -> None:
 
     # -- pods deleted while it was down; the restarted agent settles
     live -= s["deleted"]
-    recorded = checkpoint(root)
+    recorded = checkpoint(era, root)
     for d in drivers.values():
         d.calls.clear()
-    again = manager(root, api, drivers, Gate("never", 0))
+    again = manager(era, root, api, drivers, Gate("never", 0))
     await settle(again, live, pods)
 
     needed = {f"uid-{c}" for p in live for c in s["uses"][p]}
@@ -185,7 +226,7 @@ async def run(s: dict[str, Any], root: Path) -> None:
         assert not {uid for what, uid in d.calls if what == "prepare"} & trusted
         unprepared = [uid for what, uid in d.calls if what == "unprepare"]
         assert len(unprepared) == len(set(unprepared)), unprepared
-    state = checkpoint(root)
+    state = checkpoint(era, root)
     assert set(state) == needed
     for uid, e in state.items():
         assert is_prepared(e)
@@ -210,3 +251,10 @@ async def settle(m: ClaimManager, live: set[str], pods: dict[str, Any]) -> None:
 def test_every_claim_is_prepared_exactly_when_a_pod_needs_it(s: dict[str, Any]) -> None:
     with tempfile.TemporaryDirectory() as root:
         asyncio.run(run(s, Path(root)))
+
+
+@settings(max_examples=300, deadline=None)
+@given(scenarios())
+def test_the_1_34_checkpoint_keeps_the_same_order(s: dict[str, Any]) -> None:
+    with tempfile.TemporaryDirectory() as root:
+        asyncio.run(run(s, Path(root), ERA_1_34))
