@@ -197,17 +197,7 @@ class ResourceSliceController:
         """Start watching and syncing; returns once the informer has listed the slices."""
         if self._task is None:
             self._task = asyncio.create_task(self._run(), name=f"resourceslices-{self.driver}")
-        await asyncio.wait_for(self._synced_or_failed(), timeout)
-
-    async def _synced_or_failed(self) -> None:
-        assert self._task is not None
-        synced = asyncio.ensure_future(self.informer.wait_synced())
-        try:
-            await asyncio.wait([synced, self._task], return_when=asyncio.FIRST_COMPLETED)
-        finally:
-            await cancel_and_wait(synced)
-        if self._task.done():
-            self._task.result()
+        await self.informer.wait_synced(timeout)
 
     async def stop(self) -> None:
         if self._task is not None:

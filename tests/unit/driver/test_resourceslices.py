@@ -25,6 +25,7 @@ from kubedra.client.errors import ApiError
 from kubedra.client.rest import Client
 from kubedra.driver.resourceslices import (
     DriverResources,
+    DroppedFieldsError,
     Owner,
     Pool,
     ResourceSliceController,
@@ -293,3 +294,50 @@ async def test_a_sync_before_the_informer_shows_new_slices_creates_no_second_cop
         await controller.sync_pool(NODE)
         assert (controller.stats.creates, controller.stats.updates) == (2, 0)
         assert len(await slices(client)) == 2
+
+
+def test_dropped_fields_name_the_gates_they_need() -> None:
+    def slice_of(device: v1.Device, **spec: Any) -> v1.ResourceSlice:
+        return v1.ResourceSlice(spec=v1.ResourceSliceSpec(devices=[device], **spec))
+
+    want = slice_of(v1.Device(name="d", allow_multiple_allocations=True,
+                              binding_conditions=["ready"]), per_device_node_selection=True)
+    got = slice_of(v1.Device(name="d"))
+    assert DroppedFieldsError("p", 2, want, got).disabled_features() == [
+        "DRAPartitionableDevices", "DRADeviceBindingConditions", "DRAConsumableCapacity"]
+    assert str(DroppedFieldsError("p", 2, got, got)) == (
+        'pool "p", slice #2: some fields were dropped by the apiserver, probably because '
+        "these features are disabled: unknown")
+
+
+async def test_an_informer_that_gives_up_is_reported_and_restarted(tmp_path: Path) -> None:
+    errors: list[Exception] = []
+    async with cluster(tmp_path) as (client, _):
+        controller = ResourceSliceController(
+            client, DRIVER, Owner.node(NODE), sync_delay=0.2,
+            resources=DriverResources(pools={NODE: pool_of(devices(4), 4)}),
+            error_handler=lambda err, msg: errors.append(err))
+        informer = controller.informer
+        informer.max_failures = 1
+        watch_once = informer._watch_once
+        broken = [True]
+
+        async def fails_once() -> None:
+            if broken.pop() if broken else False:
+                raise RuntimeError("cannot decode event")
+            await watch_once()
+
+        informer._watch_once = fails_once  # type: ignore[method-assign]
+        async with controller:
+            async def reported() -> bool:
+                return bool(errors)
+            await eventually("failure reported", reported)
+            assert "cannot decode event" in str(errors[0])
+            (gone,) = await eventually("published", lambda: published(1, 1)(client))
+            await client.delete(v1.ResourceSlice, gone.metadata.name)
+
+            async def recreated() -> bool:
+                got = await published(1, 1)(client)  # no slice left: generation 1 again
+                return bool(got) and got[0].metadata.name != gone.metadata.name
+
+            await eventually("re-created after the restart", recreated)
