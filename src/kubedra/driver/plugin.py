@@ -193,13 +193,8 @@ class Driver:
         self._slices = ResourceSliceController(
             self._client, self.name, Owner.node(self.node_name, self._node_uid),
             resources=resources, error_handler=self._handle_error)
-        self._slices_started = asyncio.create_task(self._start_slices(self._slices))
-
-    async def _start_slices(self, controller: ResourceSliceController) -> None:
-        try:
-            await controller.start()
-        except Exception as err:  # the controller retries on its own; say why it waits
-            log.error("ResourceSlice controller of %s: %s", self.name, err)
+        # it syncs once its informer has listed the driver's slices (retrying on its own)
+        self._slices_started = asyncio.create_task(self._slices.start())
 
     async def _choose_release(self) -> Release:
         """1.34 when the driver has a client and its server serves ``resource.k8s.io/v1``."""
