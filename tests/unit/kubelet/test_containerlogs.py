@@ -15,9 +15,24 @@ import pytest
 from kubedra.api import codec
 from kubedra.api.core import Pod
 from kubedra.kubelet.cdi import CDISpecs
+from kubedra.kubelet.checkpoint import (
+    AllocationResultState,
+    ClaimInfoState,
+    NamedResult,
+    ResourceHandleState,
+    StructuredHandleState,
+)
 from kubedra.kubelet.containerlogs import ContainerLogs, LogOptions, stamp
 from kubedra.kubelet.containertext import exit_line, start_lines
+from kubedra.kubelet.devicestate import (
+    ClaimState,
+    ClaimStates,
+    DeviceCheckpoint,
+    DeviceState,
+    DriverState,
+)
 from kubedra.kubelet.ledger import DriverDevices, PreparedDevice
+from kubedra.kubelet.manager import held_devices
 
 
 def _pod(claims: list[dict[str, object]], container_claims: list[dict[str, str]],
@@ -165,3 +180,22 @@ def test_removed_with_the_pod(tmp_path: Path) -> None:
 
 def test_stamp_is_rfc3339_with_nanoseconds() -> None:
     assert stamp(1_700_000_000_000_000_123) == "2023-11-14T22:13:20.000000123Z"
+
+
+def test_what_each_checkpoint_format_holds(tmp_path: Path) -> None:
+    """The devices a container is told about come from the era's checkpoint entry."""
+    info = ClaimInfoState(DriverName="gpu.example.com", ResourceHandles=[ResourceHandleState(
+        driverName="gpu.example.com", structuredData=StructuredHandleState(
+            nodeName="node-0", results=[AllocationResultState(
+                namedResources=NamedResult(name="instance-1"))]))],
+        CDIDevices={"gpu.example.com": ["gpu.example.com/test=c-instance-1"]})
+    assert held_devices(info) == [DriverDevices(
+        "gpu.example.com", (PreparedDevice("node-0", "instance-1"),),
+        ("gpu.example.com/test=c-instance-1",))]
+    state = ClaimState(ClaimName="c", DriverState={"gpu.example.com": DriverState(Devices=[
+        DeviceState(PoolName="pool", DeviceName="gpu-0", RequestNames=["r"],
+                    CDIDeviceIDs=["gpu.example.com/gpu=gpu-0"])])})
+    assert ClaimStates(DeviceCheckpoint(tmp_path)).held(state) == [DriverDevices(
+        "gpu.example.com", (PreparedDevice("pool", "gpu-0", ("r",),
+                                           ("gpu.example.com/gpu=gpu-0",)),),
+        ("gpu.example.com/gpu=gpu-0",))]
