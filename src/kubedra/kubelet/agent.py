@@ -53,6 +53,9 @@ from kubedra.tasks import cancel_and_wait
 log = logging.getLogger(__name__)
 
 REGISTRY_DIR = "plugins_registry"
+#: Where containers' CDI specs are read from: a runtime's defaults (``/etc/cdi``, then
+#: ``/var/run/cdi``, which wins), then the node's own ``ROOT/cdi`` (the example drivers').
+RUNTIME_CDI_DIRS = (Path("/etc/cdi"), Path("/var/run/cdi"))
 CDI_DIR = "cdi"
 REGISTER_RETRY = 1.0
 WORKER_RETRY = 1.0
@@ -103,7 +106,8 @@ class NodeAgent:
         self.console: Console | None = None
         self.log_server: LogServer | None = None
         if serving is not None:
-            self.console = Console(ContainerLogs(root_dir), CDISpecs([root_dir / CDI_DIR]))
+            cdi = CDISpecs([*RUNTIME_CDI_DIRS, root_dir / CDI_DIR])
+            self.console = Console(ContainerLogs(root_dir), cdi)
             self.log_server = LogServer(self.console.logs, self._pod_named, serving,
                                         config.address)
         self._workers: dict[str, tuple[PodWorker, asyncio.Task[None]]] = {}
@@ -209,7 +213,9 @@ class NodeAgent:
 
     def _release_orphans(self) -> None:
         """After a restart: claims whose pods are no longer on this node."""
-        live = {p.metadata.uid for p in self.pods.list() if self._on_node(p)}
+        live = {p.metadata.uid or "" for p in self.pods.list() if self._on_node(p)}
+        if self.console is not None:
+            self.console.logs.prune(live)
         for uid in self.claims.pod_uids() - live:
             log.info("pod %s is gone; unpreparing its claims", uid)
             self._release(uid)

@@ -109,6 +109,12 @@ class ContainerLogs:
             self._wake(path, running=False)
         shutil.rmtree(directory, ignore_errors=True)
 
+    def prune(self, live: set[str]) -> None:
+        """After a restart: the logs of pods (by uid) no longer on the node go."""
+        for directory in self.root.glob("*_*_*"):
+            if directory.name.rsplit("_", 1)[1] not in live:
+                shutil.rmtree(directory, ignore_errors=True)
+
     async def read(self, path: Path, opts: LogOptions,
                    write: Callable[[bytes], Awaitable[None]]) -> None:
         """Write the instance's output as ``opts`` select it; with ``follow``, until the

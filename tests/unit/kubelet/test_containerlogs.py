@@ -178,6 +178,15 @@ def test_removed_with_the_pod(tmp_path: Path) -> None:
     assert not path.exists() and not logs.running(path)
 
 
+def test_a_restarted_agent_drops_the_logs_of_gone_pods(tmp_path: Path) -> None:
+    logs, path = _logs(tmp_path)
+    logs.start(path, lambda: ["x"])
+    logs.prune({"u1"})
+    assert path.exists()
+    logs.prune({"other"})
+    assert not path.parent.parent.exists()
+
+
 def test_stamp_is_rfc3339_with_nanoseconds() -> None:
     assert stamp(1_700_000_000_000_000_123) == "2023-11-14T22:13:20.000000123Z"
 
