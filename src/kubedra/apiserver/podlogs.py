@@ -162,8 +162,10 @@ class PodLogs:
 
     def _client(self) -> aiohttp.ClientSession:
         if self._session is None:
-            self._session = aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(
-                total=None, sock_connect=10.0), auto_decompress=False)
+            # no bound on connections: each followed log holds one for as long as it runs
+            self._session = aiohttp.ClientSession(
+                connector=aiohttp.TCPConnector(limit=0), auto_decompress=False,
+                timeout=aiohttp.ClientTimeout(total=None, sock_connect=10.0))
         return self._session
 
     async def close(self) -> None:

@@ -169,3 +169,14 @@ async def test_the_node_serves_the_api_server_only(node: Node) -> None:
         async with http.get(url, ssl=as_jane) as resp:
             assert (resp.status, await resp.text()) == (
                 403, "Forbidden (user=jane, verb=get, resource=nodes, subresource=proxy)")
+
+
+async def test_a_node_agent_away_is_a_500(node: Node) -> None:
+    """Nothing listens at the Node's kubelet port: an answer at once, never a hang."""
+    await node.pod("p", ["a"], statuses=[{"name": "a", "state": RUNNING}])
+    code, _ = await node.env.call("PATCH", "/api/v1/nodes/node-0/status", {"status": {
+        "daemonEndpoints": {"kubeletEndpoint": {"Port": 1}}}}, MERGE)
+    assert code == 200
+    code, status = await asyncio.wait_for(node.env.call("GET", f"{PODS}/p/log"), 30)
+    assert code == 500 and status["message"].startswith(
+        'Internal error occurred: Get "https://127.0.0.1:1/containerLogs/default/p/a":')
