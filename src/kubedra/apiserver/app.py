@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import logging
+import ssl
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -44,6 +45,7 @@ from kubedra.apiserver.hub import WatchHub
 from kubedra.apiserver.kubernetes_service import ensure_kubernetes_service
 from kubedra.apiserver.limits import Door, Limits, is_long_running
 from kubedra.apiserver.metrics import GROUP, RESOURCE, VERB, Metrics
+from kubedra.apiserver.podlogs import PodLogs
 from kubedra.apiserver.registry import EVENT_TTL, Registry
 from kubedra.apiserver.replies import JSON, Reply, json_reply
 from kubedra.apiserver.rest import Rest
@@ -79,6 +81,9 @@ class Options:
     event_ttl: int = EVENT_TTL  # seconds; 0: Events are kept until deleted
     # DefaultTolerationSeconds admission: not-ready and unreachable tolerations' seconds
     default_toleration_seconds: tuple[int, int] = (DEFAULT_SECONDS, DEFAULT_SECONDS)
+    # the kubelet client certificate and the CA of kubelets' serving certificates (pods/log);
+    # None: kubelets cannot be reached
+    kubelet_tls: ssl.SSLContext | None = None
 
 
 class ApiServer:
@@ -104,6 +109,7 @@ class ApiServer:
         keys = self.options.service_account_keys or TokenKeys(pki.new_key())
         self.authn = Authenticator(self.options.authn, keys, self._current_uid)
         self.resources.tokens = TokenRequests(keys, self.rest, self.registry)
+        self.resources.logs = PodLogs(self.registry, self.rest, self.options.kubelet_tls)
         self.authz = Access(self.hub, store, self.registry, self.rest,
                             self.options.authorization_modes)
         self.resources.authz = self.authz
@@ -153,6 +159,8 @@ class ApiServer:
         if self._runner is not None:
             await self._runner.cleanup()
         await self.gc.stop()
+        if self.resources.logs is not None:
+            await self.resources.logs.close()
         await self.authz.stop()
         await self.hub.stop()
         self.audit.stop()

@@ -44,6 +44,8 @@ def _subresources(res: Resource) -> list[tuple[str, str, str, list[str]]]:
             out.append(("binding", "", "Binding", ["create"]))
         elif sub == "finalize":
             out.append(("finalize", res.kind.group, res.kind.kind, ["update"]))
+        elif sub == "log":
+            out.append(("log", res.kind.group, res.kind.kind, ["get"]))
         elif sub == "token":
             out.append(("token", "authentication.k8s.io", "TokenRequest", ["create"]))
     return out

@@ -26,6 +26,7 @@ from kubedra.apiserver.authz.attributes import Attributes
 from kubedra.apiserver.hub import Change, WatchHub
 from kubedra.apiserver.metrics import RESOURCE, VERB
 from kubedra.apiserver.patch import dispatch
+from kubedra.apiserver.podlogs import PodLogs
 from kubedra.apiserver.registry import Registry, Resource
 from kubedra.apiserver.replies import JSON, json_reply
 from kubedra.apiserver.rest import Filter, Rest, Result, list_object
@@ -100,6 +101,7 @@ class ResourceHandlers:
         self.streamer = Streamer(hub, rest, self.stopping, bookmark_interval)
         self.authz: Access | None = None
         self.tokens: TokenRequests | None = None
+        self.logs: PodLogs | None = None
         # the mutating admission of a create or update body (never of a subresource's)
         self.default_tolerations = DefaultTolerationSeconds()
 
@@ -122,6 +124,10 @@ class ResourceHandlers:
             if method != "POST":
                 raise errors.method_not_allowed(method)
             return await self._bind(request, t)
+        if t.subresource == "log":
+            if method != "GET" or self.logs is None:
+                raise errors.method_not_allowed(method)
+            return await self.logs.serve(request, t.namespace, t.name)
         if t.subresource == "token":
             if method != "POST" or self.tokens is None:
                 raise errors.method_not_allowed(method)

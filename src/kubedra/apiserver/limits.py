@@ -52,11 +52,19 @@ class Limits:
 
 
 def is_long_running(request: web.BaseRequest) -> bool:
-    """Watches: neither counted in flight nor given the request deadline (their own
-    ``timeoutSeconds`` and the server's longest watch end them)."""
+    """Watches and pod logs (``pods/<name>/log``, which ``follow`` streams): neither counted
+    in flight nor given the request deadline (a watch's own ``timeoutSeconds`` and the
+    server's longest watch end it; a log stream ends with its container)."""
     if request.method != "GET":
         return False
-    return "/watch/" in request.path or _query_value(request, "watch") in _TRUE
+    return ("/watch/" in request.path or _query_value(request, "watch") in _TRUE
+            or _is_log(request.path))
+
+
+def _is_log(path: str) -> bool:
+    """``.../pods/<name>/log`` (upstream's long-running ``log`` subresource)."""
+    parts = path.rstrip("/").rsplit("/", 3)
+    return len(parts) == 4 and parts[1] == "pods" and parts[3] == "log"
 
 
 def _query_value(request: web.BaseRequest, name: str) -> str | None:

@@ -60,6 +60,19 @@ def _write(path: Path, data: bytes, private: bool, *, replace: bool = False) -> 
             os.unlink(tmp)
 
 
+def write_pair(pair: Pair, cert: Path, key: Path) -> None:
+    """A certificate and its key, each replaced whole (the key 0600)."""
+    _write(key, pair.key, private=True, replace=True)
+    _write(cert, pair.cert, private=False, replace=True)
+
+
+def client_context(cert: Path, key: Path, ca: Path) -> ssl.SSLContext:
+    """TLS to a server whose certificate ``ca`` signed, authenticated by ``cert``."""
+    ctx = ssl.create_default_context(ssl.Purpose.SERVER_AUTH, cafile=str(ca))
+    ctx.load_cert_chain(cert, key)
+    return ctx
+
+
 def new_key() -> ec.EllipticCurvePrivateKey:
     return ec.generate_private_key(ec.SECP256R1())
 
@@ -211,6 +224,16 @@ class ClusterPki:
             _write(self.serving_cert, pair.cert, private=False, replace=True)
         self.ensure_service_account_key()
         return ca
+
+    def ensure_client(self, name: str, user: str) -> tuple[Path, Path]:
+        """``<name>.crt`` and ``<name>.key``: a client certificate for ``user`` (made again
+        when missing or near its end)."""
+        ca = self.authority()
+        cert, key = self.directory / f"{name}.crt", self.directory / f"{name}.key"
+        if not (cert.exists() and key.exists()) or x509.load_pem_x509_certificate(
+                cert.read_bytes()).not_valid_after_utc - RENEW_BEFORE < _now():
+            write_pair(ca.issue(user), cert, key)
+        return cert, key
 
     def ensure_service_account_key(self) -> Path:
         self.directory.mkdir(parents=True, exist_ok=True)

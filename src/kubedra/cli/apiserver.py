@@ -36,9 +36,16 @@ from kubedra.apiserver.authn.tokenfile import AuthFileError, load_token_file
 from kubedra.apiserver.authz.chain import ModeError, parse_modes
 from kubedra.apiserver.connections import ConnectionLimits
 from kubedra.apiserver.limits import Limits
-from kubedra.apiserver.pki import ClusterPki
+from kubedra.apiserver.pki import ClusterPki, client_context
 from kubedra.apiserver.tolerationseconds import DEFAULT_SECONDS
-from kubedra.cli.credentials import ADMIN, LOOPBACK, Identity, certificate
+from kubedra.cli.credentials import (
+    ADMIN,
+    KUBELET_CLIENT,
+    KUBELET_CLIENT_FILES,
+    LOOPBACK,
+    Identity,
+    certificate,
+)
 from kubedra.cli.datadir import private_directory
 from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.cli.singletons import collect_while_leading, replica_identity
@@ -132,6 +139,18 @@ async def serve(
 @click.option("--client-ca-file", type=click.Path(dir_okay=False, exists=True, path_type=Path),
               default=None, help="Client certificates signed by this CA authenticate "
               "(CN = user, O = groups); default: the cluster CA.")
+@click.option("--kubelet-client-certificate", default=None,
+              type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="Client certificate presented to the node agents for pods/log (CN "
+              f"{KUBELET_CLIENT.user}); default: CERT_DIR/{KUBELET_CLIENT_FILES}.crt, made on "
+              "first start.")
+@click.option("--kubelet-client-key", default=None,
+              type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="Its private key (with --kubelet-client-certificate).")
+@click.option("--kubelet-certificate-authority", default=None,
+              type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              help="CA bundle verifying the node agents' serving certificates (default: the "
+              "cluster CA).")
 @click.option("--token", default=None,
               help="A bearer token for an administrator (system:masters); with --no-tls a "
               "random one is made for the written kubeconfig.")
@@ -204,7 +223,9 @@ async def serve(
 def apiserver(
     data_dir: Path, bind_address: str, port: int, kubeconfig: Path | None, feature_gates: str,
     emulated_version: str, runtime_config: str,
-    tls: bool, cert_dir: Path | None, client_ca_file: Path | None, token: str | None,
+    tls: bool, cert_dir: Path | None, client_ca_file: Path | None,
+    kubelet_client_certificate: Path | None, kubelet_client_key: Path | None,
+    kubelet_certificate_authority: Path | None, token: str | None,
     token_auth_file: Path | None, anonymous_auth: bool,
     service_account_signing_key_file: Path | None,
     service_account_key_files: tuple[Path, ...], service_account_issuer: str,
@@ -290,6 +311,17 @@ def apiserver(
                       event_ttl=math.ceil(event_seconds),
                       default_toleration_seconds=(default_not_ready_toleration_seconds,
                                                   default_unreachable_toleration_seconds))
+    if (kubelet_client_certificate is None) != (kubelet_client_key is None):
+        raise click.BadParameter("give both or neither of --kubelet-client-certificate and "
+                                 "--kubelet-client-key", param_hint="--kubelet-client-key")
+    kubelet_files = ((kubelet_client_certificate, kubelet_client_key)
+                     if kubelet_client_certificate and kubelet_client_key else
+                     pki.ensure_client(KUBELET_CLIENT_FILES, KUBELET_CLIENT.user))
+    try:
+        kubelet_tls = client_context(*kubelet_files, kubelet_certificate_authority or pki.ca_cert)
+    except (OSError, ssl.SSLError) as err:
+        raise click.BadParameter(str(err), param_hint="--kubelet-client-certificate") from None
+    options = replace(options, kubelet_tls=kubelet_tls)
     serving = Serving(pki, tls, client_ca_file, token)
     try:
         run_until_signalled(lambda stop: serve(stop, data_dir, bind_address, port, kubeconfig,

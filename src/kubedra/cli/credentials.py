@@ -7,8 +7,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from kubedra.apiserver.pki import ClusterPki
+from kubedra.apiserver.pki import ClusterPki, write_pair
 from kubedra.client import kubeconfig
+from kubedra.kubelet.logserver import API_SERVER_USER
 
 
 @dataclass(frozen=True, slots=True)
@@ -24,6 +25,10 @@ SCHEDULER = Identity("system:kube-scheduler")
 CONTROLLER_MANAGER = Identity("system:kube-controller-manager")
 #: The replicas' front asking each one's /readyz (a public path: no group needed).
 FRONT = Identity("kubedra:front")
+#: The API server to the node agents (``pods/log``): the one client they serve.
+KUBELET_CLIENT = Identity(API_SERVER_USER)
+#: ``CERT_DIR/<name>.crt`` and ``.key``: the API server's kubelet client certificate.
+KUBELET_CLIENT_FILES = "apiserver-kubelet-client"
 
 
 def node_identity(node: str) -> Identity:
@@ -33,6 +38,21 @@ def node_identity(node: str) -> Identity:
 def node_kubeconfig_path(nodes_dir: Path, node: str) -> Path:
     """``DATA/nodes/<node>.kubeconfig``."""
     return nodes_dir / f"{node}.kubeconfig"
+
+
+def node_serving_paths(nodes_dir: Path, node: str) -> tuple[Path, Path]:
+    """``DATA/nodes/<node>.kubelet.crt`` and ``.key``: the node agent's serving certificate."""
+    return nodes_dir / f"{node}.kubelet.crt", nodes_dir / f"{node}.kubelet.key"
+
+
+def write_node_serving(pki: ClusterPki, nodes_dir: Path, node: str,
+                       address: str = "127.0.0.1") -> tuple[Path, Path]:
+    """A serving certificate for node ``node`` at ``address`` (as a kubelet's: CN
+    ``system:node:<node>``, O ``system:nodes``), from the cluster CA."""
+    who = node_identity(node)
+    paths = node_serving_paths(nodes_dir, node)
+    write_pair(pki.authority().issue(who.user, who.groups, hosts=(address, node)), *paths)
+    return paths
 
 
 def certificate(pki: ClusterPki, who: Identity) -> tuple[kubeconfig.Credentials, bytes]:

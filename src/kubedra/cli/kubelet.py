@@ -4,6 +4,7 @@ runtime) until SIGINT/SIGTERM. Drivers register through ``ROOT/plugins_registry`
 from __future__ import annotations
 
 import asyncio
+import ssl
 from pathlib import Path
 
 import click
@@ -18,6 +19,7 @@ from kubedra.client.rest import Client
 from kubedra.kubelet.agent import NodeAgent
 from kubedra.kubelet.checkpoint import CheckpointError
 from kubedra.kubelet.holder import RootDirInUse
+from kubedra.kubelet.logserver import serving_context
 from kubedra.kubelet.node import NodeClaimed, NodeConfig
 
 
@@ -65,6 +67,38 @@ def node_config(name: str, cpu: str, memory: str, pods: str, labels: tuple[str, 
                       taints=[parse_taint(t) for t in taints])
 
 
+def tls_options(f: click.decorators.FC) -> click.decorators.FC:
+    """Where the node agent serves its containers' logs from (the kubelet's flags)."""
+    for option in reversed([
+        click.option("--tls-cert-file", type=click.Path(dir_okay=False, exists=True,
+                                                        path_type=Path), default=None,
+                     help="serving certificate for /containerLogs (the API server's pods/log); "
+                     "without it no logs are served"),
+        click.option("--tls-private-key-file", type=click.Path(dir_okay=False, exists=True,
+                                                               path_type=Path), default=None,
+                     help="its private key"),
+        click.option("--client-ca-file", type=click.Path(dir_okay=False, exists=True,
+                                                         path_type=Path), default=None,
+                     help="CA of the API server's kubelet client certificate"),
+    ]):
+        f = option(f)
+    return f
+
+
+def serving(cert: Path | None, key: Path | None, client_ca: Path | None) -> ssl.SSLContext | None:
+    """The log server's TLS from the three files, all or none given."""
+    given = [p for p in (cert, key, client_ca) if p is not None]
+    if not given:
+        return None
+    if cert is None or key is None or client_ca is None:
+        raise click.UsageError("--tls-cert-file, --tls-private-key-file and --client-ca-file "
+                               "go together")
+    try:
+        return serving_context(cert, key, client_ca)
+    except (OSError, ssl.SSLError) as e:
+        raise click.BadParameter(str(e), param_hint="--tls-cert-file") from None
+
+
 @click.command("kubelet")
 @click.option("--kubeconfig", "kubeconfig_path", type=click.Path(dir_okay=False),
               help="kubeconfig of the API server (default: $KUBECONFIG or ~/.kube/config)")
@@ -72,12 +106,16 @@ def node_config(name: str, cpu: str, memory: str, pods: str, labels: tuple[str, 
 @click.option("--root-dir", type=click.Path(file_okay=False, path_type=Path), required=True,
               help="state directory: plugins_registry/, dra_manager_state")
 @node_options
+@tls_options
 @click.option("-v", "--verbose", count=True)
 def kubelet(kubeconfig_path: str | None, node_name: str, root_dir: Path, cpu: str, memory: str,
-            pods: str, labels: tuple[str, ...], taints: tuple[str, ...], verbose: int) -> None:
+            pods: str, labels: tuple[str, ...], taints: tuple[str, ...],
+            tls_cert_file: Path | None, tls_private_key_file: Path | None,
+            client_ca_file: Path | None, verbose: int) -> None:
     """Run a node agent until SIGINT/SIGTERM."""
     setup_logging(verbose)
     config = node_config(node_name, cpu, memory, pods, labels, taints)
+    tls = serving(tls_cert_file, tls_private_key_file, client_ca_file)
     api = kubeconfig.load(kubeconfig_path)
 
     async def main(stop: asyncio.Event) -> None:
@@ -86,7 +124,8 @@ def kubelet(kubeconfig_path: str | None, node_name: str, root_dir: Path, cpu: st
             config.kubelet_version = release.git_version
             dra = await dra_served(client, "kubelet", version=claim_api(release).version)
             try:
-                agent = NodeAgent(client, config, root_dir.absolute(), dra=dra, release=release)
+                agent = NodeAgent(client, config, root_dir.absolute(), dra=dra, release=release,
+                                  serving=tls)
             except CheckpointError as e:
                 raise click.ClickException(f"failed to create claimInfo cache: error calling "
                                            f"GetOrCreate() on checkpoint state: {e}") from None

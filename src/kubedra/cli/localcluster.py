@@ -43,11 +43,14 @@ from kubedra.cli.credentials import (
     ADMIN,
     CONTROLLER_MANAGER,
     FRONT,
+    KUBELET_CLIENT,
+    KUBELET_CLIENT_FILES,
     SCHEDULER,
     certificate,
     node_identity,
     node_kubeconfig_path,
     write_kubeconfig,
+    write_node_serving,
 )
 from kubedra.cli.datadir import private_directory
 from kubedra.cli.front import Front
@@ -280,6 +283,7 @@ class LocalCluster:
         (self.data_dir / "logs").mkdir(parents=True, exist_ok=True)
         # made once here, so replicas starting together find the same CA and certificate
         self.pki.ensure_serving("127.0.0.1")
+        self.pki.ensure_client(KUBELET_CLIENT_FILES, KUBELET_CLIENT.user)
         for c in self.etcd:
             await c.start()
         self.kubeconfig_path.unlink(missing_ok=True)  # a previous run's names an old port
@@ -310,9 +314,11 @@ class LocalCluster:
 
     def node_kubeconfig(self, node: str) -> Path:
         """Write (once started) the kubeconfig of node ``node``, ``system:node:<node>`` in
-        ``system:nodes``, and return its path."""
+        ``system:nodes``, and its serving certificate (``<node>.kubelet.crt``); return the
+        kubeconfig's path."""
         path = node_kubeconfig_path(self.nodes_dir, node)
         write_kubeconfig(self.pki, path, self.server, node_identity(node))
+        write_node_serving(self.pki, self.nodes_dir, node)
         return path
 
     async def _wait_ready(self, apiserver: Component, kubeconfig_path: Path,

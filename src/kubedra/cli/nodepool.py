@@ -18,8 +18,8 @@ import click
 from kubedra.api.release import R1_30, R1_34
 from kubedra.api.resource.v1alpha2 import NamedResourcesInstance
 from kubedra.api.resourceclaim import claim_api
-from kubedra.cli.credentials import node_kubeconfig_path
-from kubedra.cli.kubelet import node_config, node_options
+from kubedra.cli.credentials import node_kubeconfig_path, node_serving_paths
+from kubedra.cli.kubelet import node_config, node_options, serving
 from kubedra.cli.localcluster import Component
 from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.client import kubeconfig
@@ -64,12 +64,15 @@ def pool_instances(count: int) -> list[NamedResourcesInstance]:
 @click.option("--driver-name", default="gpu.example.com", show_default=True)
 @click.option("--instances", default=8, show_default=True,
               help="instances each node's example driver publishes")
+@click.option("--client-ca-file", type=click.Path(dir_okay=False, exists=True, path_type=Path),
+              default=None, help="with --kubeconfig-dir: each node serves its containers' logs "
+              "with DIR/<node>.kubelet.crt to clients this CA signed (the API server)")
 @node_options
 @click.option("-v", "--verbose", count=True)
 def node_pool(kubeconfig_path: str | None, kubeconfig_dir: Path | None, root_dir: Path,
-              prefix: str, first: int, count: int, driver_name: str, instances: int, cpu: str,
-              memory: str, pods: str, labels: tuple[str, ...], taints: tuple[str, ...],
-              verbose: int) -> None:
+              prefix: str, first: int, count: int, driver_name: str, instances: int,
+              client_ca_file: Path | None, cpu: str, memory: str, pods: str,
+              labels: tuple[str, ...], taints: tuple[str, ...], verbose: int) -> None:
     """Run COUNT node agents, each with the example driver, until SIGINT/SIGTERM."""
     setup_logging(verbose)
     names = node_names(count, first, prefix)
@@ -77,6 +80,8 @@ def node_pool(kubeconfig_path: str | None, kubeconfig_dir: Path | None, root_dir
                 for name in names} if kubeconfig_dir is not None else {})
     shared = kubeconfig.load(kubeconfig_path) if kubeconfig_dir is None else None
     published = pool_instances(instances)
+    tls = {name: serving(*node_serving_paths(kubeconfig_dir, name), client_ca_file)
+           for name in names} if kubeconfig_dir is not None and client_ca_file else {}
 
     async def main(stop: asyncio.Event) -> None:
         drivers: list[Driver] = []
@@ -108,7 +113,8 @@ def node_pool(kubeconfig_path: str | None, kubeconfig_dir: Path | None, root_dir
                             publish_devices(driver, example, generated_devices(instances))
                     config = node_config(name, cpu, memory, pods, labels, taints)
                     config.kubelet_version = release.git_version
-                    agents.append(NodeAgent(client, config, root, bound, dra, release=release))
+                    agents.append(NodeAgent(client, config, root, bound, dra, release=release,
+                                            serving=tls.get(name)))
                 await until_stopped(stop, *(a.run() for a in agents))
             except (NodeClaimed, RootDirInUse) as e:
                 raise click.ClickException(str(e)) from None
@@ -136,6 +142,7 @@ def pool_components(data_dir: Path, nodes: int, per_process: int, instances: int
         out.append(Component(
             f"nodes-{first}-{first + count - 1}",
             ["node-pool", "--kubeconfig-dir", str(data_dir / "nodes"),
+             "--client-ca-file", str(data_dir / "pki" / "ca.crt"),
              "--root-dir", str(data_dir / "nodes"), "--first", str(first), "--count", str(count),
              "--driver-name", driver, "--instances", str(instances), *vflag],
             data_dir / "logs" / f"nodes-{first}.log"))

@@ -20,6 +20,7 @@ from __future__ import annotations
 import asyncio
 import logging
 import os
+import ssl
 from collections.abc import Coroutine
 from pathlib import Path
 from typing import Any
@@ -30,11 +31,15 @@ from kubedra.client.errors import ApiError
 from kubedra.client.events import EventRecorder
 from kubedra.client.informer import Informer, object_key
 from kubedra.client.rest import Client
+from kubedra.kubelet.cdi import CDISpecs
 from kubedra.kubelet.checkpoint import CheckpointState
+from kubedra.kubelet.containerlogs import ContainerLogs
+from kubedra.kubelet.containertext import Console
 from kubedra.kubelet.devicestate import ClaimStates, DeviceCheckpoint
 from kubedra.kubelet.draclient.devices import SERVICES, DevicesClient
 from kubedra.kubelet.holder import holder_identity, lock_root_dir
 from kubedra.kubelet.ledger import DriverClient
+from kubedra.kubelet.logserver import LogServer
 from kubedra.kubelet.manager import ClaimManager
 from kubedra.kubelet.node import NodeAgentNode, NodeClaimed, NodeConfig
 from kubedra.kubelet.noderesources import NodeResourcesController
@@ -48,6 +53,10 @@ from kubedra.tasks import cancel_and_wait
 log = logging.getLogger(__name__)
 
 REGISTRY_DIR = "plugins_registry"
+#: Where containers' CDI specs are read from: a runtime's defaults (``/etc/cdi``, then
+#: ``/var/run/cdi``, which wins), then the node's own ``ROOT/cdi`` (the example drivers').
+RUNTIME_CDI_DIRS = (Path("/etc/cdi"), Path("/var/run/cdi"))
+CDI_DIR = "cdi"
 REGISTER_RETRY = 1.0
 WORKER_RETRY = 1.0
 
@@ -62,11 +71,14 @@ def bound_pods(client: Client) -> Informer[Pod]:
 class NodeAgent:
     def __init__(self, client: Client, config: NodeConfig, root_dir: Path,
                  pods: Informer[Pod] | None = None, dra: bool = True,
-                 release: Release = R1_30) -> None:
+                 release: Release = R1_30, serving: ssl.SSLContext | None = None) -> None:
         """``pods``: a :func:`bound_pods` informer shared with other agents of the process
         (its owner runs and stops it); by default the agent watches its own pods
         (``spec.nodeName=<node>``), as the kubelet does. ``dra=False`` (a server without the
-        DRA version of ``release``): no driver registration and no ResourceSlices."""
+        DRA version of ``release``): no driver registration and no ResourceSlices.
+        ``serving``: TLS with the node's serving certificate, for the containers' logs
+        (``/containerLogs``, its port in the Node's ``status.daemonEndpoints``); without it
+        no output is kept."""
         self.client = client
         self.dra = dra
         self.config = config
@@ -91,6 +103,13 @@ class NodeAgent:
         self.pods.add_handler(on_add=self._pod_changed,
                               on_update=lambda _old, new: self._pod_changed(new),
                               on_delete=self._pod_deleted)
+        self.console: Console | None = None
+        self.log_server: LogServer | None = None
+        if serving is not None:
+            cdi = CDISpecs([*RUNTIME_CDI_DIRS, root_dir / CDI_DIR])
+            self.console = Console(ContainerLogs(root_dir), cdi)
+            self.log_server = LogServer(self.console.logs, self._pod_named, serving,
+                                        config.address)
         self._workers: dict[str, tuple[PodWorker, asyncio.Task[None]]] = {}
         self._cleanups: set[asyncio.Task[None]] = set()
         self.ready = asyncio.Event()
@@ -145,9 +164,14 @@ class NodeAgent:
             return
         key = object_key(pod)
         worker = PodWorker(self.client, self.claims, self.events, self.config.address,
-                           lambda: self._current(key, uid))
+                           lambda: self._current(key, uid), self.console)
         task = asyncio.create_task(self._run_worker(worker, uid), name=f"pod {key}")
         self._workers[uid] = (worker, task)
+
+    def _pod_named(self, namespace: str, name: str) -> Pod | None:
+        """The pod as this node runs it (the log server's ``GetPodByName``)."""
+        pod = self.pods.store.get(f"{namespace}/{name}")
+        return pod if pod is not None and self._on_node(pod) else None
 
     def _current(self, key: str, uid: str) -> Pod | None:
         pod = self.pods.store.get(key)
@@ -175,6 +199,8 @@ class NodeAgent:
         entry = self._workers.pop(uid, None)
         if entry is not None:
             entry[1].cancel()
+        if self.console is not None:
+            self.console.logs.remove(pod)
         self._release(uid)
 
     def _release(self, uid: str) -> None:
@@ -187,7 +213,9 @@ class NodeAgent:
 
     def _release_orphans(self) -> None:
         """After a restart: claims whose pods are no longer on this node."""
-        live = {p.metadata.uid for p in self.pods.list() if self._on_node(p)}
+        live = {p.metadata.uid or "" for p in self.pods.list() if self._on_node(p)}
+        if self.console is not None:
+            self.console.logs.prune(live)
         for uid in self.claims.pod_uids() - live:
             log.info("pod %s is gone; unpreparing its claims", uid)
             self._release(uid)
@@ -220,6 +248,15 @@ class NodeAgent:
             os.close(lock)
 
     async def _run(self) -> None:
+        if self.log_server is not None:
+            self.config.kubelet_port = await self.log_server.start()
+        try:
+            await self._serve()
+        finally:
+            if self.log_server is not None:
+                await self.log_server.stop()
+
+    async def _serve(self) -> None:
         await self._register_node()
         loops = [self.node.run()]
         if self.dra and self.wiper is not None:

@@ -20,7 +20,7 @@ import msgspec
 from kubedra.api.resource import v1
 from kubedra.kubelet.checkpoint import STATE_FILE, CheckpointError, write_atomically
 from kubedra.kubelet.draclient.devices import ClaimRef
-from kubedra.kubelet.ledger import ClaimResult, PrepareError
+from kubedra.kubelet.ledger import ClaimResult, DriverDevices, PreparedDevice, PrepareError
 
 API_VERSION = "checkpoint.dra.kubelet.k8s.io/v1"
 KIND = "DRACheckpoint"
@@ -179,3 +179,14 @@ class ClaimStates:
     def cdi_devices(self, entry: ClaimState) -> list[str]:
         return [i for s in (entry.DriverState or {}).values() for d in s.Devices or ()
                 for i in d.CDIDeviceIDs or ()]
+
+    def held(self, entry: ClaimState) -> list[DriverDevices]:
+        out = []
+        for driver, state in sorted((entry.DriverState or {}).items()):
+            devices = tuple(PreparedDevice(pool=d.PoolName, device=d.DeviceName,
+                                           request_names=tuple(d.RequestNames or ()),
+                                           cdi_ids=tuple(d.CDIDeviceIDs or ()))
+                            for d in state.Devices or ())
+            out.append(DriverDevices(driver, devices,
+                                     tuple(i for d in devices for i in d.cdi_ids)))
+        return out

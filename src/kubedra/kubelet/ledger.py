@@ -47,6 +47,17 @@ class PreparedDevice:
 
 
 @dataclass(frozen=True)
+class DriverDevices:
+    """What one driver prepared for one claim, as a container started with it sees it: the
+    devices (1.30's named resources carry no CDI ids of their own) and the claim's CDI ids
+    from that driver."""
+
+    driver: str
+    devices: tuple[PreparedDevice, ...]
+    cdi_ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
 class ClaimResult:
     """One claim's answer: its CDI devices (every protocol), the devices they belong to (from
     1.34 on), or the error."""

@@ -31,7 +31,15 @@ from kubedra.kubelet.checkpoint import (
     StructuredHandleState,
     go_json,
 )
-from kubedra.kubelet.ledger import ClaimResult, DriverClient, Format, Ledger, PrepareError
+from kubedra.kubelet.ledger import (
+    ClaimResult,
+    DriverClient,
+    DriverDevices,
+    Format,
+    Ledger,
+    PreparedDevice,
+    PrepareError,
+)
 from kubedra.proto.convert import claim_to_proto
 
 # -- claim info from the API object, and what the drivers are sent ----------------------------
@@ -109,6 +117,24 @@ class ClaimFormat(Format[E], Protocol[E]):
 
     def cdi_devices(self, entry: E) -> list[str]: ...
 
+    def held(self, entry: E) -> list[DriverDevices]:
+        """The devices each driver prepared for the claim, by driver name."""
+        ...
+
+
+def held_devices(info: ClaimInfoState) -> list[DriverDevices]:
+    """v1.30: each handle's named resources (their pool is the node's, the slice's), and the
+    CDI ids its driver answered with for the whole claim."""
+    devices: dict[str, list[PreparedDevice]] = {}
+    for h in info.ResourceHandles or ():
+        named = devices.setdefault(_plugin(info, h), [])
+        if (s := h.structuredData) is not None:
+            named += [PreparedDevice(pool=s.nodeName, device=r.namedResources.name)
+                      for r in s.results or () if r.namedResources is not None]
+    cdi = info.CDIDevices or {}
+    return [DriverDevices(driver, tuple(devices[driver]), tuple(cdi.get(driver) or ()))
+            for driver in sorted(devices)]
+
 
 class ClaimInfos:
     """The v1.30 checkpoint as a ledger :class:`~kubedra.kubelet.ledger.Format`."""
@@ -126,6 +152,9 @@ class ClaimInfos:
 
     def cdi_devices(self, entry: ClaimInfoState) -> list[str]:
         return [d for ds in (entry.CDIDevices or {}).values() for d in ds]
+
+    def held(self, entry: ClaimInfoState) -> list[DriverDevices]:
+        return held_devices(entry)
 
     def load(self) -> list[ClaimInfoState]:
         return self.state.get_or_create()
@@ -180,6 +209,11 @@ class ClaimManager:
     def devices(self, pod: Pod) -> dict[str, list[str]]:
         """The CDI devices of each of the pod's prepared claims, by claim name."""
         return {self.format.claim_name(e): self.format.cdi_devices(e)
+                for e in self.ledger.of_pod(pod.metadata.uid or "")}
+
+    def held(self, pod: Pod) -> dict[str, list[DriverDevices]]:
+        """The devices of each of the pod's prepared claims, by claim name."""
+        return {self.format.claim_name(e): self.format.held(e)
                 for e in self.ledger.of_pod(pod.metadata.uid or "")}
 
     async def _claims_of(self, pod: Pod) -> list[resourceclaim.ResourceClaim]:

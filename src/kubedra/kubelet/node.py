@@ -68,6 +68,8 @@ class NodeConfig:
     """The Lease's holderIdentity (default: the node name, as upstream's kubelet)."""
     kubelet_version: str = KUBELET_VERSION
     """``status.nodeInfo.kubeletVersion``: the release of the server the agent found."""
+    kubelet_port: int = 0
+    """Where the agent serves ``/containerLogs`` (``status.daemonEndpoints``); 0: nowhere."""
 
     @property
     def holder(self) -> str:
@@ -130,6 +132,7 @@ class NodeAgentNode:
             conditions=_conditions(previous.conditions if previous else None),
             addresses=[NodeAddress(type="InternalIP", address=cfg.address),
                        NodeAddress(type="Hostname", address=cfg.name)],
+            daemon_endpoints={"kubeletEndpoint": {"Port": cfg.kubelet_port}},
             node_info=NodeSystemInfo(kubelet_version=cfg.kubelet_version,
                                      kube_proxy_version=cfg.kubelet_version,
                                      operating_system="linux", architecture=_arch(),

@@ -19,6 +19,8 @@ from kubedra.client.errors import ApiError, is_not_found
 from kubedra.client.events import EventRecorder
 from kubedra.client.rest import Client
 from kubedra.kubelet import runtime
+from kubedra.kubelet.containertext import Console
+from kubedra.kubelet.ledger import DriverDevices
 from kubedra.kubelet.manager import ClaimManager
 from kubedra.kubelet.node import now
 
@@ -31,8 +33,11 @@ _FINISHED = ("Succeeded", "Failed")
 
 class PodWorker:
     def __init__(self, client: Client, claims: ClaimManager, events: EventRecorder,
-                 host_ip: str, current: Callable[[], Pod | None]) -> None:
+                 host_ip: str, current: Callable[[], Pod | None],
+                 console: Console | None = None) -> None:
+        """``console``: where the containers' output goes (None: nowhere)."""
         self.client = client
+        self.console = console
         self.claims = claims
         self.events = events
         self.host_ip = host_ip
@@ -106,6 +111,8 @@ class PodWorker:
         if self._deleting():
             await self.unprepare(uid)
             await self._delete()
+            if self.console is not None:
+                self.console.logs.remove(pod)
 
     async def _live(self, pod: Pod) -> None:
         try:
@@ -123,8 +130,9 @@ class PodWorker:
         event = None if not devices else asyncio.create_task(self.events.record(  # never delays
             pod, "Normal", "PreparedDynamicResources", "CDI devices: " + "; ".join(
                 f"claim {c}: {', '.join(d) or '<none>'}" for c, d in sorted(devices.items()))))
+        held = self.claims.held(pod)
         try:
-            await self._run_containers(pod, how)
+            await self._run_containers(pod, how, held)
         finally:
             if event is not None:
                 await event
@@ -145,18 +153,26 @@ class PodWorker:
         elapsed = (datetime.datetime.now(datetime.UTC) - began).total_seconds()
         return started, first.restart_count, max(elapsed, 0.0)
 
-    async def _run_containers(self, pod: Pod, how: runtime.Behaviour) -> None:
+    async def _run_containers(self, pod: Pod, how: runtime.Behaviour,
+                              held: dict[str, list[DriverDevices]]) -> None:
         start_time = pod.status.start_time or now()
         started, restarts, elapsed = self._resume(pod)
         last: dict[str, Any] | None = None
+        console = self.console
         while True:
             await self._write(pod, "Running", start_time, {"running": {"startedAt": started}},
                               restarts, last)
+            if console is not None:
+                console.started(pod, restarts, held)
             run = None if how.run_seconds is None else max(how.run_seconds - elapsed, 0.0)
             if await self._wait(run):
+                if console is not None:
+                    console.stopped(pod, restarts)
                 return
             finished = now()
             ended = runtime.terminated(how.exit_code, started, finished)
+            if console is not None:
+                console.exited(pod, restarts, how.exit_code, ended["terminated"]["reason"])
             if not how.restarts_after(how.exit_code):
                 phase = "Succeeded" if how.exit_code == 0 else "Failed"
                 await self._write(pod, phase, start_time, ended, restarts, last)

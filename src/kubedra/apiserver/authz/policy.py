@@ -63,8 +63,8 @@ def _aggregate_labels(*to: str) -> dict[str, str]:
 
 
 _VIEW = (
-    Rule(READ, (CORE,), ("pods", "pods/status", "services", "services/status", "events",
-                         "namespaces", "namespaces/status")),
+    Rule(READ, (CORE,), ("pods", "pods/log", "pods/status", "services", "services/status",
+                         "events", "namespaces", "namespaces/status")),
     Rule(READ, (BATCH,), ("jobs", "jobs/status")),
     Rule(READ, (COORDINATION,), ("leases",)),
 )
