@@ -2,7 +2,8 @@
 1.34 kubelet and its example driver a 1.34 driver that publishes its devices as the node's v1
 ResourceSlice (with the node's own identity) and reads claims from the API. A pod naming a v1
 claim template is scheduled by the 1.34 scheduler, the driver prepares the claim (CDI spec with
-the claim's config), the pod runs; deleting the pod unprepares the claim (the spec is gone)."""
+the claim's config), the pod runs and its log shows the device; deleting the pod unprepares
+the claim (the spec is gone)."""
 
 from __future__ import annotations
 
@@ -125,6 +126,13 @@ async def _scenario(client: Client, data: Path) -> None:
     assert device["containerEdits"]["env"] == [
         "admin_tier=gold", f"claim_{claim.metadata.name.replace('-', '_')}_gpu=true",
         "user_mode=fast"]
+
+    # kubectl logs: the API server proxies pods/log to the node agent, whose simulated
+    # container prints the device it received and the env its CDI spec injects
+    logs = (await client.get_path("/api/v1/namespaces/default/pods/app/log")).decode()
+    assert (f"request gpu: driver {DRIVER} pool {pod.spec.node_name} device device-01 "
+            f"cdi {DRIVER}/test=claim-{uid}-gpu") in logs, logs
+    assert 'declare -x user_mode="fast"' in logs, logs
 
     await client.delete(Pod, "app", "default")
 
