@@ -8,6 +8,7 @@ validation).
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from typing import Any, Final
 
 # The backslash escapes Go's ``strconv.Quote`` (and cel-go's ``strings.quote``) write.
@@ -41,6 +42,11 @@ def go_quote(s: str) -> str:
             out.append(f"\\U{ord(ch):08x}")
     out.append('"')
     return "".join(out)
+
+
+def go_quoted_list(items: Iterable[str]) -> str:
+    """Go's ``%q`` of a ``[]string``: ``["a" "b"]``."""
+    return "[" + " ".join(go_quote(v) for v in items) + "]"
 
 
 def parse_bool(text: str) -> bool:

@@ -39,7 +39,6 @@ import msgspec
 
 from kubedra.api import codec
 from kubedra.api.core import Node
-from kubedra.api.goformat import go_quote
 from kubedra.api.meta import ObjectMeta
 from kubedra.api.resource import v1
 from kubedra.api.resource import v1alpha2 as api
@@ -60,6 +59,7 @@ from kubedra.proto.generated import dra_v1alpha3_pb2 as dra_pb2
 from kubedra.proto.generated import dra_v1alpha3_pb2_grpc as dra_grpc
 from kubedra.proto.generated import pluginregistration_v1_pb2 as reg_pb2
 from kubedra.proto.generated import pluginregistration_v1_pb2_grpc as reg_grpc
+from kubedra.proto.services import NoService, choose_service
 from kubedra.tasks import cancel_and_wait
 
 # Timeouts of the v1.30 kubelet (operation_generator.go, plugin/client.go).
@@ -241,7 +241,7 @@ class FakeKubelet:
         if self._client is None:
             self.node = dra_grpc.NodeStub(self._dra_channel)
         else:
-            self.service = _choose_service(info.supported_versions)
+            self.service = choose_service(info.supported_versions, KUBELET_SERVICES)
             self.node = KUBELET_SERVICES[self.service][1](self._dra_channel)
             await self._ensure_node(self._client)
         await registration.NotifyRegistrationStatus(
@@ -381,20 +381,6 @@ def _v1_result(r: Any) -> PrepareResult:
     return PrepareResult([i for d in devices for i in d.cdi_device_ids], r.error, devices)
 
 
-def _choose_service(offered: Sequence[str]) -> str:
-    """1.34's ``validateSupportedServices``: the first of the plugin's services the kubelet
-    speaks; raises ``ValueError`` with upstream's text."""
-    if not offered:
-        raise ValueError("empty list of supported gRPC services (aka supported versions)")
-    for service in offered:
-        if service in KUBELET_SERVICES:
-            return service
-    quoted = " ".join(go_quote(s) for s in offered)
-    ours = " ".join(go_quote(s) for s in KUBELET_SERVICES)
-    raise ValueError(f"none of services supported by the plugin ([{quoted}]) are supported by "
-                     f"the kubelet ([{ours}])")
-
-
 def _registration_problem(info: PluginInfo, socket: Path, semver: bool = True) -> str:
     """The kubelet's objection to ``info`` (its error text), ``""`` when it would register.
     1.30 (``semver``): the gist of HighestSupportedVersion, some ``[v]1.x[.y]`` entry; 1.34:
@@ -406,8 +392,8 @@ def _registration_problem(info: PluginInfo, socket: Path, semver: bool = True) -
         )
     if not semver:
         try:
-            _choose_service(info.supported_versions)
-        except ValueError as err:
+            choose_service(info.supported_versions, KUBELET_SERVICES)
+        except NoService as err:
             return ("RegisterPlugin error -- plugin validation failed with err: invalid "
                     f"supported gRPC versions of DRA driver plugin {info.name} at endpoint "
                     f"{info.endpoint}: {err}")

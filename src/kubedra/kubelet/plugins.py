@@ -15,7 +15,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from kubedra.api.goformat import go_quote
+from kubedra.api.goformat import go_quote, go_quoted_list
+from kubedra.proto import services
 
 DRA_PLUGIN_NAME = "kubernetes.io/dra"
 PLUGIN_TYPE = "DRAPlugin"
@@ -63,21 +64,12 @@ def _go_list(items: Sequence[str]) -> str:
     return "[" + " ".join(items) + "]"
 
 
-def _go_quoted_list(items: Sequence[str]) -> str:
-    """Go's ``%q`` of a ``[]string``."""
-    return _go_list([go_quote(v) for v in items])
-
-
 def choose_service(offered: Sequence[str], supported: Sequence[str]) -> str:
-    """``chosenService``: the first of the plugin's services, in its order, that the kubelet
-    supports."""
-    if not offered:
-        raise PluginError("empty list of supported gRPC services (aka supported versions)")
-    for service in offered:
-        if service in supported:
-            return service
-    raise PluginError(f"none of services supported by the plugin ({_go_quoted_list(offered)}) "
-                      f"are supported by the kubelet ({_go_quoted_list(supported)})")
+    """``chosenService`` (:func:`kubedra.proto.services.choose_service`) as a plugin error."""
+    try:
+        return services.choose_service(offered, supported)
+    except services.NoService as e:
+        raise PluginError(str(e)) from None
 
 
 def highest_supported_version(versions: Sequence[str]) -> GenericVersion:
@@ -157,7 +149,7 @@ class PluginStore:
         except PluginError as e:
             raise PluginError(_log(
                 f"{caller} for DRA plugin {go_quote(name)} failed. None of the versions "
-                f"specified {_go_quoted_list(versions)} are supported. err={e}")) from None
+                f"specified {go_quoted_list(versions)} are supported. err={e}")) from None
         existing = self._plugins.get(name, [None])[-1]
         if existing is not None and existing.highest_version is not None and not (
                 existing.highest_version < highest):
