@@ -236,12 +236,22 @@ def test_an_upper_case_driver_name_is_accepted_with_a_warning(kubectl_134: Kubec
     kubectl_134.run("delete", "resourceslice", name)
 
 
-def test_kubectl_1_34_typed_create_sends_protobuf(kubectl_134: Kubectl) -> None:
-    """kubectl 1.34's ``create namespace`` sends protobuf, which kubedra does not read
-    (docs/deviations.md); ``apply`` of the same object works."""
+def test_kubectl_1_34_typed_commands_speak_protobuf(kubectl_134: Kubectl) -> None:
+    """kubectl 1.34's typed commands send protobuf bodies and ask for protobuf answers
+    (``create namespace``, ``create serviceaccount``, ``create token``, ``auth can-i``
+    and ``--list``); kubedra reads and writes upstream's wire format for those kinds."""
     name = "pb-" + uuid.uuid4().hex[:6]
-    proc = kubectl_134.run("create", "namespace", name, check=False)
-    assert proc.returncode != 0
-    assert "UnsupportedMediaType" in proc.stderr
-    kubectl_134.run("apply", "-f", "-", stdin=yaml.safe_dump(
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}))
+    out = kubectl_134.run("create", "namespace", name, "-v=8").stderr
+    assert "Content-Type: application/vnd.kubernetes.protobuf" in out
+    assert "status=\"201 Created\"" in out
+    ns = kubectl_134.json("get", "namespace", name)
+    assert ns["metadata"]["name"] == name and ns["status"]["phase"] == "Active"
+    assert "generateName" not in ns["metadata"] and "generation" not in ns["metadata"]
+    kubectl_134.run("create", "serviceaccount", "robot", "-n", name)
+    token = kubectl_134.run("create", "token", "robot", "-n", name,
+                            "--duration", "10m").stdout.strip()
+    assert token.count(".") == 2  # a JWT
+    assert kubectl_134.run("auth", "can-i", "create", "pods", "-n", name).stdout.strip() == "yes"
+    rules = kubectl_134.run("auth", "can-i", "--list", "-n", name).stdout
+    assert "Resources" in rules and "*.*" in rules
+    kubectl_134.run("delete", "namespace", name, "--wait=false")
