@@ -7,8 +7,11 @@ writes them and ``codec.decode`` reads them), walking the message descriptors: a
 the field's ``json_name``; upstream's special types are converted as upstream encodes them:
 Quantity (``string``), IntOrString (``type``/``intVal``/``strVal``), Time and MicroTime
 (seconds and nanos, empty when zero: JSON null), RawExtension and FieldsV1 (the JSON text as
-bytes) and the ``ExtraValue`` list wrappers (a JSON array). Presence follows the proto3
+bytes) and the ``ExtraValue`` list wrappers (a JSON array); Go's embedded structs, a
+sub-message on the wire, are inline in JSON (``_INLINE``). Presence follows the proto3
 descriptors: an ``optional`` (Go pointer) field keeps a zero value, a plain one omits it.
+A field number our files lack is refused (never dropped unseen); a JSON key they lack makes
+:func:`encode` fail, so the caller can answer in JSON instead.
 
 A kind has a protobuf form when a message ``k8s.io.api.<group>.<version>.<Kind>`` exists
 (:func:`message_for`); the others are served in JSON only.
@@ -23,7 +26,7 @@ import struct
 from collections.abc import Iterator
 from typing import Any
 
-from google.protobuf import descriptor_pool, message_factory
+from google.protobuf import descriptor_pool, message_factory, unknown_fields
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import DecodeError as _ProtoDecodeError
 from google.protobuf.message import Message
@@ -35,6 +38,7 @@ from kubedra.proto.generated import (  # noqa: F401 - importing registers the me
     apimachinery_runtime_pb2,
     authentication_v1_pb2,
     authorization_v1_pb2,
+    batch_v1_pb2,
     core_v1_pb2,
 )
 
@@ -47,6 +51,14 @@ _INT_OR_STRING = "k8s.io.apimachinery.pkg.util.intstr.IntOrString"
 _RAW_EXTENSION = "k8s.io.apimachinery.pkg.runtime.RawExtension"
 _TIMES = (f"{_META}.Time", f"{_META}.MicroTime")
 _FIELDS_V1 = f"{_META}.FieldsV1"
+_CORE = "k8s.io.api.core.v1"
+# Go's embedded structs: (message, field) whose fields JSON writes into the parent
+_INLINE = frozenset({
+    (f"{_CORE}.Volume", "volumeSource"), (f"{_CORE}.Probe", "handler"),
+    *((f"{_CORE}.{m}", "localObjectReference") for m in (
+        "ConfigMapKeySelector", "SecretKeySelector", "ConfigMapEnvSource", "SecretEnvSource",
+        "ConfigMapVolumeSource")),
+})
 
 
 class ConversionError(ValueError):
@@ -148,8 +160,15 @@ def watch_events(data: bytes) -> Iterator[tuple[str, dict[str, Any]]]:
 def to_json(msg: Message) -> dict[str, Any]:
     """A message -> its JSON form (the fields it has, as the descriptors say)."""
     out: dict[str, Any] = {}
+    desc = msg.DESCRIPTOR
+    unknown = unknown_fields.UnknownFieldSet(msg)
+    if len(unknown):
+        numbers = sorted({f.field_number for f in unknown})
+        raise ConversionError(f"{desc.full_name}: field {numbers[0]} is not known to kubedra")
     for field, value in msg.ListFields():
-        if _is_map(field):
+        if (desc.full_name, field.name) in _INLINE:
+            out.update(to_json(value))
+        elif _is_map(field):
             vfield = field.message_type.fields_by_name["value"]
             out[field.json_name] = {k: _value_json(vfield, v) for k, v in value.items()}
         elif field.is_repeated:
@@ -216,11 +235,16 @@ def _fill(msg: Any, obj: Any, path: str) -> None:
     for key, value in obj.items():
         if value is None:
             continue
-        field = fields.get(key)
+        chain = fields.get(key)
         where = f"{path}.{key}"
-        if field is None:
+        if chain is None:
             raise ConversionError(f"{where}: no such field in {msg.DESCRIPTOR.full_name}")
-        target = getattr(msg, field.name)
+        holder = msg
+        for outer in chain[:-1]:  # an inline (embedded) message
+            holder = getattr(holder, outer.name)
+            holder.SetInParent()
+        field = chain[-1]
+        target = getattr(holder, field.name)
         try:
             if _is_map(field):
                 _fill_map(target, field, value, where)
@@ -236,7 +260,7 @@ def _fill(msg: Any, obj: Any, path: str) -> None:
                 target.SetInParent()
                 _put_message(target, value, where)
             else:
-                setattr(msg, field.name, _scalar(field, value, where))
+                setattr(holder, field.name, _scalar(field, value, where))
         except (TypeError, ValueError) as err:
             if isinstance(err, ConversionError):
                 raise
@@ -320,13 +344,21 @@ def _scalar(field: FieldDescriptor, value: Any, where: str) -> Any:
 
 # --- descriptors -----------------------------------------------------------------------------
 
-_FIELDS: dict[str, dict[str, FieldDescriptor]] = {}
+_FIELDS: dict[str, dict[str, tuple[FieldDescriptor, ...]]] = {}
 
 
-def _json_fields(desc: Descriptor) -> dict[str, FieldDescriptor]:
+def _json_fields(desc: Descriptor) -> dict[str, tuple[FieldDescriptor, ...]]:
+    """JSON key -> the fields that lead to it (two for a field of an inline message)."""
     found = _FIELDS.get(desc.full_name)
     if found is None:
-        found = _FIELDS[desc.full_name] = {f.json_name: f for f in desc.fields}
+        found = {}
+        for f in desc.fields:
+            if (desc.full_name, f.name) in _INLINE:
+                for key, chain in _json_fields(f.message_type).items():
+                    found[key] = (f, *chain)
+            else:
+                found[f.json_name] = (f,)
+        _FIELDS[desc.full_name] = found
     return found
 
 
