@@ -206,6 +206,7 @@ class ResourceHandlers:
         opts = params.parse_list_options(request.query)
         flt = self._filter(request, t, opts)
         as_table = tables.wants_table(request)
+        protobuf = not as_table and media.answer_type(request, _protobuf(t)) == media.PROTOBUF
         prefix = t.res.list_prefix(t.namespace)
         if t.name:  # /watch/.../<name>: the deprecated single-object watch
             name_term = FieldTerm("metadata.name", t.name, True)
@@ -220,11 +221,12 @@ class ResourceHandlers:
             initial, after = await self.rest.current_changes(prefix)
         else:
             after = params.parse_resource_version(rv)
-        resp = web.StreamResponse(status=200, headers={"Content-Type": JSON})
+        resp = web.StreamResponse(status=200, headers={
+            "Content-Type": media.WATCH_PROTOBUF if protobuf else JSON})
         resp.enable_chunked_encoding()
         await resp.prepare(request)
         writer = EventWriter(resp, t.res, flt, as_table, _include_object(request),
-                             request.transport)
+                             request.transport, protobuf)
         timeout = float(opts.timeout_seconds) if opts.timeout_seconds else self.max_watch_seconds
         loop = asyncio.get_running_loop()
         deadline = loop.time() + min(timeout, self.max_watch_seconds)

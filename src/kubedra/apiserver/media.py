@@ -17,6 +17,7 @@ from kubedra.proto import kube
 
 YAML = "application/yaml"
 PROTOBUF = kube.MEDIA_TYPE
+WATCH_PROTOBUF = kube.WATCH_MEDIA_TYPE
 _log = logging.getLogger(__name__)
 
 

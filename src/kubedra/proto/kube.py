@@ -52,6 +52,7 @@ _RAW_EXTENSION = "k8s.io.apimachinery.pkg.runtime.RawExtension"
 _TIMES = (f"{_META}.Time", f"{_META}.MicroTime")
 _FIELDS_V1 = f"{_META}.FieldsV1"
 _CORE = "k8s.io.api.core.v1"
+_TYPE_META = ("apiVersion", "kind")
 # Go's embedded structs: (message, field) whose fields JSON writes into the parent
 _INLINE = frozenset({
     (f"{_CORE}.Volume", "volumeSource"), (f"{_CORE}.Probe", "handler"),
@@ -95,7 +96,7 @@ def encode(obj: dict[str, Any]) -> bytes:
     if cls is None:
         raise ConversionError(f"{api_version}, Kind={kind} has no protobuf form")
     msg = cls()
-    _fill(msg, {k: v for k, v in obj.items() if k not in ("apiVersion", "kind")}, kind)
+    _fill(msg, obj, kind)
     unknown = apimachinery_runtime_pb2.Unknown(raw=msg.SerializeToString())
     unknown.typeMeta.apiVersion = api_version
     unknown.typeMeta.kind = kind
@@ -112,7 +113,14 @@ def envelope(data: bytes) -> tuple[str, str, bytes]:
         unknown.ParseFromString(data[len(MAGIC):])
     except _ProtoDecodeError as err:
         raise ConversionError(str(err) or "unexpected EOF") from None
-    return unknown.typeMeta.apiVersion, unknown.typeMeta.kind, unknown.raw
+    return _text(unknown.typeMeta.apiVersion), _text(unknown.typeMeta.kind), unknown.raw
+
+
+def _text(value: Any) -> str:
+    """A string field of a proto2 message (the runtime gives invalid UTF-8 as bytes)."""
+    if not isinstance(value, str):
+        raise ConversionError("string field contains invalid UTF-8")
+    return value
 
 
 def decode_message(api_version: str, kind: str, raw: bytes) -> dict[str, Any]:
@@ -185,15 +193,17 @@ def _value_json(field: FieldDescriptor, value: Any) -> Any:
         return _message_json(field.message_type, value)
     if field.type == FieldDescriptor.TYPE_BYTES:
         return base64.b64encode(value).decode()
+    if field.type == FieldDescriptor.TYPE_STRING:
+        return _text(value)
     return value
 
 
 def _message_json(desc: Descriptor, value: Any) -> Any:
     name = desc.full_name
     if name == _QUANTITY:
-        return value.string
+        return _text(value.string)
     if name == _INT_OR_STRING:
-        return value.strVal if value.type == 1 else value.intVal
+        return _text(value.strVal) if value.type == 1 else value.intVal
     if name in _TIMES:
         if not value.seconds and not value.nanos:
             return None
@@ -237,6 +247,8 @@ def _fill(msg: Any, obj: Any, path: str) -> None:
             continue
         chain = fields.get(key)
         where = f"{path}.{key}"
+        if chain is None and key in _TYPE_META and "metadata" in fields:
+            continue  # an object's (or list item's) TypeMeta: the envelope's, or none
         if chain is None:
             raise ConversionError(f"{where}: no such field in {msg.DESCRIPTOR.full_name}")
         holder = msg
