@@ -175,7 +175,7 @@ async def test_unknown_field_with_a_control_character_is_answered(
 # --- media types ------------------------------------------------------------------------------
 
 ACCEPTED = ("the body of the request was in an unknown format - accepted media types include: "
-            "application/json, application/yaml")  # Pods have no protobuf form in kubedra yet
+            "application/json, application/yaml, application/vnd.kubernetes.protobuf")
 
 
 @pytest.mark.parametrize("content_type", [
