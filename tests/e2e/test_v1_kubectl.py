@@ -276,5 +276,10 @@ def test_kubectl_1_34_typed_commands_speak_protobuf(kubectl_134_any_era: Kubectl
     assert "Image:        nginx" in kubectl.run("describe", "pod", "web", "-n", name).stdout
     kubectl.run("apply", "-n", name, "-f", "-", stdin=yaml.safe_dump(
         {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "applied"}}))
+    kubectl.run("create", "role", "reader", "--verb=get", "--resource=pods", "-n", name)
+    kubectl.run("create", "rolebinding", "reader", "--role=reader", "--user=bob", "-n", name)
+    binding = kubectl.json("get", "rolebinding", "reader", "-n", name)
+    assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                                  "name": "reader"}
     kubectl.run("delete", "pod", "web", "-n", name, "--wait=false")
     kubectl.run("delete", "namespace", name, "--wait=false")

@@ -39,7 +39,9 @@ from kubedra.proto.generated import (  # noqa: F401 - importing registers the me
     authentication_v1_pb2,
     authorization_v1_pb2,
     batch_v1_pb2,
+    coordination_v1_pb2,
     core_v1_pb2,
+    rbac_v1_pb2,
 )
 
 MEDIA_TYPE = "application/vnd.kubernetes.protobuf"

@@ -78,7 +78,39 @@ REVIEW: dict[str, Any] = {
 }
 
 
-@pytest.mark.parametrize("obj", [POD, JOB, REVIEW], ids=["pod", "job", "review"])
+LEASE: dict[str, Any] = {
+    "apiVersion": "coordination.k8s.io/v1", "kind": "Lease", "metadata": {"name": "l"},
+    "spec": {"holderIdentity": "a", "leaseDurationSeconds": 40, "leaseTransitions": 0,
+             "renewTime": "2024-05-01T10:00:00.123456Z"},
+}
+
+BINDING: dict[str, Any] = {
+    "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRoleBinding",
+    "metadata": {"name": "b"},
+    "subjects": [{"kind": "User", "apiGroup": "rbac.authorization.k8s.io", "name": "bob"}],
+    "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "admin"},
+}
+
+NODE: dict[str, Any] = {
+    "apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"},
+    "spec": {"unschedulable": True, "taints": [
+        {"key": "k", "effect": "NoSchedule", "timeAdded": "2024-05-01T10:00:00Z"}]},
+    "status": {"capacity": {"cpu": "4", "example.com/gpu": "2"},
+               "daemonEndpoints": {"kubeletEndpoint": {"Port": 10250}},
+               "conditions": [{"type": "Ready", "status": "True",
+                               "lastHeartbeatTime": "2024-05-01T10:00:00Z"}]},
+}
+
+EVENT: dict[str, Any] = {
+    "apiVersion": "v1", "kind": "Event", "metadata": {"name": "e", "namespace": "d"},
+    "involvedObject": {"kind": "Pod", "name": "p"}, "reason": "R", "count": 1,
+    "eventTime": "2024-05-01T10:00:00.000001Z", "series": {
+        "count": 2, "lastObservedTime": "2024-05-01T10:00:01.500000Z"},
+}
+
+
+@pytest.mark.parametrize("obj", [POD, JOB, REVIEW, LEASE, BINDING, NODE, EVENT],
+                         ids=["pod", "job", "review", "lease", "binding", "node", "event"])
 def test_json_protobuf_json_is_the_same_object(obj: dict[str, Any]) -> None:
     data = kube.encode(obj)
     assert data.startswith(b"k8s\x00")

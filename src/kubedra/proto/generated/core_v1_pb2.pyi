@@ -1047,3 +1047,275 @@ class VolumeMountStatus(_message.Message):
     readOnly: bool
     recursiveReadOnly: str
     def __init__(self, name: _Optional[str] = ..., mountPath: _Optional[str] = ..., readOnly: _Optional[bool] = ..., recursiveReadOnly: _Optional[str] = ...) -> None: ...
+
+class Event(_message.Message):
+    __slots__ = ("metadata", "involvedObject", "reason", "message", "source", "firstTimestamp", "lastTimestamp", "count", "type", "eventTime", "series", "action", "related", "reportingComponent", "reportingInstance")
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    INVOLVEDOBJECT_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    SOURCE_FIELD_NUMBER: _ClassVar[int]
+    FIRSTTIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    LASTTIMESTAMP_FIELD_NUMBER: _ClassVar[int]
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    EVENTTIME_FIELD_NUMBER: _ClassVar[int]
+    SERIES_FIELD_NUMBER: _ClassVar[int]
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    RELATED_FIELD_NUMBER: _ClassVar[int]
+    REPORTINGCOMPONENT_FIELD_NUMBER: _ClassVar[int]
+    REPORTINGINSTANCE_FIELD_NUMBER: _ClassVar[int]
+    metadata: _apimachinery_meta_v1_pb2.ObjectMeta
+    involvedObject: ObjectReference
+    reason: str
+    message: str
+    source: EventSource
+    firstTimestamp: _apimachinery_meta_v1_pb2.Time
+    lastTimestamp: _apimachinery_meta_v1_pb2.Time
+    count: int
+    type: str
+    eventTime: _apimachinery_meta_v1_pb2.MicroTime
+    series: EventSeries
+    action: str
+    related: ObjectReference
+    reportingComponent: str
+    reportingInstance: str
+    def __init__(self, metadata: _Optional[_Union[_apimachinery_meta_v1_pb2.ObjectMeta, _Mapping]] = ..., involvedObject: _Optional[_Union[ObjectReference, _Mapping]] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ..., source: _Optional[_Union[EventSource, _Mapping]] = ..., firstTimestamp: _Optional[_Union[_apimachinery_meta_v1_pb2.Time, _Mapping]] = ..., lastTimestamp: _Optional[_Union[_apimachinery_meta_v1_pb2.Time, _Mapping]] = ..., count: _Optional[int] = ..., type: _Optional[str] = ..., eventTime: _Optional[_Union[_apimachinery_meta_v1_pb2.MicroTime, _Mapping]] = ..., series: _Optional[_Union[EventSeries, _Mapping]] = ..., action: _Optional[str] = ..., related: _Optional[_Union[ObjectReference, _Mapping]] = ..., reportingComponent: _Optional[str] = ..., reportingInstance: _Optional[str] = ...) -> None: ...
+
+class EventList(_message.Message):
+    __slots__ = ("metadata", "items")
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    metadata: _apimachinery_meta_v1_pb2.ListMeta
+    items: _containers.RepeatedCompositeFieldContainer[Event]
+    def __init__(self, metadata: _Optional[_Union[_apimachinery_meta_v1_pb2.ListMeta, _Mapping]] = ..., items: _Optional[_Iterable[_Union[Event, _Mapping]]] = ...) -> None: ...
+
+class EventSource(_message.Message):
+    __slots__ = ("component", "host")
+    COMPONENT_FIELD_NUMBER: _ClassVar[int]
+    HOST_FIELD_NUMBER: _ClassVar[int]
+    component: str
+    host: str
+    def __init__(self, component: _Optional[str] = ..., host: _Optional[str] = ...) -> None: ...
+
+class EventSeries(_message.Message):
+    __slots__ = ("count", "lastObservedTime")
+    COUNT_FIELD_NUMBER: _ClassVar[int]
+    LASTOBSERVEDTIME_FIELD_NUMBER: _ClassVar[int]
+    count: int
+    lastObservedTime: _apimachinery_meta_v1_pb2.MicroTime
+    def __init__(self, count: _Optional[int] = ..., lastObservedTime: _Optional[_Union[_apimachinery_meta_v1_pb2.MicroTime, _Mapping]] = ...) -> None: ...
+
+class Node(_message.Message):
+    __slots__ = ("metadata", "spec", "status")
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    metadata: _apimachinery_meta_v1_pb2.ObjectMeta
+    spec: NodeSpec
+    status: NodeStatus
+    def __init__(self, metadata: _Optional[_Union[_apimachinery_meta_v1_pb2.ObjectMeta, _Mapping]] = ..., spec: _Optional[_Union[NodeSpec, _Mapping]] = ..., status: _Optional[_Union[NodeStatus, _Mapping]] = ...) -> None: ...
+
+class NodeList(_message.Message):
+    __slots__ = ("metadata", "items")
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    metadata: _apimachinery_meta_v1_pb2.ListMeta
+    items: _containers.RepeatedCompositeFieldContainer[Node]
+    def __init__(self, metadata: _Optional[_Union[_apimachinery_meta_v1_pb2.ListMeta, _Mapping]] = ..., items: _Optional[_Iterable[_Union[Node, _Mapping]]] = ...) -> None: ...
+
+class NodeSpec(_message.Message):
+    __slots__ = ("podCIDR", "externalID", "providerID", "unschedulable", "taints", "configSource", "podCIDRs")
+    PODCIDR_FIELD_NUMBER: _ClassVar[int]
+    EXTERNALID_FIELD_NUMBER: _ClassVar[int]
+    PROVIDERID_FIELD_NUMBER: _ClassVar[int]
+    UNSCHEDULABLE_FIELD_NUMBER: _ClassVar[int]
+    TAINTS_FIELD_NUMBER: _ClassVar[int]
+    CONFIGSOURCE_FIELD_NUMBER: _ClassVar[int]
+    PODCIDRS_FIELD_NUMBER: _ClassVar[int]
+    podCIDR: str
+    externalID: str
+    providerID: str
+    unschedulable: bool
+    taints: _containers.RepeatedCompositeFieldContainer[Taint]
+    configSource: NodeConfigSource
+    podCIDRs: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, podCIDR: _Optional[str] = ..., externalID: _Optional[str] = ..., providerID: _Optional[str] = ..., unschedulable: _Optional[bool] = ..., taints: _Optional[_Iterable[_Union[Taint, _Mapping]]] = ..., configSource: _Optional[_Union[NodeConfigSource, _Mapping]] = ..., podCIDRs: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class Taint(_message.Message):
+    __slots__ = ("key", "value", "effect", "timeAdded")
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    VALUE_FIELD_NUMBER: _ClassVar[int]
+    EFFECT_FIELD_NUMBER: _ClassVar[int]
+    TIMEADDED_FIELD_NUMBER: _ClassVar[int]
+    key: str
+    value: str
+    effect: str
+    timeAdded: _apimachinery_meta_v1_pb2.Time
+    def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ..., effect: _Optional[str] = ..., timeAdded: _Optional[_Union[_apimachinery_meta_v1_pb2.Time, _Mapping]] = ...) -> None: ...
+
+class NodeConfigSource(_message.Message):
+    __slots__ = ("configMap",)
+    CONFIGMAP_FIELD_NUMBER: _ClassVar[int]
+    configMap: ConfigMapNodeConfigSource
+    def __init__(self, configMap: _Optional[_Union[ConfigMapNodeConfigSource, _Mapping]] = ...) -> None: ...
+
+class ConfigMapNodeConfigSource(_message.Message):
+    __slots__ = ("namespace", "name", "uid", "resourceVersion", "kubeletConfigKey")
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    UID_FIELD_NUMBER: _ClassVar[int]
+    RESOURCEVERSION_FIELD_NUMBER: _ClassVar[int]
+    KUBELETCONFIGKEY_FIELD_NUMBER: _ClassVar[int]
+    namespace: str
+    name: str
+    uid: str
+    resourceVersion: str
+    kubeletConfigKey: str
+    def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., uid: _Optional[str] = ..., resourceVersion: _Optional[str] = ..., kubeletConfigKey: _Optional[str] = ...) -> None: ...
+
+class NodeStatus(_message.Message):
+    __slots__ = ("capacity", "allocatable", "phase", "conditions", "addresses", "daemonEndpoints", "nodeInfo", "images", "volumesInUse", "volumesAttached", "config", "runtimeHandlers")
+    class CapacityEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: _apimachinery_resource_pb2.Quantity
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[_apimachinery_resource_pb2.Quantity, _Mapping]] = ...) -> None: ...
+    class AllocatableEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: _apimachinery_resource_pb2.Quantity
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[_apimachinery_resource_pb2.Quantity, _Mapping]] = ...) -> None: ...
+    CAPACITY_FIELD_NUMBER: _ClassVar[int]
+    ALLOCATABLE_FIELD_NUMBER: _ClassVar[int]
+    PHASE_FIELD_NUMBER: _ClassVar[int]
+    CONDITIONS_FIELD_NUMBER: _ClassVar[int]
+    ADDRESSES_FIELD_NUMBER: _ClassVar[int]
+    DAEMONENDPOINTS_FIELD_NUMBER: _ClassVar[int]
+    NODEINFO_FIELD_NUMBER: _ClassVar[int]
+    IMAGES_FIELD_NUMBER: _ClassVar[int]
+    VOLUMESINUSE_FIELD_NUMBER: _ClassVar[int]
+    VOLUMESATTACHED_FIELD_NUMBER: _ClassVar[int]
+    CONFIG_FIELD_NUMBER: _ClassVar[int]
+    RUNTIMEHANDLERS_FIELD_NUMBER: _ClassVar[int]
+    capacity: _containers.MessageMap[str, _apimachinery_resource_pb2.Quantity]
+    allocatable: _containers.MessageMap[str, _apimachinery_resource_pb2.Quantity]
+    phase: str
+    conditions: _containers.RepeatedCompositeFieldContainer[NodeCondition]
+    addresses: _containers.RepeatedCompositeFieldContainer[NodeAddress]
+    daemonEndpoints: NodeDaemonEndpoints
+    nodeInfo: NodeSystemInfo
+    images: _containers.RepeatedCompositeFieldContainer[ContainerImage]
+    volumesInUse: _containers.RepeatedScalarFieldContainer[str]
+    volumesAttached: _containers.RepeatedCompositeFieldContainer[AttachedVolume]
+    config: NodeConfigStatus
+    runtimeHandlers: _containers.RepeatedCompositeFieldContainer[NodeRuntimeHandler]
+    def __init__(self, capacity: _Optional[_Mapping[str, _apimachinery_resource_pb2.Quantity]] = ..., allocatable: _Optional[_Mapping[str, _apimachinery_resource_pb2.Quantity]] = ..., phase: _Optional[str] = ..., conditions: _Optional[_Iterable[_Union[NodeCondition, _Mapping]]] = ..., addresses: _Optional[_Iterable[_Union[NodeAddress, _Mapping]]] = ..., daemonEndpoints: _Optional[_Union[NodeDaemonEndpoints, _Mapping]] = ..., nodeInfo: _Optional[_Union[NodeSystemInfo, _Mapping]] = ..., images: _Optional[_Iterable[_Union[ContainerImage, _Mapping]]] = ..., volumesInUse: _Optional[_Iterable[str]] = ..., volumesAttached: _Optional[_Iterable[_Union[AttachedVolume, _Mapping]]] = ..., config: _Optional[_Union[NodeConfigStatus, _Mapping]] = ..., runtimeHandlers: _Optional[_Iterable[_Union[NodeRuntimeHandler, _Mapping]]] = ...) -> None: ...
+
+class NodeCondition(_message.Message):
+    __slots__ = ("type", "status", "lastHeartbeatTime", "lastTransitionTime", "reason", "message")
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    LASTHEARTBEATTIME_FIELD_NUMBER: _ClassVar[int]
+    LASTTRANSITIONTIME_FIELD_NUMBER: _ClassVar[int]
+    REASON_FIELD_NUMBER: _ClassVar[int]
+    MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    type: str
+    status: str
+    lastHeartbeatTime: _apimachinery_meta_v1_pb2.Time
+    lastTransitionTime: _apimachinery_meta_v1_pb2.Time
+    reason: str
+    message: str
+    def __init__(self, type: _Optional[str] = ..., status: _Optional[str] = ..., lastHeartbeatTime: _Optional[_Union[_apimachinery_meta_v1_pb2.Time, _Mapping]] = ..., lastTransitionTime: _Optional[_Union[_apimachinery_meta_v1_pb2.Time, _Mapping]] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+
+class NodeAddress(_message.Message):
+    __slots__ = ("type", "address")
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    ADDRESS_FIELD_NUMBER: _ClassVar[int]
+    type: str
+    address: str
+    def __init__(self, type: _Optional[str] = ..., address: _Optional[str] = ...) -> None: ...
+
+class NodeDaemonEndpoints(_message.Message):
+    __slots__ = ("kubeletEndpoint",)
+    KUBELETENDPOINT_FIELD_NUMBER: _ClassVar[int]
+    kubeletEndpoint: DaemonEndpoint
+    def __init__(self, kubeletEndpoint: _Optional[_Union[DaemonEndpoint, _Mapping]] = ...) -> None: ...
+
+class DaemonEndpoint(_message.Message):
+    __slots__ = ("Port",)
+    PORT_FIELD_NUMBER: _ClassVar[int]
+    Port: int
+    def __init__(self, Port: _Optional[int] = ...) -> None: ...
+
+class NodeSystemInfo(_message.Message):
+    __slots__ = ("machineID", "systemUUID", "bootID", "kernelVersion", "osImage", "containerRuntimeVersion", "kubeletVersion", "kubeProxyVersion", "operatingSystem", "architecture")
+    MACHINEID_FIELD_NUMBER: _ClassVar[int]
+    SYSTEMUUID_FIELD_NUMBER: _ClassVar[int]
+    BOOTID_FIELD_NUMBER: _ClassVar[int]
+    KERNELVERSION_FIELD_NUMBER: _ClassVar[int]
+    OSIMAGE_FIELD_NUMBER: _ClassVar[int]
+    CONTAINERRUNTIMEVERSION_FIELD_NUMBER: _ClassVar[int]
+    KUBELETVERSION_FIELD_NUMBER: _ClassVar[int]
+    KUBEPROXYVERSION_FIELD_NUMBER: _ClassVar[int]
+    OPERATINGSYSTEM_FIELD_NUMBER: _ClassVar[int]
+    ARCHITECTURE_FIELD_NUMBER: _ClassVar[int]
+    machineID: str
+    systemUUID: str
+    bootID: str
+    kernelVersion: str
+    osImage: str
+    containerRuntimeVersion: str
+    kubeletVersion: str
+    kubeProxyVersion: str
+    operatingSystem: str
+    architecture: str
+    def __init__(self, machineID: _Optional[str] = ..., systemUUID: _Optional[str] = ..., bootID: _Optional[str] = ..., kernelVersion: _Optional[str] = ..., osImage: _Optional[str] = ..., containerRuntimeVersion: _Optional[str] = ..., kubeletVersion: _Optional[str] = ..., kubeProxyVersion: _Optional[str] = ..., operatingSystem: _Optional[str] = ..., architecture: _Optional[str] = ...) -> None: ...
+
+class ContainerImage(_message.Message):
+    __slots__ = ("names", "sizeBytes")
+    NAMES_FIELD_NUMBER: _ClassVar[int]
+    SIZEBYTES_FIELD_NUMBER: _ClassVar[int]
+    names: _containers.RepeatedScalarFieldContainer[str]
+    sizeBytes: int
+    def __init__(self, names: _Optional[_Iterable[str]] = ..., sizeBytes: _Optional[int] = ...) -> None: ...
+
+class AttachedVolume(_message.Message):
+    __slots__ = ("name", "devicePath")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    DEVICEPATH_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    devicePath: str
+    def __init__(self, name: _Optional[str] = ..., devicePath: _Optional[str] = ...) -> None: ...
+
+class NodeConfigStatus(_message.Message):
+    __slots__ = ("assigned", "active", "lastKnownGood", "error")
+    ASSIGNED_FIELD_NUMBER: _ClassVar[int]
+    ACTIVE_FIELD_NUMBER: _ClassVar[int]
+    LASTKNOWNGOOD_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    assigned: NodeConfigSource
+    active: NodeConfigSource
+    lastKnownGood: NodeConfigSource
+    error: str
+    def __init__(self, assigned: _Optional[_Union[NodeConfigSource, _Mapping]] = ..., active: _Optional[_Union[NodeConfigSource, _Mapping]] = ..., lastKnownGood: _Optional[_Union[NodeConfigSource, _Mapping]] = ..., error: _Optional[str] = ...) -> None: ...
+
+class NodeRuntimeHandler(_message.Message):
+    __slots__ = ("name", "features")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    FEATURES_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    features: NodeRuntimeHandlerFeatures
+    def __init__(self, name: _Optional[str] = ..., features: _Optional[_Union[NodeRuntimeHandlerFeatures, _Mapping]] = ...) -> None: ...
+
+class NodeRuntimeHandlerFeatures(_message.Message):
+    __slots__ = ("recursiveReadOnlyMounts", "userNamespaces")
+    RECURSIVEREADONLYMOUNTS_FIELD_NUMBER: _ClassVar[int]
+    USERNAMESPACES_FIELD_NUMBER: _ClassVar[int]
+    recursiveReadOnlyMounts: bool
+    userNamespaces: bool
+    def __init__(self, recursiveReadOnlyMounts: _Optional[bool] = ..., userNamespaces: _Optional[bool] = ...) -> None: ...
