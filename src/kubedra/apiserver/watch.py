@@ -13,7 +13,6 @@ from aiohttp import web
 
 from kubedra.api.base import Obj
 from kubedra.apiserver import errors, objects, tables
-from kubedra.proto import kube
 from kubedra.apiserver.hub import (
     Change,
     Expired,
@@ -25,6 +24,7 @@ from kubedra.apiserver.hub import (
 from kubedra.apiserver.registry import Resource
 from kubedra.apiserver.replies import write_chunk
 from kubedra.apiserver.rest import Filter, Rest
+from kubedra.proto import kube
 from kubedra.storage.contract import CompactedError
 
 # the most bytes of queued events joined into one write

@@ -102,7 +102,8 @@ def encode(obj: dict[str, Any]) -> bytes:
     unknown = apimachinery_runtime_pb2.Unknown(raw=msg.SerializeToString())
     unknown.typeMeta.apiVersion = api_version
     unknown.typeMeta.kind = kind
-    return MAGIC + unknown.SerializeToString()
+    raw: bytes = unknown.SerializeToString()
+    return MAGIC + raw
 
 
 def envelope(data: bytes) -> tuple[str, str, bytes]:
@@ -149,7 +150,7 @@ def watch_frame(event_type: str, obj: dict[str, Any]) -> bytes:
     whose object is the enveloped object."""
     event = apimachinery_meta_v1_pb2.WatchEvent(type=event_type)
     event.object.raw = encode(obj)
-    body = event.SerializeToString()
+    body: bytes = event.SerializeToString()
     return struct.pack(">I", len(body)) + body
 
 
@@ -377,10 +378,10 @@ def _json_fields(desc: Descriptor) -> dict[str, tuple[FieldDescriptor, ...]]:
 
 
 def _is_map(field: FieldDescriptor) -> bool:
-    return (field.type == FieldDescriptor.TYPE_MESSAGE
-            and field.message_type.GetOptions().map_entry)
+    return bool(field.type == FieldDescriptor.TYPE_MESSAGE
+                and field.message_type.GetOptions().map_entry)
 
 
 def _is_list_wrapper(desc: Descriptor) -> bool:
     """Go's named slice types (``ExtraValue``): a message of one repeated ``items``."""
-    return desc.name == "ExtraValue"
+    return bool(desc.name == "ExtraValue")
