@@ -70,6 +70,21 @@ async def test_a_protobuf_body_is_stored_and_read_back_in_protobuf(
     assert listed["kind"] == "PodList" and [p["metadata"]["name"] for p in listed["items"]] == ["p"]
 
 
+async def test_delete_options_in_protobuf(http: aiohttp.ClientSession, ns: str) -> None:
+    """A typed Go client's DELETE carries its DeleteOptions in protobuf."""
+    path = f"/api/v1/namespaces/{ns}/pods"
+    assert (await call(http, "POST", path, kube.encode(pod("d")), PB))[0] == 201
+    wrong = kube.encode({"apiVersion": "v1", "kind": "DeleteOptions",
+                         "preconditions": {"uid": "not-its-uid"}})
+    status, _, _ = await call(http, "DELETE", f"{path}/d", wrong, PB)
+    assert status == 409
+    options = kube.encode({"apiVersion": "v1", "kind": "DeleteOptions",
+                           "gracePeriodSeconds": 0})
+    status, _, _ = await call(http, "DELETE", f"{path}/d", options, PB)
+    assert status == 200
+    assert "d" not in await stored_pods(http, ns)
+
+
 async def test_answers_in_the_first_acceptable_type(http: aiohttp.ClientSession, ns: str) -> None:
     path = f"/api/v1/namespaces/{ns}"
     assert (await call(http, "GET", path, accept=f"{JSON},{PB}"))[1] == JSON

@@ -485,8 +485,11 @@ def _options_kind(method: str) -> str:
 
 
 async def _delete_options(request: web.BaseRequest) -> params.DeleteOptions:
-    return params.parse_delete_options(request.query, _dry_run(request),
-                                       await read_body(request))
+    """The query's and the body's DeleteOptions (a typed Go client sends them in protobuf)."""
+    body = await read_body(request)
+    if body and _media_type(request) == media.PROTOBUF:
+        body = objects.encode(media.decode_body(body, "v1", "DeleteOptions"))
+    return params.parse_delete_options(request.query, _dry_run(request), body)
 
 
 def _user(request: web.BaseRequest) -> User:

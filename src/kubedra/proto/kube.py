@@ -76,10 +76,13 @@ def _package(api_version: str) -> str:
     return f"k8s.io.api.{group.split('.')[0] if group else 'core'}.{version}"
 
 
+_META_KINDS = frozenset({"Status", "WatchEvent", "DeleteOptions"})
+
+
 def message_for(api_version: str, kind: str) -> Any:
-    """The message class of a kind (``Status`` and ``WatchEvent`` are meta/v1's), or None."""
+    """The message class of a kind (``_META_KINDS`` are meta/v1's in every group), or None."""
     pool = descriptor_pool.Default()
-    name = f"{_META}.{kind}" if kind in ("Status", "WatchEvent") else \
+    name = f"{_META}.{kind}" if kind in _META_KINDS else \
         f"{_package(api_version)}.{kind}"
     try:
         desc = pool.FindMessageTypeByName(name)
@@ -98,7 +101,7 @@ def encode(obj: dict[str, Any]) -> bytes:
     if cls is None:
         raise ConversionError(f"{api_version}, Kind={kind} has no protobuf form")
     msg = cls()
-    _fill(msg, obj, kind)
+    _fill(msg, {k: v for k, v in obj.items() if k not in _TYPE_META}, kind)
     unknown = apimachinery_runtime_pb2.Unknown(raw=msg.SerializeToString())
     unknown.typeMeta.apiVersion = api_version
     unknown.typeMeta.kind = kind
