@@ -62,16 +62,19 @@ def answer_type(request: web.BaseRequest, protobuf: bool) -> str:
     if not accept.strip():
         return JSON
     for clause in accept.split(","):
-        media, *params = (p.strip() for p in clause.split(";"))
-        options = dict(p.split("=", 1) for p in params if "=" in p)
-        if options.get("q", "1").strip() in ("0", "0.0", "0.00", "0.000"):
+        parts = [p.strip() for p in clause.split(";")]
+        options: dict[str, str] = {}
+        for param in parts[1:]:
+            key, _, value = param.partition("=")
+            options[key.strip()] = value.strip()
+        if options.get("q", "1") in ("0", "0.0", "0.00", "0.000"):
             continue
         if set(options) - {"q", "charset"}:
             continue  # as=Table and the like are answered by tables.py, else not here
-        media = media.lower()
-        if media in (JSON, YAML, "application/*", "*/*"):
+        kind = parts[0].lower()
+        if kind in (JSON, YAML, "application/*", "*/*"):
             return JSON
-        if media == PROTOBUF and protobuf:
+        if kind == PROTOBUF and protobuf:
             return PROTOBUF
     raise errors.not_acceptable(body_types(protobuf))
 
