@@ -110,8 +110,20 @@ EVENT: dict[str, Any] = {
 }
 
 
-@pytest.mark.parametrize("obj", [POD, JOB, REVIEW, LEASE, BINDING, NODE, EVENT],
-                         ids=["pod", "job", "review", "lease", "binding", "node", "event"])
+SERVICE: dict[str, Any] = {
+    "apiVersion": "v1", "kind": "Service", "metadata": {"name": "s", "namespace": "d"},
+    "spec": {"ports": [{"name": "http", "protocol": "TCP", "port": 80, "targetPort": "web"},
+                       {"port": 443, "targetPort": 8443}],
+             "selector": {"app": "web"}, "clusterIP": "10.0.0.9", "clusterIPs": ["10.0.0.9"],
+             "type": "ClusterIP", "ipFamilies": ["IPv4"], "ipFamilyPolicy": "SingleStack",
+             "internalTrafficPolicy": "Cluster", "sessionAffinity": "None"},
+    "status": {"loadBalancer": {}},
+}
+
+
+@pytest.mark.parametrize(
+    "obj", [POD, JOB, REVIEW, LEASE, BINDING, NODE, EVENT, SERVICE],
+    ids=["pod", "job", "review", "lease", "binding", "node", "event", "service"])
 def test_json_protobuf_json_is_the_same_object(obj: dict[str, Any]) -> None:
     data = kube.encode(obj)
     assert data.startswith(b"k8s\x00")

@@ -1319,3 +1319,122 @@ class NodeRuntimeHandlerFeatures(_message.Message):
     recursiveReadOnlyMounts: bool
     userNamespaces: bool
     def __init__(self, recursiveReadOnlyMounts: _Optional[bool] = ..., userNamespaces: _Optional[bool] = ...) -> None: ...
+
+class Service(_message.Message):
+    __slots__ = ("metadata", "spec", "status")
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    STATUS_FIELD_NUMBER: _ClassVar[int]
+    metadata: _apimachinery_meta_v1_pb2.ObjectMeta
+    spec: ServiceSpec
+    status: ServiceStatus
+    def __init__(self, metadata: _Optional[_Union[_apimachinery_meta_v1_pb2.ObjectMeta, _Mapping]] = ..., spec: _Optional[_Union[ServiceSpec, _Mapping]] = ..., status: _Optional[_Union[ServiceStatus, _Mapping]] = ...) -> None: ...
+
+class ServiceList(_message.Message):
+    __slots__ = ("metadata", "items")
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    metadata: _apimachinery_meta_v1_pb2.ListMeta
+    items: _containers.RepeatedCompositeFieldContainer[Service]
+    def __init__(self, metadata: _Optional[_Union[_apimachinery_meta_v1_pb2.ListMeta, _Mapping]] = ..., items: _Optional[_Iterable[_Union[Service, _Mapping]]] = ...) -> None: ...
+
+class ServiceSpec(_message.Message):
+    __slots__ = ("ports", "selector", "clusterIP", "type", "externalIPs", "sessionAffinity", "loadBalancerIP", "loadBalancerSourceRanges", "externalName", "externalTrafficPolicy", "healthCheckNodePort", "publishNotReadyAddresses", "ipFamilyPolicy", "clusterIPs", "ipFamilies", "allocateLoadBalancerNodePorts", "loadBalancerClass", "internalTrafficPolicy", "trafficDistribution")
+    class SelectorEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    PORTS_FIELD_NUMBER: _ClassVar[int]
+    SELECTOR_FIELD_NUMBER: _ClassVar[int]
+    CLUSTERIP_FIELD_NUMBER: _ClassVar[int]
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    EXTERNALIPS_FIELD_NUMBER: _ClassVar[int]
+    SESSIONAFFINITY_FIELD_NUMBER: _ClassVar[int]
+    LOADBALANCERIP_FIELD_NUMBER: _ClassVar[int]
+    LOADBALANCERSOURCERANGES_FIELD_NUMBER: _ClassVar[int]
+    EXTERNALNAME_FIELD_NUMBER: _ClassVar[int]
+    EXTERNALTRAFFICPOLICY_FIELD_NUMBER: _ClassVar[int]
+    HEALTHCHECKNODEPORT_FIELD_NUMBER: _ClassVar[int]
+    PUBLISHNOTREADYADDRESSES_FIELD_NUMBER: _ClassVar[int]
+    IPFAMILYPOLICY_FIELD_NUMBER: _ClassVar[int]
+    CLUSTERIPS_FIELD_NUMBER: _ClassVar[int]
+    IPFAMILIES_FIELD_NUMBER: _ClassVar[int]
+    ALLOCATELOADBALANCERNODEPORTS_FIELD_NUMBER: _ClassVar[int]
+    LOADBALANCERCLASS_FIELD_NUMBER: _ClassVar[int]
+    INTERNALTRAFFICPOLICY_FIELD_NUMBER: _ClassVar[int]
+    TRAFFICDISTRIBUTION_FIELD_NUMBER: _ClassVar[int]
+    ports: _containers.RepeatedCompositeFieldContainer[ServicePort]
+    selector: _containers.ScalarMap[str, str]
+    clusterIP: str
+    type: str
+    externalIPs: _containers.RepeatedScalarFieldContainer[str]
+    sessionAffinity: str
+    loadBalancerIP: str
+    loadBalancerSourceRanges: _containers.RepeatedScalarFieldContainer[str]
+    externalName: str
+    externalTrafficPolicy: str
+    healthCheckNodePort: int
+    publishNotReadyAddresses: bool
+    ipFamilyPolicy: str
+    clusterIPs: _containers.RepeatedScalarFieldContainer[str]
+    ipFamilies: _containers.RepeatedScalarFieldContainer[str]
+    allocateLoadBalancerNodePorts: bool
+    loadBalancerClass: str
+    internalTrafficPolicy: str
+    trafficDistribution: str
+    def __init__(self, ports: _Optional[_Iterable[_Union[ServicePort, _Mapping]]] = ..., selector: _Optional[_Mapping[str, str]] = ..., clusterIP: _Optional[str] = ..., type: _Optional[str] = ..., externalIPs: _Optional[_Iterable[str]] = ..., sessionAffinity: _Optional[str] = ..., loadBalancerIP: _Optional[str] = ..., loadBalancerSourceRanges: _Optional[_Iterable[str]] = ..., externalName: _Optional[str] = ..., externalTrafficPolicy: _Optional[str] = ..., healthCheckNodePort: _Optional[int] = ..., publishNotReadyAddresses: _Optional[bool] = ..., ipFamilyPolicy: _Optional[str] = ..., clusterIPs: _Optional[_Iterable[str]] = ..., ipFamilies: _Optional[_Iterable[str]] = ..., allocateLoadBalancerNodePorts: _Optional[bool] = ..., loadBalancerClass: _Optional[str] = ..., internalTrafficPolicy: _Optional[str] = ..., trafficDistribution: _Optional[str] = ...) -> None: ...
+
+class ServicePort(_message.Message):
+    __slots__ = ("name", "protocol", "port", "targetPort", "nodePort", "appProtocol")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    PROTOCOL_FIELD_NUMBER: _ClassVar[int]
+    PORT_FIELD_NUMBER: _ClassVar[int]
+    TARGETPORT_FIELD_NUMBER: _ClassVar[int]
+    NODEPORT_FIELD_NUMBER: _ClassVar[int]
+    APPPROTOCOL_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    protocol: str
+    port: int
+    targetPort: _apimachinery_intstr_pb2.IntOrString
+    nodePort: int
+    appProtocol: str
+    def __init__(self, name: _Optional[str] = ..., protocol: _Optional[str] = ..., port: _Optional[int] = ..., targetPort: _Optional[_Union[_apimachinery_intstr_pb2.IntOrString, _Mapping]] = ..., nodePort: _Optional[int] = ..., appProtocol: _Optional[str] = ...) -> None: ...
+
+class ServiceStatus(_message.Message):
+    __slots__ = ("loadBalancer", "conditions")
+    LOADBALANCER_FIELD_NUMBER: _ClassVar[int]
+    CONDITIONS_FIELD_NUMBER: _ClassVar[int]
+    loadBalancer: LoadBalancerStatus
+    conditions: _containers.RepeatedCompositeFieldContainer[_apimachinery_meta_v1_pb2.Condition]
+    def __init__(self, loadBalancer: _Optional[_Union[LoadBalancerStatus, _Mapping]] = ..., conditions: _Optional[_Iterable[_Union[_apimachinery_meta_v1_pb2.Condition, _Mapping]]] = ...) -> None: ...
+
+class LoadBalancerStatus(_message.Message):
+    __slots__ = ("ingress",)
+    INGRESS_FIELD_NUMBER: _ClassVar[int]
+    ingress: _containers.RepeatedCompositeFieldContainer[LoadBalancerIngress]
+    def __init__(self, ingress: _Optional[_Iterable[_Union[LoadBalancerIngress, _Mapping]]] = ...) -> None: ...
+
+class LoadBalancerIngress(_message.Message):
+    __slots__ = ("ip", "hostname", "ipMode", "ports")
+    IP_FIELD_NUMBER: _ClassVar[int]
+    HOSTNAME_FIELD_NUMBER: _ClassVar[int]
+    IPMODE_FIELD_NUMBER: _ClassVar[int]
+    PORTS_FIELD_NUMBER: _ClassVar[int]
+    ip: str
+    hostname: str
+    ipMode: str
+    ports: _containers.RepeatedCompositeFieldContainer[PortStatus]
+    def __init__(self, ip: _Optional[str] = ..., hostname: _Optional[str] = ..., ipMode: _Optional[str] = ..., ports: _Optional[_Iterable[_Union[PortStatus, _Mapping]]] = ...) -> None: ...
+
+class PortStatus(_message.Message):
+    __slots__ = ("port", "protocol", "error")
+    PORT_FIELD_NUMBER: _ClassVar[int]
+    PROTOCOL_FIELD_NUMBER: _ClassVar[int]
+    ERROR_FIELD_NUMBER: _ClassVar[int]
+    port: int
+    protocol: str
+    error: str
+    def __init__(self, port: _Optional[int] = ..., protocol: _Optional[str] = ..., error: _Optional[str] = ...) -> None: ...
