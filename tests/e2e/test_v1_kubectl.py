@@ -12,7 +12,7 @@ import uuid
 import pytest
 import yaml
 
-from tests.e2e.conftest import Kubectl
+from tests.e2e.conftest import Kubectl, _kubectl
 
 DRIVER = "gpu.example.com"
 
@@ -236,12 +236,50 @@ def test_an_upper_case_driver_name_is_accepted_with_a_warning(kubectl_134: Kubec
     kubectl_134.run("delete", "resourceslice", name)
 
 
-def test_kubectl_1_34_typed_create_sends_protobuf(kubectl_134: Kubectl) -> None:
-    """kubectl 1.34's ``create namespace`` sends protobuf, which kubedra does not read
-    (docs/deviations.md); ``apply`` of the same object works."""
+@pytest.fixture(params=["1.30", "1.34"])
+def kubectl_134_any_era(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+                        ) -> Kubectl:
+    """kubectl 1.34 on the 1.30 server and on the 1.34 server."""
+    if request.param == "1.34":
+        kubeconfig = request.getfixturevalue("apiserver_134")
+    else:
+        kubeconfig = request.getfixturevalue("apiserver").kubeconfig
+    return _kubectl("1.34", kubeconfig, tmp_path_factory.mktemp("kubectl-134-any"))
+
+
+def test_kubectl_1_34_typed_commands_speak_protobuf(kubectl_134_any_era: Kubectl) -> None:
+    """kubectl 1.34's typed commands send protobuf bodies and ask for protobuf answers;
+    kubedra reads and writes upstream's wire format for those kinds, in both eras."""
+    kubectl = kubectl_134_any_era
     name = "pb-" + uuid.uuid4().hex[:6]
-    proc = kubectl_134.run("create", "namespace", name, check=False)
-    assert proc.returncode != 0
-    assert "UnsupportedMediaType" in proc.stderr
-    kubectl_134.run("apply", "-f", "-", stdin=yaml.safe_dump(
-        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}}))
+    out = kubectl.run("create", "namespace", name, "-v=8").stderr
+    assert "Content-Type: application/vnd.kubernetes.protobuf" in out
+    assert 'status="201 Created"' in out
+    ns = kubectl.json("get", "namespace", name)
+    assert ns["metadata"]["name"] == name and ns["status"]["phase"] == "Active"
+    assert "generateName" not in ns["metadata"] and "generation" not in ns["metadata"]
+    kubectl.run("create", "serviceaccount", "robot", "-n", name)
+    token = kubectl.run("create", "token", "robot", "-n", name, "--duration", "10m").stdout
+    assert token.strip().count(".") == 2  # a JWT
+    assert kubectl.run("auth", "can-i", "create", "pods", "-n", name).stdout.strip() == "yes"
+    rules = kubectl.run("auth", "can-i", "--list", "-n", name).stdout
+    assert "Resources" in rules and "*.*" in rules
+    kubectl.run("run", "web", "--image", "nginx", "--labels", "app=web", "-n", name)
+    pod = kubectl.json("get", "pod", "web", "-n", name)
+    assert pod["spec"]["containers"][0]["image"] == "nginx"
+    assert pod["spec"]["terminationGracePeriodSeconds"] == 30
+    kubectl.run("create", "job", "j1", "--image", "busybox", "-n", name)
+    job = kubectl.json("get", "job", "j1", "-n", name)
+    assert job["spec"]["template"]["spec"]["restartPolicy"] == "Never"
+    assert "Completion Mode:  NonIndexed" in kubectl.run("describe", "job", "j1", "-n",
+                                                          name).stdout
+    assert "Image:        nginx" in kubectl.run("describe", "pod", "web", "-n", name).stdout
+    kubectl.run("apply", "-n", name, "-f", "-", stdin=yaml.safe_dump(
+        {"apiVersion": "v1", "kind": "ServiceAccount", "metadata": {"name": "applied"}}))
+    kubectl.run("create", "role", "reader", "--verb=get", "--resource=pods", "-n", name)
+    kubectl.run("create", "rolebinding", "reader", "--role=reader", "--user=bob", "-n", name)
+    binding = kubectl.json("get", "rolebinding", "reader", "-n", name)
+    assert binding["roleRef"] == {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
+                                  "name": "reader"}
+    kubectl.run("delete", "pod", "web", "-n", name, "--wait=false")
+    kubectl.run("delete", "namespace", name, "--wait=false")

@@ -129,6 +129,11 @@ def unsupported_media_type(accepted: Iterable[str]) -> ApiError:
     return ApiError(status_body(415, "UnsupportedMediaType", msg))
 
 
+def not_acceptable(accepted: Iterable[str]) -> ApiError:
+    msg = "only the following media types are accepted: " + ", ".join(accepted)
+    return ApiError(status_body(406, "NotAcceptable", msg))
+
+
 def too_large(limit: int) -> ApiError:
     msg = f"Request entity too large: limit is {limit}"
     return ApiError(status_body(413, "RequestEntityTooLarge", msg))

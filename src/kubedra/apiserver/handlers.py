@@ -17,7 +17,7 @@ from kubedra.api import codec
 from kubedra.api.authentication import SelfSubjectReview
 from kubedra.api.base import Obj
 from kubedra.api.core import Namespace
-from kubedra.apiserver import admission, errors, objects, params, tables
+from kubedra.apiserver import admission, errors, media, objects, params, tables
 from kubedra.apiserver.auth import ANONYMOUS_ADMIN, USER, User
 from kubedra.apiserver.authn import selfreview
 from kubedra.apiserver.authn.tokenrequest import TokenRequests
@@ -41,9 +41,7 @@ from kubedra.apiserver.tolerationseconds import DefaultTolerationSeconds
 from kubedra.apiserver.watch import EventWriter, Streamer
 from kubedra.registry.pipeline import MAX_REQUEST_BYTES, check_size
 
-YAML = "application/yaml"
-# what a create or update body may be (upstream also reads protobuf, which kubedra does not)
-BODY_TYPES = (JSON, YAML)
+_TOKEN_REQUEST = ("authentication.k8s.io/v1", "TokenRequest")
 _NS_SUBRESOURCES = frozenset({"status", "finalize"})
 
 
@@ -120,6 +118,8 @@ class ResourceHandlers:
                                                   "fieldSelector", "")))
         if verb not in t.res.kind.verbs:
             raise errors.method_not_allowed(method)
+        if verb != "watch" and not tables.wants_table(request):
+            media.answer_type(request, _protobuf(t))  # 406 before anything is done
         if t.subresource == "binding":
             if method != "POST":
                 raise errors.method_not_allowed(method)
@@ -131,8 +131,9 @@ class ResourceHandlers:
         if t.subresource == "token":
             if method != "POST" or self.tokens is None:
                 raise errors.method_not_allowed(method)
-            body, _ = await read_object(request, "Ignore")
-            return _json(await self.tokens.create(t.namespace, t.name, body), 201)
+            body, _ = await read_object(request, "Ignore", _TOKEN_REQUEST)
+            return media.reply(request, await self.tokens.create(t.namespace, t.name, body),
+                               201)
         if t.subresource == "finalize":
             if method != "PUT":
                 raise errors.method_not_allowed(method)
@@ -175,7 +176,7 @@ class ResourceHandlers:
         obj, data = await self.rest.get(t.res, t.namespace, t.name)
         if tables.wants_table(request):
             return _json(tables.table(t.res, [obj], _include_object(request)))
-        return json_reply(data)
+        return media.reply(request, None, data=data, protobuf=_protobuf(t))
 
     def _filter(self, request: web.BaseRequest, t: Target, opts: params.ListOptions) -> Filter:
         try:
@@ -202,7 +203,8 @@ class ResourceHandlers:
             if token:
                 tbl["metadata"]["continue"] = token
             return _json(tbl)
-        return _json(list_object(t.res, [d for _, d in items], rev, token, remaining))
+        return media.reply(request, list_object(t.res, [d for _, d in items], rev, token,
+                                                remaining), protobuf=_protobuf(t))
 
     # --- watch ----------------------------------------------------------------------------
 
@@ -210,6 +212,7 @@ class ResourceHandlers:
         opts = params.parse_list_options(request.query)
         flt = self._filter(request, t, opts)
         as_table = tables.wants_table(request)
+        protobuf = not as_table and media.answer_type(request, _protobuf(t)) == media.PROTOBUF
         prefix = t.res.list_prefix(t.namespace)
         if t.name:  # /watch/.../<name>: the deprecated single-object watch
             name_term = FieldTerm("metadata.name", t.name, True)
@@ -224,11 +227,12 @@ class ResourceHandlers:
             initial, after = await self.rest.current_changes(prefix)
         else:
             after = params.parse_resource_version(rv)
-        resp = web.StreamResponse(status=200, headers={"Content-Type": JSON})
+        resp = web.StreamResponse(status=200, headers={
+            "Content-Type": media.WATCH_PROTOBUF if protobuf else JSON})
         resp.enable_chunked_encoding()
         await resp.prepare(request)
         writer = EventWriter(resp, t.res, flt, as_table, _include_object(request),
-                             request.transport)
+                             request.transport, protobuf)
         timeout = float(opts.timeout_seconds) if opts.timeout_seconds else self.max_watch_seconds
         loop = asyncio.get_running_loop()
         deadline = loop.time() + min(timeout, self.max_watch_seconds)
@@ -247,15 +251,15 @@ class ResourceHandlers:
 
     async def _create(self, request: web.BaseRequest, t: Target) -> web.StreamResponse:
         mode = params.field_validation_mode(request.query.get("fieldValidation"))
-        body, duplicates = await read_object(request, mode)
+        body, duplicates = await read_object(request, mode, _body_kind(t))
         dry = _dry_run(request)
         dec = admission.decode(t.res, body, mode, duplicates)
         if isinstance(dec.obj, SelfSubjectReview):
-            return _json(selfreview.answer(_user(request)), 201)
+            return media.reply(request, selfreview.answer(_user(request)), 201)
         self.default_tolerations.admit(dec.obj)
         if self.authz is not None:
             if self.authz.answers(dec.obj):
-                return _json(self.authz.review(_user(request), dec.obj), 201)
+                return media.reply(request, self.authz.review(_user(request), dec.obj), 201)
             self.authz.admit_write(_user(request), t.res, t.namespace, dec.obj)
         result = await self.rest.create(t.res, t.namespace, dec.obj, dry_run=dry,
                                         manager=_manager(request))
@@ -266,7 +270,7 @@ class ResourceHandlers:
         self, request: web.BaseRequest, t: Target, subresource: str = ""
     ) -> web.StreamResponse:
         mode = params.field_validation_mode(request.query.get("fieldValidation"))
-        body, duplicates = await read_object(request, mode)
+        body, duplicates = await read_object(request, mode, _body_kind(t))
         dec = admission.decode(t.res, body, mode, duplicates)
         if not subresource:
             self.default_tolerations.admit(dec.obj)
@@ -380,10 +384,8 @@ class ResourceHandlers:
         if tables.wants_table(request) and result.obj.get("kind") == t.res.kind.kind:
             resp = _json(tables.table(t.res, [result.obj], _include_object(request)),
                          result.code)
-        elif result.data is not None:
-            resp = json_reply(result.data, result.code)
         else:
-            resp = _json(result.obj, result.code)
+            resp = media.reply(request, result.obj, result.code, result.data, _protobuf(t))
         for w in result.warnings:
             resp.headers.add("Warning", f'299 - "{_warning_text(w)}"')
         return resp
@@ -433,17 +435,33 @@ def _media_type(request: web.BaseRequest) -> str:
     return request.headers.get("Content-Type", "").split(";")[0].strip().lower()
 
 
-async def read_object(request: web.BaseRequest, mode: str) -> tuple[Any, list[str] | None]:
+def _protobuf(t: Target) -> bool:
+    """Whether the target's kind has a protobuf form (answers may then be protobuf)."""
+    return media.has_protobuf(t.res.kind.api_version, t.res.kind.kind)
+
+
+def _body_kind(t: Target) -> tuple[str, str] | None:
+    """The apiVersion and kind a protobuf body of the target is read as (None: no protobuf)."""
+    return (t.res.kind.api_version, t.res.kind.kind) if _protobuf(t) else None
+
+
+async def read_object(
+    request: web.BaseRequest, mode: str, protobuf: tuple[str, str] | None = None,
+) -> tuple[Any, list[str] | None]:
     """The body of a create, update or binding, parsed by its media type, and under
-    ``fieldValidation=Strict`` its repeated keys. Anything but JSON and YAML is refused
-    before the body is read (415), as ``NegotiateInputSerializer`` does; that also refuses
-    what a browser page may send another origin unasked (forms, plain text)."""
-    media = _media_type(request) or JSON  # no Content-Type: the first serializer, JSON
-    if media not in BODY_TYPES:
-        raise errors.unsupported_media_type(BODY_TYPES)
+    ``fieldValidation=Strict`` its repeated keys; ``protobuf`` is the apiVersion and kind
+    a protobuf body is read as (None: the body's kind has no protobuf form). Other types
+    are refused before the body is read (415), as ``NegotiateInputSerializer`` does; that
+    also refuses what a browser page may send another origin unasked (forms, plain text)."""
+    kind = _media_type(request) or JSON  # no Content-Type: the first serializer, JSON
+    accepted = media.body_types(protobuf is not None)
+    if kind not in accepted:
+        raise errors.unsupported_media_type(accepted)
     raw = await read_body(request)
+    if protobuf is not None and kind == media.PROTOBUF:
+        return media.decode_body(raw, *protobuf), None
     strict = mode == "Strict"
-    if media == YAML:
+    if kind == media.YAML:
         try:
             docs = codec.load_documents(raw)
         except codec.DecodeError as err:
@@ -473,8 +491,11 @@ def _options_kind(method: str) -> str:
 
 
 async def _delete_options(request: web.BaseRequest) -> params.DeleteOptions:
-    return params.parse_delete_options(request.query, _dry_run(request),
-                                       await read_body(request))
+    """The query's and the body's DeleteOptions (a typed Go client sends them in protobuf)."""
+    body = await read_body(request)
+    if body and _media_type(request) == media.PROTOBUF:
+        body = objects.encode(media.decode_body(body, "v1", "DeleteOptions"))
+    return params.parse_delete_options(request.query, _dry_run(request), body)
 
 
 def _user(request: web.BaseRequest) -> User:

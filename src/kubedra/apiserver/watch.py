@@ -24,6 +24,7 @@ from kubedra.apiserver.hub import (
 from kubedra.apiserver.registry import Resource
 from kubedra.apiserver.replies import write_chunk
 from kubedra.apiserver.rest import Filter, Rest
+from kubedra.proto import kube
 from kubedra.storage.contract import CompactedError
 
 # the most bytes of queued events joined into one write
@@ -135,12 +136,15 @@ class Streamer:
 
 
 class EventWriter:
-    """Writes watch events as ``{"type":...,"object":...}`` lines, filtered per watcher."""
+    """Writes watch events as ``{"type":...,"object":...}`` lines, filtered per watcher, or
+    with ``protobuf`` as length-prefixed ``WatchEvent`` frames (``kubedra.proto.kube``)."""
 
     def __init__(
         self, resp: web.StreamResponse, res: Resource, flt: Filter, as_table: bool,
         include_object: str, transport: asyncio.Transport | None = None,
+        protobuf: bool = False,
     ) -> None:
+        self.protobuf = protobuf
         self.resp = resp
         self.transport = transport
         self.res = res
@@ -160,7 +164,8 @@ class EventWriter:
 
     async def changes(self, batch: list[Change]) -> None:
         """Write the lines of several changes at once (one write for a burst)."""
-        if self.flt.everything and not self.as_table and not self.res.converts:
+        if (self.flt.everything and not self.as_table and not self.res.converts
+                and not self.protobuf):
             await write_chunk(self.resp, b"".join(ch.line for ch in batch))
             return
         lines = [line for line in map(self._line, batch) if line is not None]
@@ -200,7 +205,18 @@ class EventWriter:
                          else self.res.served(obj))
         if self.as_table:
             data = objects.encode(self._table(obj))
-        return b'{"type":"' + typ.encode() + b'","object":' + data + b"}\n"
+        return self._event(typ, data)
+
+    def _event(self, typ: str, data: bytes) -> bytes:
+        """One event of the stream, the object given as its JSON."""
+        if not self.protobuf:
+            return b'{"type":"' + typ.encode() + b'","object":' + data + b"}\n"
+        obj = objects.decode(data)
+        try:
+            return kube.watch_frame(typ, obj)
+        except kube.ConversionError as err:  # a field our .proto lacks: the client relists
+            status = errors.internal(f"{obj.get('kind')} cannot be written in protobuf: {err}")
+            return kube.watch_frame("ERROR", status.status)
 
     def _table(self, obj: Obj) -> Obj:
         tbl = tables.table(self.res, [obj], self.include_object)
@@ -217,12 +233,10 @@ class EventWriter:
             meta["annotations"] = {"k8s.io/initial-events-end": "true"}
         obj = {"kind": self.res.kind.kind, "apiVersion": self.res.kind.api_version,
                "metadata": meta}
-        await self.resp.write(
-            b'{"type":"BOOKMARK","object":' + objects.encode(obj) + b"}\n"
-        )
+        await self.resp.write(self._event("BOOKMARK", objects.encode(obj)))
 
     async def error(self, status: Obj) -> None:
-        await self.resp.write(b'{"type":"ERROR","object":' + objects.encode(status) + b"}\n")
+        await self.resp.write(self._event("ERROR", objects.encode(status)))
 
 
 async def _expired(writer: EventWriter, err: Expired | None) -> None:
