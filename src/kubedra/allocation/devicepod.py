@@ -98,6 +98,10 @@ class DevicePodAllocator:
             self.claims.clear_in_flight(key)
         self._reserved.clear()
 
+    def seen(self, node: str) -> Node | None:
+        """The Node :meth:`allocate` ran on under that name (None: not yet)."""
+        return self._nodes.get(node)
+
     def free_devices(self, node: str) -> int:
         """Devices of the drivers this pod's allocation on ``node`` uses that are still free
         there (kubedra's packing score; 0 for a node not allocated on)."""

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -31,6 +32,7 @@ from kubedra.scheduler.framework import Code, CycleState, Diagnosis, NodeInfo, R
 from kubedra.scheduler.plugins.dradevices import DeviceState
 from kubedra.scheduler.plugins.dynamicresources import (
     FREE_INSTANCES,
+    NAME,
     DynamicResources,
     DynamicResourcesPacking,
 )
@@ -197,6 +199,28 @@ def test_packing_counts_free_devices_of_the_pods_drivers() -> None:
         assert plugin.filter(cycle, pod("p", "c"), info(node)).ok
     assert packing.score(cycle, pod("p", "c"), info(n1)) == 98
     assert packing.score(cycle, pod("p", "c"), info(n2)) == 95
+
+
+def test_post_filter_names_the_first_failing_check_of_each_node() -> None:
+    """The FailedScheduling event's detail: explain's first failing check per node the
+    plugin rejected (as the 1.30 path gives it), on the Node Filter saw."""
+    n1, n2 = fake_node("n1"), fake_node("n2")
+    taken = {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": DRIVER, "pool": "n1", "device": "gpu-0"}]}}}
+    state = state_of(device_class(), slice_("n1", 1), slice_("n2", 1),
+                     claim("old", status=taken), claim("pair", exactly("gpu", 2)))
+    plugin, cycle, p = DynamicResources(state), CycleState(), pod("p", "pair")
+    assert plugin.pre_filter(cycle, p).ok
+    diagnosis = Diagnosis()
+    for node in (n1, n2):
+        status = plugin.filter(cycle, p, info(node))
+        assert status.message == "cannot allocate all claims"
+        diagnosis.node_statuses[node.metadata.name or ""] = dataclasses.replace(
+            status, plugin=NAME)
+    asyncio.run(plugin.post_filter(cycle, p, diagnosis))
+    assert diagnosis.detail == (
+        "On 1 node(s): dra/pair#gpu: needs 2 devices (ExactCount), 0 of the node's 1 usable; "
+        "on 1 node(s): dra/pair#gpu: needs 2 devices (ExactCount), 1 of the node's 1 usable.")
 
 
 def test_queueing_hints_of_v1_objects() -> None:

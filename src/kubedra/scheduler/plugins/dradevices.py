@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from kubedra.allocation.deviceallocator import AllocationError
 from kubedra.allocation.deviceclaims import DeviceClaims
+from kubedra.allocation.deviceexplain import first_failure
 from kubedra.allocation.devicepod import DevicePlan
 from kubedra.allocation.features import Features
 from kubedra.allocation.model.devicecel import cel_device_selectors
@@ -142,7 +143,12 @@ class DeviceCycle:
         return True
 
     def first_failure(self, node: str) -> str | None:
-        return None  # the Filter status says it
+        """Explain's first failing check, on the Node that Filter allocated on."""
+        pending = self.plan.allocator
+        seen = None if pending is None else pending.seen(node)
+        if pending is None or seen is None:
+            return None
+        return first_failure(pending.allocator, seen, pending.pending) or None
 
     def reserve(self, node: str) -> None:
         if self.plan.allocator is not None:
