@@ -305,8 +305,11 @@ async def test_scheduler_allocates_and_binds(tmp_path: Path) -> None:
                         if e.reason == "FailedScheduling"
                         and e.involved_object.name == "p2"]
             (message,) = await eventually("FailedScheduling of p2", reported)
-            assert message == ("0/2 nodes are available: 2 cannot allocate all claims. "
-                               "still not schedulable."), message
+            assert message == (
+                "0/2 nodes are available: 2 cannot allocate all claims. still not "
+                "schedulable. On 1 node(s): dra/b#gpu: needs 1 device (ExactCount), 0 of the "
+                "node's 0 usable; on 1 node(s): dra/b#gpu: needs 1 device (ExactCount), 0 of "
+                "the node's 1 usable."), message
             assert (await client.get(Pod, "p2", NS)).spec.node_name is None
         finally:
             await cancel_and_wait(task)
