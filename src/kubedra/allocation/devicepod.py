@@ -10,7 +10,7 @@ assumed, as :class:`~.engine.PodAllocator` does for named resources.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 import msgspec
@@ -132,6 +132,10 @@ class DevicePlan:
     allocator: DevicePodAllocator | None
     unavailable: set[int] = field(default_factory=set)
     """Allocated claims some node was refused for (PostFilter may deallocate them)."""
+
+    def free_counter(self) -> Callable[[str], int] | None:
+        """Free devices per node for the packing score (None: nothing to allocate)."""
+        return None if self.allocator is None else self.allocator.free_devices
 
     def node_reason(self, node: Node) -> str | None:
         """DynamicResources Filter: None when the claims can be used on ``node``, else the

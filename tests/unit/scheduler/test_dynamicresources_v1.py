@@ -23,19 +23,23 @@ from kubedra.api import codec, kinds
 from kubedra.api.core import Event, Node, Pod
 from kubedra.api.features import FeatureGates
 from kubedra.api.release import R1_30, R1_34
+from kubedra.allocation.devicesimulate import simulator_for
+from kubedra.allocation.simulate import Snapshot, pending_pods
 from kubedra.api.resource import v1
 from kubedra.apiserver.app import Options
 from kubedra.client.rest import Client
 from kubedra.scheduler.claimwriter import ClaimWriteError, DeviceClaimWriter
-from kubedra.scheduler.config import ConfigError, decode, resolve
+from kubedra.scheduler.config import ConfigError, decode, default_config, resolve
 from kubedra.scheduler.framework import Code, CycleState, Diagnosis, NodeInfo, Resources
 from kubedra.scheduler.plugins.dradevices import DeviceState
 from kubedra.scheduler.plugins.dynamicresources import (
     FREE_INSTANCES,
     NAME,
+    PACKING,
     DynamicResources,
     DynamicResourcesPacking,
 )
+from kubedra.scheduler.offline import ProfileChooser
 from kubedra.scheduler.queue import ClusterEvent
 from kubedra.scheduler.setup import IMPLEMENTS, build_scheduler
 from kubedra.tasks import cancel_and_wait
@@ -221,6 +225,31 @@ def test_post_filter_names_the_first_failing_check_of_each_node() -> None:
     assert diagnosis.detail == (
         "On 1 node(s): dra/pair#gpu: needs 2 devices (ExactCount), 0 of the node's 1 usable; "
         "on 1 node(s): dra/pair#gpu: needs 2 devices (ExactCount), 1 of the node's 1 usable.")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_simulate_packs_v1_claims_as_the_scheduler_does(seed: int) -> None:
+    """Two nodes alike but for their devices: the packing score decides, and ``simulate``
+    (the scheduler's profile offline) takes the node the plugin scores best, whatever the
+    seed of the draw among equal scores."""
+    nodes = [fake_node("n1"), fake_node("n2")]
+    objects = [device_class(), slice_("n1", 5), slice_("n2", 2), claim("c")]
+    plugin, packing, cycle = DynamicResources(state_of(*objects)), DynamicResourcesPacking(), \
+        CycleState()
+    assert plugin.pre_filter(cycle, pod("p", "c")).ok
+    scores = {}
+    for node in nodes:
+        assert plugin.filter(cycle, pod("p", "c"), info(node)).ok
+        scores[node.metadata.name] = packing.score(cycle, pod("p", "c"), info(node))
+    assert scores == {"n1": 95, "n2": 98}
+    snapshot = Snapshot.from_objects([*nodes, *objects, pod("p", "c")])
+    chooser = ProfileChooser(default_config(IMPLEMENTS), snapshot.nodes, [], seed=seed)
+    simulation = simulator_for(snapshot, chooser=chooser)
+    explanation = simulation.explain(pod("p", "c"))
+    assert explanation.result == "fits on n1, n2; the scheduler picks n2"
+    assert explanation.scores["n2"][PACKING] > explanation.scores["n1"][PACKING]
+    (placement,) = simulation.run(pending_pods(snapshot))
+    assert placement.node == "n2"
 
 
 def test_queueing_hints_of_v1_objects() -> None:

@@ -75,7 +75,7 @@ def _fields(cls: type) -> dict[str, msgspec.structs.FieldInfo]:
 
 
 def _default(struct: Any, name: str) -> Any:
-    info = _fields(type(struct)).get(name)
+    info = _fields(struct.__class__).get(name)
     if info is None:
         raise AttributeError(name)
     if info.default_factory is not msgspec.NODEFAULT:

@@ -136,8 +136,7 @@ class DeviceCycle:
         return None
 
     def free_counter(self) -> Callable[[str], int] | None:
-        allocator = self.plan.allocator
-        return None if allocator is None else allocator.free_devices
+        return self.plan.free_counter()
 
     def deallocatable(self, i: int) -> bool:
         return True
