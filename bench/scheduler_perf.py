@@ -306,10 +306,11 @@ class Era:
         await asyncio.gather(*(one(i) for i in range(count)))
 
     async def allocate_claims(self, client: Client, namespace: str, count: int,
-                              instances: int, concurrency: int = 32) -> None:
+                              instances: int, concurrency: int = 8) -> None:
         """Upstream's allocResourceClaims: ``count`` standalone claims, each allocated one
         instance, filling the nodes in order (created with the finalizer, then the
-        status)."""
+        status). A v1 claim's admission compiles CEL on the API server's one admission
+        thread, which lets 16 wait (more get 429): 8 at a time."""
         gate = asyncio.Semaphore(concurrency)
         kind = self.kind("resourceclaims")
         build = allocated_claim if self.release == R1_30 else allocated_device_claim

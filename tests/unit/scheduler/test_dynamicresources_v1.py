@@ -19,18 +19,20 @@ from typing import Any
 
 import pytest
 
+from kubedra.allocation.devicesimulate import simulator_for
+from kubedra.allocation.features import Features
+from kubedra.allocation.simulate import Snapshot, pending_pods
 from kubedra.api import codec, kinds
 from kubedra.api.core import Event, Node, Pod
 from kubedra.api.features import FeatureGates
 from kubedra.api.release import R1_30, R1_34
-from kubedra.allocation.devicesimulate import simulator_for
-from kubedra.allocation.simulate import Snapshot, pending_pods
 from kubedra.api.resource import v1
 from kubedra.apiserver.app import Options
 from kubedra.client.rest import Client
 from kubedra.scheduler.claimwriter import ClaimWriteError, DeviceClaimWriter
 from kubedra.scheduler.config import ConfigError, decode, default_config, resolve
 from kubedra.scheduler.framework import Code, CycleState, Diagnosis, NodeInfo, Resources
+from kubedra.scheduler.offline import ProfileChooser
 from kubedra.scheduler.plugins.dradevices import DeviceState
 from kubedra.scheduler.plugins.dynamicresources import (
     FREE_INSTANCES,
@@ -39,7 +41,6 @@ from kubedra.scheduler.plugins.dynamicresources import (
     DynamicResources,
     DynamicResourcesPacking,
 )
-from kubedra.scheduler.offline import ProfileChooser
 from kubedra.scheduler.queue import ClusterEvent
 from kubedra.scheduler.setup import IMPLEMENTS, build_scheduler
 from kubedra.tasks import cancel_and_wait
@@ -250,6 +251,36 @@ def test_simulate_packs_v1_claims_as_the_scheduler_does(seed: int) -> None:
     assert explanation.scores["n2"][PACKING] > explanation.scores["n1"][PACKING]
     (placement,) = simulation.run(pending_pods(snapshot))
     assert placement.node == "n2"
+
+
+def test_shortlist_is_the_nodes_with_a_free_device() -> None:
+    """Nodes without a free device are passed over (a filling cluster's many); any node when
+    a request may take devices in use, or all of them, or a slice is not one node's."""
+    taken = {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": DRIVER, "pool": "n1", "device": "gpu-0"}]}}}
+    objects = [device_class(), slice_("n1", 1), slice_("n2", 2), claim("old", status=taken)]
+
+    def shortlist(*requests: dict[str, Any], more: tuple[Any, ...] = ()) -> Any:
+        state = state_of(*objects, *more, claim("c", *requests))
+        state.features = Features.from_gates(GATES)  # 1.34's: firstAvailable served
+        plugin, cycle = DynamicResources(state), CycleState()
+        assert plugin.pre_filter(cycle, pod("p", "c")).ok
+        return plugin.shortlist(cycle, pod("p", "c"))
+
+    assert shortlist(exactly("gpu")) == {"n2"}
+    assert shortlist({"name": "any", "firstAvailable": [
+        {"name": "one", "deviceClassName": DRIVER, "count": 1}]}) == {"n2"}
+    admin = exactly("gpu")
+    admin["exactly"]["adminAccess"] = True
+    assert shortlist(admin) is None
+    every = {"name": "gpu", "exactly": {"deviceClassName": DRIVER, "allocationMode": "All"}}
+    assert shortlist(every) is None
+    shared = codec.decode({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "net"},
+        "spec": {"driver": DRIVER, "allNodes": True, "devices": [{"name": "nic"}],
+                 "pool": {"name": "net", "generation": 1, "resourceSliceCount": 1}}},
+        v1.ResourceSlice)
+    assert shortlist(exactly("gpu"), more=(shared,)) is None
 
 
 def test_queueing_hints_of_v1_objects() -> None:

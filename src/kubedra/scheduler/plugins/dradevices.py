@@ -133,7 +133,8 @@ class DeviceCycle:
             raise Unschedulable(str(e), unresolvable=False) from e
 
     def shortlist(self) -> Collection[str] | None:
-        return None
+        allocator = self.plan.allocator
+        return None if allocator is None else allocator.nodes_with_free_devices()
 
     def free_counter(self) -> Callable[[str], int] | None:
         return self.plan.free_counter()
