@@ -3,7 +3,12 @@ controller manager from ``kubedra.cli.localcluster``).
 
 Nodes ``scheduler-perf-dra-*`` each get a ResourceSlice of ``instances`` instances of driver
 ``test-driver.cdi.k8s.io``; a structured ResourceClass, claim parameters and a claim template
-per namespace. Two kinds of workload, as upstream's configs:
+per namespace. With ``--emulated-version 1.34`` the same workloads run on
+``resource.k8s.io/v1`` (upstream's 1.34 configs ``SchedulingWithResourceClaimTemplate`` and
+``SteadyStateClusterResourceClaimTemplate``): a DeviceClass, each node's pool published as a
+driver does (one slice of ``instances`` devices, owned by the Node) and v1 claim templates;
+``match_empty_500nodes`` (5 requests per claim under a ``matchAttribute`` constraint) exists
+only there. Two kinds of workload, as upstream's configs:
 
 * ``SchedulingWithResourceClaimTemplateStructured`` (``fast``, ``*pods_*nodes``): ``init``
   pods are created and scheduled, then ``measure`` pods; the window runs from the first
@@ -21,6 +26,7 @@ the runs' averages, per store backend (``--backend sqlite,etcd``).
 
     python -m bench.scheduler_perf --workload 5000pods_500nodes --runs 3
     python -m bench.scheduler_perf --workload half_500nodes [--profile DIR]
+    python -m bench.scheduler_perf --workload match_empty_500nodes --emulated-version 1.34
 """
 
 from __future__ import annotations
@@ -45,8 +51,10 @@ import uvloop
 
 from bench._common import backends_option, calibration_ms, cpu_seconds, percentile
 from kubedra.api import kinds
-from kubedra.api.core import Pod
-from kubedra.api.resource.v1alpha2 import FINALIZER, ResourceClaim
+from kubedra.api.core import Node, Pod
+from kubedra.api.release import R1_30, R1_34, Release, parse_release
+from kubedra.api.resource import v1
+from kubedra.api.resourceclaim import V1ALPHA2_CLAIMS, ClaimAPI, ResourceClaim, claim_api
 from kubedra.cli.fakenodes import create_fake_nodes
 from kubedra.cli.localcluster import LocalCluster
 from kubedra.client import kubeconfig
@@ -60,6 +68,10 @@ CEL_SELECTOR = ('attributes.string["model"] == "a100" && '
                 'attributes.quantity["memory"].isGreaterThan(quantity("32Gi")) && '
                 'attributes.version["driver-version"].compareTo(semver("535.0.0")) >= 0')
 """A real selector over typed attributes, true for every instance of ``--attributes``."""
+DEVICE_SELECTOR = (f'device.attributes["{DRIVER}"].model == "A100" && '
+                   f'device.capacity["{DRIVER}"].memory.isGreaterThan(quantity("512Mi")) && '
+                   f'device.attributes["{DRIVER}"].driverVersion.compareTo(semver("1.0.0")) >= 0')
+"""The same for the devices of :func:`device_slice` (``resource.k8s.io/v1``)."""
 STEADY_PENDING = 10
 
 
@@ -75,9 +87,13 @@ class Workload:
     """Standalone claims allocated before measuring (steady state)."""
     duration: float = 0.0
     """Seconds of the measured window (steady state); 0 for a template workload."""
-    selector: str = "true"
+    cel: bool = False
+    """The measured pods' requests select with a real CEL expression (:data:`CEL_SELECTOR`,
+    :data:`DEVICE_SELECTOR`)."""
     requests: int = 1
     """Requests per claim of the measured pods."""
+    match: bool = False
+    """The claim's requests must agree on an attribute (``matchAttribute``; 1.34 only)."""
 
     @property
     def steady(self) -> bool:
@@ -94,8 +110,10 @@ WORKLOADS = {
     "empty_500nodes": dataclasses.replace(_HALF, init_claims=0),
     "half_500nodes": _HALF,
     "full_500nodes": dataclasses.replace(_HALF, init_claims=4990),
-    "half_500nodes_cel": dataclasses.replace(_HALF, selector=CEL_SELECTOR),
+    "half_500nodes_cel": dataclasses.replace(_HALF, cel=True),
     "half_500nodes_2requests": dataclasses.replace(_HALF, requests=2),
+    "selector_empty_500nodes": dataclasses.replace(_HALF, init_claims=0, cel=True),
+    "match_empty_500nodes": dataclasses.replace(_HALF, init_claims=0, requests=5, match=True),
 }
 
 
@@ -150,42 +168,163 @@ def pod_body(namespace: str, i: int) -> dict[str, Any]:
     }
 
 
-async def create_pods(client: Client, namespace: str, count: int,
-                      concurrency: int = 32) -> None:
-    gate = asyncio.Semaphore(concurrency)
-    pod_kind = _kind("pods")
-
-    async def one(i: int) -> None:
-        async with gate:
-            await client.create_raw(pod_kind, pod_body(namespace, i), namespace)
-
-    await asyncio.gather(*(one(i) for i in range(count)))
+def on_node(node: str) -> dict[str, Any]:
+    """A node selector for ``node`` alone (an allocation's)."""
+    return {"nodeSelectorTerms": [{"matchExpressions": [{
+        "key": "kubernetes.io/hostname", "operator": "In", "values": [node]}]}]}
 
 
-async def allocate_claims(client: Client, namespace: str, count: int, instances: int,
-                          concurrency: int = 32) -> None:
-    """Upstream's allocResourceClaims: ``count`` standalone claims, each allocated one
-    instance, filling the nodes in order (created with the finalizer, then the status)."""
-    gate = asyncio.Semaphore(concurrency)
-    claims = _kind("resourceclaims")
-
-    async def one(i: int) -> None:
-        node, instance = f"{NODE_PREFIX}{i // instances}", f"instance-{i % instances}"
-        async with gate:
-            await client.create_raw(claims, {
-                "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaim",
-                "metadata": {"name": f"claim-{i}", "namespace": namespace,
-                             "finalizers": [FINALIZER]},
-                "spec": claim_spec()}, namespace)
-            status = {"driverName": DRIVER, "allocation": {
+def allocated_claim(name: str, node: str, instance: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """A standalone claim and the status that allocates it ``instance`` of ``node``."""
+    return ({"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaim",
+             "metadata": {"name": name, "finalizers": [V1ALPHA2_CLAIMS.finalizer]},
+             "spec": claim_spec()},
+            {"driverName": DRIVER, "allocation": {
                 "resourceHandles": [{"driverName": DRIVER, "structuredData": {
                     "nodeName": node, "results": [{"namedResources": {"name": instance}}]}}],
-                "availableOnNodes": {"nodeSelectorTerms": [{"matchExpressions": [{
-                    "key": "kubernetes.io/hostname", "operator": "In", "values": [node]}]}]}}}
-            await client.patch(ResourceClaim, f"claim-{i}", {"status": status},
-                               namespace=namespace, subresource="status")
+                "availableOnNodes": on_node(node)}})
 
-    await asyncio.gather(*(one(i) for i in range(count)))
+
+# --- the same objects in resource.k8s.io/v1 (1.34) ---------------------------------------------
+
+def device_class() -> dict[str, Any]:
+    """Upstream's ``templates/deviceclass.yaml``: the driver's devices."""
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass",
+            "metadata": {"name": "test-class"},
+            "spec": {"selectors": [{"cel": {"expression": f'device.driver == "{DRIVER}"'}}]}}
+
+
+def device_slice(node: Node, devices: int) -> dict[str, Any]:
+    """The node's pool as a driver publishes it (``kubeletplugin``'s slice controller: one
+    slice named after the node and driver, owned by the Node); the devices are upstream's
+    ``createResourceDriver`` ones (typed attributes, a memory capacity)."""
+    name, uid = node.metadata.name or "", node.metadata.uid or ""
+    return {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice",
+            "metadata": {"generateName": f"{name}-{DRIVER}-", "ownerReferences": [{
+                "apiVersion": "v1", "kind": "Node", "name": name, "uid": uid,
+                "controller": True}]},
+            "spec": {"driver": DRIVER, "nodeName": name,
+                     "pool": {"name": name, "generation": 1, "resourceSliceCount": 1},
+                     "devices": [{"name": f"instance-{i}", "attributes": {
+                         "model": {"string": "A100"}, "family": {"string": "GPU"},
+                         "driverVersion": {"version": "1.2.3"},
+                         "dra.example.com/numa": {"int": i}},
+                         "capacity": {"memory": {"value": "1Gi"}}}
+                         for i in range(devices)]}}
+
+
+def device_claim_spec(w: Workload | None = None) -> dict[str, Any]:
+    """``w``'s requests (one plain one without): each exactly one device of the class,
+    with :data:`DEVICE_SELECTOR` and a ``matchAttribute`` on the model as ``w`` says."""
+    w = w or Workload(0, 0)
+    exactly: dict[str, Any] = {"deviceClassName": "test-class"}
+    if w.cel:
+        exactly["selectors"] = [{"cel": {"expression": DEVICE_SELECTOR}}]
+    devices: dict[str, Any] = {"requests": [{"name": f"req-{i}", "exactly": exactly}
+                                            for i in range(w.requests)]}
+    if w.match:
+        devices["constraints"] = [{"matchAttribute": f"{DRIVER}/model"}]
+    return {"devices": devices}
+
+
+def device_pod_body(namespace: str, i: int) -> dict[str, Any]:
+    body = pod_body(namespace, i)
+    body["spec"]["resourceClaims"] = [{"name": "resource",
+                                       "resourceClaimTemplateName": "test-claim-template"}]
+    return body
+
+
+def allocated_device_claim(name: str, node: str, instance: str
+                           ) -> tuple[dict[str, Any], dict[str, Any]]:
+    return ({"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+             "metadata": {"name": name, "finalizers": [v1.FINALIZER]},
+             "spec": device_claim_spec()},
+            {"allocation": {"devices": {"results": [{
+                "request": "req-0", "driver": DRIVER, "pool": node, "device": instance}]},
+                "nodeSelector": on_node(node)}})
+
+
+@dataclasses.dataclass(frozen=True)
+class Era:
+    """What the workloads create in one release's DRA API."""
+
+    release: Release
+
+    @property
+    def claims(self) -> ClaimAPI:
+        return claim_api(self.release)
+
+    def kind(self, name: str) -> kinds.Kind:
+        kind = kinds.lookup(name, self.release)
+        assert kind is not None
+        return kind
+
+    async def publish(self, client: Client, w: Workload) -> None:
+        """The nodes, their slices and the class."""
+        if self.release == R1_30:
+            await create_fake_nodes(client, w.nodes, w.instances, DRIVER, prefix=NODE_PREFIX,
+                                    attributes=w.cel)
+            await create_resource_class(client)
+            return
+        await create_fake_nodes(client, w.nodes, w.instances, DRIVER, prefix=NODE_PREFIX,
+                                slices=False)
+        await client.create_raw(self.kind("deviceclasses"), device_class())
+        nodes = (await client.list(Node)).items
+        gate = asyncio.Semaphore(16)
+
+        async def one(node: Node) -> None:
+            async with gate:
+                await client.create_raw(self.kind("resourceslices"),
+                                        device_slice(node, w.instances))
+
+        await asyncio.gather(*(one(n) for n in nodes))
+
+    async def template(self, client: Client, namespace: str, w: Workload | None = None
+                       ) -> None:
+        """The namespace's claim template for ``w``'s measured pods (a plain one without)."""
+        if self.release == R1_30:
+            await create_dra_objects(client, namespace, CEL_SELECTOR if w and w.cel else "true",
+                                     w.requests if w else 1)
+            return
+        await client.create_raw(self.kind("resourceclaimtemplates"), {
+            "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaimTemplate",
+            "metadata": {"name": "test-claim-template", "namespace": namespace},
+            "spec": {"spec": device_claim_spec(w)}}, namespace)
+
+    def pod(self, namespace: str, i: int) -> dict[str, Any]:
+        return (pod_body if self.release == R1_30 else device_pod_body)(namespace, i)
+
+    async def create_pods(self, client: Client, namespace: str, count: int,
+                          concurrency: int = 32) -> None:
+        gate = asyncio.Semaphore(concurrency)
+        pod_kind = _kind("pods")
+
+        async def one(i: int) -> None:
+            async with gate:
+                await client.create_raw(pod_kind, self.pod(namespace, i), namespace)
+
+        await asyncio.gather(*(one(i) for i in range(count)))
+
+    async def allocate_claims(self, client: Client, namespace: str, count: int,
+                              instances: int, concurrency: int = 8) -> None:
+        """Upstream's allocResourceClaims: ``count`` standalone claims, each allocated one
+        instance, filling the nodes in order (created with the finalizer, then the
+        status). A v1 claim's admission compiles CEL on the API server's one admission
+        thread, which lets 16 wait (more get 429): 8 at a time."""
+        gate = asyncio.Semaphore(concurrency)
+        kind = self.kind("resourceclaims")
+        build = allocated_claim if self.release == R1_30 else allocated_device_claim
+
+        async def one(i: int) -> None:
+            node, instance = f"{NODE_PREFIX}{i // instances}", f"instance-{i % instances}"
+            body, status = build(f"claim-{i}", node, instance)
+            body["metadata"]["namespace"] = namespace
+            async with gate:
+                await client.create_raw(kind, body, namespace)
+                await client.patch(self.claims.claim, f"claim-{i}", {"status": status},
+                                   namespace=namespace, subresource="status")
+
+        await asyncio.gather(*(one(i) for i in range(count)))
 
 
 # --- what a run measures ---------------------------------------------------------------------
@@ -294,9 +433,10 @@ class Stages:
     STEPS = ("created", "claim created", "claim in pod status", "claim finalizer",
              "claim allocated", "bound")
 
-    def __init__(self, client: Client) -> None:
+    def __init__(self, client: Client, claims: ClaimAPI) -> None:
         self.seen: dict[str, dict[str, float]] = {}
-        self.claims = Informer(client, ResourceClaim)
+        self.finalizer = claims.finalizer
+        self.claims: Informer[ResourceClaim] = Informer(client, claims.claim)
         self.claims.add_handler(on_add=self._claim, on_update=lambda _o, n: self._claim(n))
 
     def _mark(self, pod: str, step: str) -> None:
@@ -318,7 +458,7 @@ class Stages:
             return
         pod = owners[0].name
         self._mark(pod, "claim created")
-        if FINALIZER in (claim.metadata.finalizers or ()):
+        if self.finalizer in (claim.metadata.finalizers or ()):
             self._mark(pod, "claim finalizer")
         if claim.status.allocation is not None:
             self._mark(pod, "claim allocated")
@@ -366,7 +506,8 @@ class Bound:
             await asyncio.sleep(0.02)
 
 
-async def steady_state(client: Client, bound: Bound, duration: float) -> tuple[float, float]:
+async def steady_state(client: Client, era: Era, bound: Bound, duration: float
+                       ) -> tuple[float, float]:
     """Keep :data:`STEADY_PENDING` pods pending: every bound pod is deleted and replaced
     (both requests at once), for ``duration`` seconds. Returns the window (start, end)."""
     pods = _kind("pods")
@@ -381,7 +522,7 @@ async def steady_state(client: Client, bound: Bound, duration: float) -> tuple[f
             await delete
             return
         next_index += 1
-        await asyncio.gather(delete, client.create_raw(pods, pod_body("test", next_index),
+        await asyncio.gather(delete, client.create_raw(pods, era.pod("test", next_index),
                                                        "test"))
 
     def on_bind(pod: Pod) -> None:
@@ -391,7 +532,7 @@ async def steady_state(client: Client, bound: Bound, duration: float) -> tuple[f
 
     bound.on_bind = on_bind
     start = time.monotonic()
-    await create_pods(client, "test", STEADY_PENDING)
+    await era.create_pods(client, "test", STEADY_PENDING)
     await asyncio.sleep(duration)
     running = False
     end = time.monotonic()
@@ -401,24 +542,24 @@ async def steady_state(client: Client, bound: Bound, duration: float) -> tuple[f
 
 
 async def run_once(workload: str, workdir: Path, timeout: float, backend: str = "sqlite",
-                   profile: Path | None = None, stages: bool = False) -> dict[str, Any]:
-    w = WORKLOADS[workload]
+                   profile: Path | None = None, stages: bool = False,
+                   release: Release = R1_30) -> dict[str, Any]:
+    w, era = WORKLOADS[workload], Era(release)
     # HTTPS and per-component identities as `kubedra up`; no audit log (upstream's
     # scheduler_perf runs without one)
     cluster = LocalCluster(workdir, etcd_members=1 if backend == "etcd" else 0, audit_log=False,
-                           controller_manager_args=WITHOUT_NODE_LIFECYCLE)
+                           controller_manager_args=WITHOUT_NODE_LIFECYCLE,
+                           emulated_version="" if release == R1_30 else release.name)
     async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
-        await create_fake_nodes(client, w.nodes, w.instances, DRIVER, prefix=NODE_PREFIX,
-                                attributes=w.selector != "true")
-        await create_resource_class(client)
+        await era.publish(client, w)
         await create_namespace(client, "init")
         await create_namespace(client, "test")
-        await create_dra_objects(client, "init")
-        await create_dra_objects(client, "test", w.selector, w.requests)
+        await era.template(client, "init")
+        await era.template(client, "test", w)
         bound = Bound()
         pods = Informer(client, Pod)
         pods.add_handler(on_add=bound.seen, on_update=lambda _o, n: bound.seen(n))
-        steps = Stages(client) if stages else None
+        steps = Stages(client, era.claims) if stages else None
         if steps is not None:
             pods.add_handler(on_add=steps.pod, on_update=lambda _o, n: steps.pod(n))
             steps.claims.start()
@@ -426,17 +567,17 @@ async def run_once(workload: str, workdir: Path, timeout: float, backend: str = 
         pods.start()
         await pods.wait_synced()
         if w.steady:
-            await allocate_claims(client, "init", w.init_claims, w.instances)
+            await era.allocate_claims(client, "init", w.init_claims, w.instances)
         else:
-            await create_pods(client, "init", w.init)
+            await era.create_pods(client, "init", w.init)
             await bound.wait("init", w.init, timeout)
         async with Measurement(cluster, client, profile) as measured:
             if w.steady:
-                start, end = await steady_state(client, bound, w.duration)
+                start, end = await steady_state(client, era, bound, w.duration)
                 binds = [t for t in bound.times if t < end]
             else:
                 start = time.monotonic()
-                await create_pods(client, "test", w.measure)
+                await era.create_pods(client, "test", w.measure)
                 await bound.wait("test", w.measure, timeout)
                 binds, end = bound.times, bound.times[-1]
         await pods.stop()
@@ -462,22 +603,25 @@ def _line(r: dict[str, Any]) -> str:
 
 
 def run(workload: str, runs: int, backends: list[str], *, timeout: float = 600.0,
-        profile: Path | None = None, stages: bool = False) -> dict[str, Any]:
-    """Run ``workload`` ``runs`` times per backend; print each run and the median."""
-    summary: dict[str, Any] = {"workload": workload, "backends": {}}
+        profile: Path | None = None, stages: bool = False,
+        release: Release = R1_30) -> dict[str, Any]:
+    """Run ``workload`` ``runs`` times per backend on ``release``'s DRA API; print each run
+    and the median."""
+    name = workload if release == R1_30 else f"{workload}@{release.name}"
+    summary: dict[str, Any] = {"workload": name, "backends": {}}
     for backend in backends:
         results = []
         for i in range(runs):
-            where = profile / f"{workload}-{backend}-{i}" if profile else None
+            where = profile / f"{workload}-{release.name}-{backend}-{i}" if profile else None
             with tempfile.TemporaryDirectory(prefix="kubedra-perf-") as tmp, \
                     asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
                 results.append(runner.run(run_once(workload, Path(tmp), timeout, backend,
-                                                   where, stages)))
-            print(f"  {workload} run {i + 1}: {_line(results[-1])}", flush=True)
+                                                   where, stages, release)))
+            print(f"  {name} run {i + 1}: {_line(results[-1])}", flush=True)
         rates = [r["throughput"]["Average"] for r in results]
         median = statistics.median(rates)
         summary["backends"][backend] = {"runs": results, "median_pods_per_second": median}
-        print(f"scheduler_perf {workload} on {backend:>6}: median "
+        print(f"scheduler_perf {name} on {backend:>6}: median "
               f"{median:.1f} pods/s over {runs} run(s) ({', '.join(f'{r:.1f}' for r in rates)})",
               flush=True)
     return summary
@@ -488,7 +632,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workload", choices=sorted(WORKLOADS), default="2000pods_100nodes")
     parser.add_argument("--runs", type=int, default=3)
     parser.add_argument("--timeout", type=float, default=600.0)
-    parser.add_argument("--smoke", action="store_true", help="the 'fast' workload, one run")
+    parser.add_argument("--smoke", action="store_true",
+                        help="the 'fast' workload, one run (on 1.30, then on 1.34, unless "
+                             "--emulated-version names one)")
+    parser.add_argument("--emulated-version", type=parse_release, default=None,
+                        help="the release whose DRA API the workload uses: 1.30 "
+                             "(resource.k8s.io/v1alpha2, the default) or 1.34 (v1)")
     parser.add_argument("--json", dest="json_path")
     parser.add_argument("--profile", type=Path, default=None,
                         help="write py-spy raw profiles of every process (measured window)")
@@ -498,10 +647,16 @@ def main(argv: list[str] | None = None) -> int:
     backends_option(parser)
     args = parser.parse_args(argv)
     workload, runs = ("fast", 1) if args.smoke else (args.workload, args.runs)
-    summary = run(workload, runs, args.backend, timeout=args.timeout, profile=args.profile,
-                  stages=args.stages or args.smoke)
+    releases = ([args.emulated_version] if args.emulated_version else
+                [R1_30, R1_34] if args.smoke else [R1_30])
+    if R1_30 in releases and WORKLOADS[workload].match:
+        parser.error(f"{workload} needs --emulated-version 1.34 (matchAttribute is "
+                     "resource.k8s.io/v1's)")
+    summaries = [run(workload, runs, args.backend, timeout=args.timeout, profile=args.profile,
+                     stages=args.stages or args.smoke, release=r) for r in releases]
     if args.json_path:
-        Path(args.json_path).write_text(json.dumps(summary, indent=2))
+        Path(args.json_path).write_text(json.dumps(
+            summaries[0] if len(summaries) == 1 else summaries, indent=2))
     return 0
 
 

@@ -11,7 +11,8 @@ configuration file sets 1.34's ``DynamicResourcesArgs.filterTimeout``).
 * a two-request claim with ``matchAttribute`` gets devices with equal values where the
   first fit would not;
 * ``firstAvailable`` falls back to its second subrequest when the first cannot be met;
-* a pod that cannot fit stays Pending with a FailedScheduling event naming the reason;
+* a pod that cannot fit stays Pending with a FailedScheduling event naming the reason
+  and each node's first failing check;
 * deleting a pod deallocates its claim and drops the finalizer (the claim controller).
 """
 
@@ -174,8 +175,12 @@ async def test_a_1_34_scheduler_allocates_v1_claims(tmp_path: Path) -> None:
             return [e.message or "" for e in events.items if e.reason == "FailedScheduling"
                     and e.involved_object.name == "waiting"]
         (message, *_) = await eventually("FailedScheduling of waiting", failed)
-        assert message == ("0/2 nodes are available: 2 cannot allocate all claims. "
-                           "still not schedulable."), message
+        # upstream's counts, then explain's first failing check per node (as on 1.30)
+        assert message == (
+            "0/2 nodes are available: 2 cannot allocate all claims. still not schedulable. "
+            f"On 1 node(s): {NS}/none-left#gpu: needs 1 device (ExactCount), 0 of the node's 0 "
+            f"usable; on 1 node(s): {NS}/none-left#gpu: needs 1 device (ExactCount), 0 of the "
+            "node's 4 usable."), message
         assert await bound("waiting") is None
 
         # 5. the pair's pod goes: the claim is deallocated, its finalizer dropped, and the

@@ -10,7 +10,7 @@ assumed, as :class:`~.engine.PodAllocator` does for named resources.
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass, field
 
 import msgspec
@@ -98,6 +98,25 @@ class DevicePodAllocator:
             self.claims.clear_in_flight(key)
         self._reserved.clear()
 
+    def seen(self, node: str) -> Node | None:
+        """The Node :meth:`allocate` ran on under that name (None: not yet)."""
+        return self._nodes.get(node)
+
+    def nodes_with_free_devices(self) -> Collection[str] | None:
+        """Names that include every node where the pending claims can be allocated: the
+        nodes with a device not in use in a slice of their own. None (any node) when a
+        request may take devices in use (admin access, consumable capacity) or ``All`` of
+        them, or when a slice is not bound to one node. The scheduler's shortlist: in a
+        filling cluster most nodes have no device left, and each costs an allocation."""
+        local = self.allocator.slices.node_local()
+        if local is None or self.allocator.features.consumable_capacity or not all(
+                _takes_free_devices(c) for c in self.pending):
+            return None
+        allocated = self.claims.allocated()
+        return {node for node, slices in local.items()
+                if any((s.spec.driver, s.spec.pool.name, d.name) not in allocated
+                       for _, s in slices for d in s.spec.devices or ())}
+
     def free_devices(self, node: str) -> int:
         """Devices of the drivers this pod's allocation on ``node`` uses that are still free
         there (kubedra's packing score; 0 for a node not allocated on)."""
@@ -118,6 +137,18 @@ class DevicePodAllocator:
         return free
 
 
+def _takes_free_devices(claim: ResourceClaim) -> bool:
+    """Each of the claim's requests takes a count of devices not in use."""
+    for request in claim.spec.devices.requests or ():
+        if request.exactly is not None:
+            if request.exactly.admin_access or request.exactly.allocation_mode == "All":
+                return False
+        elif not request.first_available or any(
+                sub.allocation_mode == "All" for sub in request.first_available):
+            return False
+    return True
+
+
 @dataclass
 class DevicePlan:
     """The outcome of ``prepare_devices``: the checked claims and the allocator for the
@@ -128,6 +159,10 @@ class DevicePlan:
     allocator: DevicePodAllocator | None
     unavailable: set[int] = field(default_factory=set)
     """Allocated claims some node was refused for (PostFilter may deallocate them)."""
+
+    def free_counter(self) -> Callable[[str], int] | None:
+        """Free devices per node for the packing score (None: nothing to allocate)."""
+        return None if self.allocator is None else self.allocator.free_devices
 
     def node_reason(self, node: Node) -> str | None:
         """DynamicResources Filter: None when the claims can be used on ``node``, else the

@@ -12,15 +12,13 @@ allocator under 1.34's default gates; explanations come from
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from kubedra.allocation.deviceallocator import AllocationError
 from kubedra.allocation.deviceclaims import DeviceClaims
 from kubedra.allocation.deviceexplain import DeviceNodeExplanation, explain_node, first_failure
 from kubedra.allocation.devicepod import CANNOT_ALLOCATE, DevicePlan
-from kubedra.allocation.engine import PodAllocator
 from kubedra.allocation.features import Features
-from kubedra.allocation.index import AllocationIndex
 from kubedra.allocation.model.devicecel import cel_device_selectors
 from kubedra.allocation.model.devices import DeviceKey, DeviceSelectors, claim_uses, device_id
 from kubedra.allocation.podclaims import pod_claims, prepare_devices
@@ -116,10 +114,8 @@ class DeviceSimulator(Simulation[DevicePlan, ResourceClaim, ResourceClaimTemplat
     def _claims_of(self, plan: DevicePlan) -> list[ResourceClaim]:
         return [c.claim for c in plan.checks]
 
-    def _chooser_allocator(self, plan: DevicePlan) -> PodAllocator:
-        """No named-resources plans: the packing score, which counts free instances of that
-        model, has nothing to score (it answers SKIP)."""
-        return PodAllocator(AllocationIndex(), [])
+    def _free_counter(self, plan: DevicePlan) -> Callable[[str], int] | None:
+        return plan.free_counter()
 
     def _score(self, plan: DevicePlan, node: str) -> tuple[bool, int, str]:
         """The packing score's count: the free devices of the drivers allocated from."""

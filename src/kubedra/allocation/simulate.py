@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
 import msgspec
 
 from kubedra.allocation.celadapter import cel_selectors
-from kubedra.allocation.engine import PodAllocator
 from kubedra.allocation.explain import (
     NodeAnswer,
     NodeExplanation,
@@ -84,8 +83,10 @@ class Choice:
 class NodeChooser(Protocol):
     """The scheduler's other plugins, for a simulation."""
 
-    def choose(self, pod: Pod, fits: Collection[str], allocator: PodAllocator) -> Choice:
-        """Among the nodes the pod's claims ``fits`` on, the node the scheduler picks."""
+    def choose(self, pod: Pod, fits: Collection[str], free: Callable[[str], int] | None
+               ) -> Choice:
+        """Among the nodes the pod's claims ``fits`` on, the node the scheduler picks;
+        ``free``: what the packing score counts per node (None: the pod allocates nothing)."""
 
     def placed(self, pod: Pod, node: str) -> None:
         """The pod was placed on ``node``: it counts for the next pods."""
@@ -225,8 +226,9 @@ class Simulation(ABC, Generic[PlanT, ClaimT, TemplateT]):
     def _claims_of(self, plan: PlanT) -> list[ClaimT]: ...
 
     @abstractmethod
-    def _chooser_allocator(self, plan: PlanT) -> PodAllocator:
-        """What the profile's packing score counts free instances with."""
+    def _free_counter(self, plan: PlanT) -> Callable[[str], int] | None:
+        """Free instances (devices) per node of what the plan allocates, as the scheduler's
+        packing score counts them (None: nothing to allocate)."""
 
     @abstractmethod
     def _score(self, plan: PlanT, node: str) -> tuple[bool, int, str]:
@@ -299,7 +301,7 @@ class Simulation(ABC, Generic[PlanT, ClaimT, TemplateT]):
             return placement
         if self.chooser is not None:
             choice = self.chooser.choose(self._pod_of(plan), feasible,
-                                         self._chooser_allocator(plan))
+                                         self._free_counter(plan))
             if choice.node is None:
                 placement.reasons.update(choice.reasons)
                 placement.message = f"0/{len(self.nodes)} nodes are available"
@@ -340,7 +342,7 @@ class Simulation(ABC, Generic[PlanT, ClaimT, TemplateT]):
         if self.chooser is not None:
             choice = self.chooser.choose(self._pod_of(plan),
                                          [n.node for n in nodes if n.suitable],
-                                         self._chooser_allocator(plan))
+                                         self._free_counter(plan))
             chosen, scores = choice.node, choice.scores
             for ex in nodes:
                 if ex.suitable and ex.node in choice.reasons:
@@ -400,8 +402,8 @@ class Simulator(Simulation[PodPlan, ResourceClaim, ResourceClaimTemplate]):
     def _claims_of(self, plan: PodPlan) -> list[ResourceClaim]:
         return plan.claims
 
-    def _chooser_allocator(self, plan: PodPlan) -> PodAllocator:
-        return plan.allocator
+    def _free_counter(self, plan: PodPlan) -> Callable[[str], int] | None:
+        return plan.allocator.free_counter()
 
     def _score(self, plan: PodPlan, node: str) -> tuple[bool, int, str]:
         free = sum(self.index.free_count(node, d) - len(r)

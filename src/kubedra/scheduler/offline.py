@@ -11,15 +11,14 @@ are assumed in its own cache, as the scheduler's are.
 from __future__ import annotations
 
 import random
-from collections.abc import Collection, Iterable
+from collections.abc import Callable, Collection, Iterable
 
-from kubedra.allocation.engine import PodAllocator
 from kubedra.allocation.simulate import Choice
 from kubedra.api.core import Node, Pod
 from kubedra.scheduler.cache import SchedulerCache
 from kubedra.scheduler.config import DEFAULT_SCHEDULER_NAME, SchedulerConfig
 from kubedra.scheduler.framework import Code, CycleState, Diagnosis
-from kubedra.scheduler.plugins.dynamicresources import FREE_INSTANCES, free_counter
+from kubedra.scheduler.plugins.dynamicresources import FREE_INSTANCES
 from kubedra.scheduler.plugins.interpodaffinity import NamespaceLabels
 from kubedra.scheduler.scheduler import NodeSearch, score_nodes, select_host
 from kubedra.scheduler.setup import build_profile
@@ -42,7 +41,8 @@ class ProfileChooser:
         self.search = NodeSearch(config.percentage_of_nodes_to_score)
         self.rng = random.Random(seed)
 
-    def choose(self, pod: Pod, fits: Collection[str], allocator: PodAllocator) -> Choice:
+    def choose(self, pod: Pod, fits: Collection[str], free: Callable[[str], int] | None
+               ) -> Choice:
         name = pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME
         profile = self.profiles.get(name)
         if profile is None:
@@ -50,8 +50,8 @@ class ProfileChooser:
         state = CycleState()
         state.profile, state.nodes = profile, self.cache.tally
         state.all_nodes = self.cache.node_infos()
-        if allocator.plans:
-            state[FREE_INSTANCES] = free_counter(allocator)
+        if free is not None:
+            state[FREE_INSTANCES] = free
         diagnosis, rejectors = Diagnosis(), set[str]()
         skipped: set[str] = set()
         for plugin in profile.pre_filter:

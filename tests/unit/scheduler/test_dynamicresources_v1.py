@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import time
 from collections.abc import AsyncIterator, Callable
 from pathlib import Path
@@ -18,6 +19,9 @@ from typing import Any
 
 import pytest
 
+from kubedra.allocation.devicesimulate import simulator_for
+from kubedra.allocation.features import Features
+from kubedra.allocation.simulate import Snapshot, pending_pods
 from kubedra.api import codec, kinds
 from kubedra.api.core import Event, Node, Pod
 from kubedra.api.features import FeatureGates
@@ -26,11 +30,14 @@ from kubedra.api.resource import v1
 from kubedra.apiserver.app import Options
 from kubedra.client.rest import Client
 from kubedra.scheduler.claimwriter import ClaimWriteError, DeviceClaimWriter
-from kubedra.scheduler.config import ConfigError, decode, resolve
+from kubedra.scheduler.config import ConfigError, decode, default_config, resolve
 from kubedra.scheduler.framework import Code, CycleState, Diagnosis, NodeInfo, Resources
+from kubedra.scheduler.offline import ProfileChooser
 from kubedra.scheduler.plugins.dradevices import DeviceState
 from kubedra.scheduler.plugins.dynamicresources import (
     FREE_INSTANCES,
+    NAME,
+    PACKING,
     DynamicResources,
     DynamicResourcesPacking,
 )
@@ -199,6 +206,83 @@ def test_packing_counts_free_devices_of_the_pods_drivers() -> None:
     assert packing.score(cycle, pod("p", "c"), info(n2)) == 95
 
 
+def test_post_filter_names_the_first_failing_check_of_each_node() -> None:
+    """The FailedScheduling event's detail: explain's first failing check per node the
+    plugin rejected (as the 1.30 path gives it), on the Node Filter saw."""
+    n1, n2 = fake_node("n1"), fake_node("n2")
+    taken = {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": DRIVER, "pool": "n1", "device": "gpu-0"}]}}}
+    state = state_of(device_class(), slice_("n1", 1), slice_("n2", 1),
+                     claim("old", status=taken), claim("pair", exactly("gpu", 2)))
+    plugin, cycle, p = DynamicResources(state), CycleState(), pod("p", "pair")
+    assert plugin.pre_filter(cycle, p).ok
+    diagnosis = Diagnosis()
+    for node in (n1, n2):
+        status = plugin.filter(cycle, p, info(node))
+        assert status.message == "cannot allocate all claims"
+        diagnosis.node_statuses[node.metadata.name or ""] = dataclasses.replace(
+            status, plugin=NAME)
+    asyncio.run(plugin.post_filter(cycle, p, diagnosis))
+    assert diagnosis.detail == (
+        "On 1 node(s): dra/pair#gpu: needs 2 devices (ExactCount), 0 of the node's 1 usable; "
+        "on 1 node(s): dra/pair#gpu: needs 2 devices (ExactCount), 1 of the node's 1 usable.")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_simulate_packs_v1_claims_as_the_scheduler_does(seed: int) -> None:
+    """Two nodes alike but for their devices: the packing score decides, and ``simulate``
+    (the scheduler's profile offline) takes the node the plugin scores best, whatever the
+    seed of the draw among equal scores."""
+    nodes = [fake_node("n1"), fake_node("n2")]
+    objects = [device_class(), slice_("n1", 5), slice_("n2", 2), claim("c")]
+    plugin, packing, cycle = DynamicResources(state_of(*objects)), DynamicResourcesPacking(), \
+        CycleState()
+    assert plugin.pre_filter(cycle, pod("p", "c")).ok
+    scores = {}
+    for node in nodes:
+        assert plugin.filter(cycle, pod("p", "c"), info(node)).ok
+        scores[node.metadata.name] = packing.score(cycle, pod("p", "c"), info(node))
+    assert scores == {"n1": 95, "n2": 98}
+    snapshot = Snapshot.from_objects([*nodes, *objects, pod("p", "c")])
+    chooser = ProfileChooser(default_config(IMPLEMENTS), snapshot.nodes, [], seed=seed)
+    simulation = simulator_for(snapshot, chooser=chooser)
+    explanation = simulation.explain(pod("p", "c"))
+    assert explanation.result == "fits on n1, n2; the scheduler picks n2"
+    assert explanation.scores["n2"][PACKING] > explanation.scores["n1"][PACKING]
+    (placement,) = simulation.run(pending_pods(snapshot))
+    assert placement.node == "n2"
+
+
+def test_shortlist_is_the_nodes_with_a_free_device() -> None:
+    """Nodes without a free device are passed over (a filling cluster's many); any node when
+    a request may take devices in use, or all of them, or a slice is not one node's."""
+    taken = {"allocation": {"devices": {"results": [
+        {"request": "gpu", "driver": DRIVER, "pool": "n1", "device": "gpu-0"}]}}}
+    objects = [device_class(), slice_("n1", 1), slice_("n2", 2), claim("old", status=taken)]
+
+    def shortlist(*requests: dict[str, Any], more: tuple[Any, ...] = ()) -> Any:
+        state = state_of(*objects, *more, claim("c", *requests))
+        state.features = Features.from_gates(GATES)  # 1.34's: firstAvailable served
+        plugin, cycle = DynamicResources(state), CycleState()
+        assert plugin.pre_filter(cycle, pod("p", "c")).ok
+        return plugin.shortlist(cycle, pod("p", "c"))
+
+    assert shortlist(exactly("gpu")) == {"n2"}
+    assert shortlist({"name": "any", "firstAvailable": [
+        {"name": "one", "deviceClassName": DRIVER, "count": 1}]}) == {"n2"}
+    admin = exactly("gpu")
+    admin["exactly"]["adminAccess"] = True
+    assert shortlist(admin) is None
+    every = {"name": "gpu", "exactly": {"deviceClassName": DRIVER, "allocationMode": "All"}}
+    assert shortlist(every) is None
+    shared = codec.decode({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "net"},
+        "spec": {"driver": DRIVER, "allNodes": True, "devices": [{"name": "nic"}],
+                 "pool": {"name": "net", "generation": 1, "resourceSliceCount": 1}}},
+        v1.ResourceSlice)
+    assert shortlist(exactly("gpu"), more=(shared,)) is None
+
+
 def test_queueing_hints_of_v1_objects() -> None:
     used = claim("c")
     state = state_of(device_class(), used)
@@ -281,8 +365,11 @@ async def test_scheduler_allocates_and_binds(tmp_path: Path) -> None:
                         if e.reason == "FailedScheduling"
                         and e.involved_object.name == "p2"]
             (message,) = await eventually("FailedScheduling of p2", reported)
-            assert message == ("0/2 nodes are available: 2 cannot allocate all claims. "
-                               "still not schedulable."), message
+            assert message == (
+                "0/2 nodes are available: 2 cannot allocate all claims. still not "
+                "schedulable. On 1 node(s): dra/b#gpu: needs 1 device (ExactCount), 0 of the "
+                "node's 0 usable; on 1 node(s): dra/b#gpu: needs 1 device (ExactCount), 0 of "
+                "the node's 1 usable."), message
             assert (await client.get(Pod, "p2", NS)).spec.node_name is None
         finally:
             await cancel_and_wait(task)

@@ -17,7 +17,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Iterable, Sequence
+from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from kubedra.allocation.selectors import SelectorCompileError, SelectorEvalError
@@ -195,6 +195,10 @@ class SliceIndex:
                 self._local.setdefault(s.spec.node_name, []).append((i, s))
             else:
                 self._shared.append((i, s))
+
+    def node_local(self) -> Mapping[str, list[tuple[int, ResourceSlice]]] | None:
+        """Each node's own slices, or None when some slice is not bound to one node."""
+        return None if self._shared else self._local
 
     def for_node(self, node: Node | None) -> list[ResourceSlice]:
         local = self._local.get(node.metadata.name or "", []) if node is not None else []

@@ -21,6 +21,7 @@ Pure: no I/O; the namespace's labels come from the caller.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -66,13 +67,20 @@ def _walk(obj: Any, path: tuple[str, ...]) -> Iterator[tuple[Any, str]]:
         yield from _walk(getattr(obj, head), rest)
 
 
+@functools.cache
+def _fields(cls: type) -> dict[str, msgspec.structs.FieldInfo]:
+    """A struct type's fields by name (``msgspec.structs.fields`` resolves the annotations
+    anew on every call: a third of the API server's CPU on a 1.34 claim write)."""
+    return {info.name: info for info in msgspec.structs.fields(cls)}
+
+
 def _default(struct: Any, name: str) -> Any:
-    for info in msgspec.structs.fields(type(struct)):
-        if info.name == name:
-            if info.default_factory is not msgspec.NODEFAULT:
-                return info.default_factory()
-            return None if info.default is msgspec.NODEFAULT else info.default
-    raise AttributeError(name)
+    info = _fields(struct.__class__).get(name)
+    if info is None:
+        raise AttributeError(name)
+    if info.default_factory is not msgspec.NODEFAULT:
+        return info.default_factory()
+    return None if info.default is msgspec.NODEFAULT else info.default
 
 
 def _set(value: Any) -> bool:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, ClassVar
 
 from kubedra.allocation.deviceallocator import AllocationError
 from kubedra.allocation.deviceclaims import DeviceClaims
+from kubedra.allocation.deviceexplain import first_failure
 from kubedra.allocation.devicepod import DevicePlan
 from kubedra.allocation.features import Features
 from kubedra.allocation.model.devicecel import cel_device_selectors
@@ -132,17 +133,22 @@ class DeviceCycle:
             raise Unschedulable(str(e), unresolvable=False) from e
 
     def shortlist(self) -> Collection[str] | None:
-        return None
+        allocator = self.plan.allocator
+        return None if allocator is None else allocator.nodes_with_free_devices()
 
     def free_counter(self) -> Callable[[str], int] | None:
-        allocator = self.plan.allocator
-        return None if allocator is None else allocator.free_devices
+        return self.plan.free_counter()
 
     def deallocatable(self, i: int) -> bool:
         return True
 
     def first_failure(self, node: str) -> str | None:
-        return None  # the Filter status says it
+        """Explain's first failing check, on the Node that Filter allocated on."""
+        pending = self.plan.allocator
+        seen = None if pending is None else pending.seen(node)
+        if pending is None or seen is None:
+            return None
+        return first_failure(pending.allocator, seen, pending.pending) or None
 
     def reserve(self, node: str) -> None:
         if self.plan.allocator is not None:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 import msgspec
 
 from kubedra.allocation.celadapter import cel_selectors
-from kubedra.allocation.engine import ClaimAllocation, NodeVerdict, PodAllocator
+from kubedra.allocation.engine import ClaimAllocation, NodeVerdict
 from kubedra.allocation.explain import first_failure
 from kubedra.allocation.index import AllocationIndex, claim_key
 from kubedra.allocation.parameters import ParameterStore
@@ -278,7 +278,7 @@ class _Cycle:
         return self.plan.allocator.nodes_with_room()
 
     def free_counter(self) -> Callable[[str], int] | None:
-        return free_counter(self.plan.allocator) if self.plan.allocator.plans else None
+        return self.plan.allocator.free_counter()
 
     def deallocatable(self, i: int) -> bool:
         return self.plan.checks[i].structured  # a classic allocation is its controller's
@@ -525,17 +525,6 @@ def _first_failures(cycle: Cycle, diagnosis: Diagnosis, most: int = 3) -> str:
     ranked = sorted(counts.items(), key=lambda c: (-c[1], c[0]))[:most]
     return ("On " + "; on ".join(f"{n} node(s): {why}" for why, n in ranked) + "."
             if ranked else "")
-
-
-def free_counter(allocator: PodAllocator) -> Callable[[str], int]:
-    """Free instances of the allocator's drivers on a node: Score asks it once per feasible
-    node, so the common single-driver case is the index's own count, bound to its driver."""
-    index, drivers = allocator.index, tuple(allocator.requests)
-    count = index.free_count
-    if len(drivers) == 1:
-        driver = drivers[0]
-        return lambda node: count(node, driver)
-    return lambda node: sum(count(node, d) for d in drivers)
 
 
 def feed(state: DRAState, objects: Sequence[Any]) -> None:
