@@ -155,10 +155,8 @@ def test_up_1_34_runs_a_job_to_completion() -> None:
                 text = (logs / name).read_text(errors="replace")
                 lines = [line for line in text.splitlines()
                          if "does not serve resource.k8s.io/v1alpha2" in line]
-                if name != "nodes-0.log":  # the claim controller and the scheduler speak v1
-                    assert lines == [], text[-2000:]
-                else:
-                    assert len(lines) == 1 and "v1.34.0" in lines[0], (name, text[-2000:])
+                # the claim controller, the scheduler and the node agents all speak v1
+                assert lines == [], (name, text[-2000:])
                 assert "Traceback" not in text, (name, text[-3000:])
             proc.send_signal(signal.SIGINT)
             assert proc.wait(40) == 0, out.read_text(errors="replace")
