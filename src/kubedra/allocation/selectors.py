@@ -9,7 +9,7 @@ slice generation.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Protocol
+from typing import Generic, Protocol, TypeVar
 
 from kubedra.allocation.instance import Instance, Verdict
 
@@ -25,6 +25,7 @@ class Evaluator(Protocol):
 
 
 Compiler = Callable[[str], Evaluator]
+T = TypeVar("T")
 
 
 class SelectorCompileError(Exception):
@@ -61,23 +62,24 @@ class Selector:
         return result
 
 
-class Selectors:
-    """Compiles each distinct expression once and hands out shared :class:`Selector` objects
-    (LRU-bounded; per-instance verdicts are bounded too, so unique selectors cannot grow
-    memory without limit). The compiler is given (CEL: :func:`.celadapter.cel_selectors`)."""
+class CompileCache(Generic[T]):
+    """Each distinct expression built once, LRU-bounded; a compile error is kept and raised
+    again. The one cache of compiled selectors for both models (unique selectors cannot grow
+    memory without limit)."""
 
-    def __init__(self, compiler: Compiler, limit: int = 4096) -> None:
-        self._compiler = compiler
-        self._cache: dict[str, Selector | SelectorCompileError] = {}
+    def __init__(self, build: Callable[[str], T], limit: int = 4096) -> None:
+        self._build = build
+        self._cache: dict[str, T | SelectorCompileError] = {}
         self._limit = limit
 
-    def get(self, expression: str) -> Selector:
+    def get(self, expression: str) -> T:
+        """The built expression; raises :class:`SelectorCompileError`."""
         hit = self._cache.pop(expression, None)
         if hit is None:
             if len(self._cache) >= self._limit:
                 del self._cache[next(iter(self._cache))]  # least recently used
             try:
-                hit = Selector(expression, self._compiler(expression))
+                hit = self._build(expression)
             except SelectorCompileError as err:
                 hit = err
         self._cache[expression] = hit
@@ -85,3 +87,14 @@ class Selectors:
             raise hit
         return hit
 
+
+class Selectors:
+    """Compiles each distinct expression once and hands out shared :class:`Selector` objects
+    (per-instance verdicts are bounded too). The compiler is given (CEL:
+    :func:`.celadapter.cel_selectors`)."""
+
+    def __init__(self, compiler: Compiler, limit: int = 4096) -> None:
+        self._cache = CompileCache(lambda e: Selector(e, compiler(e)), limit)
+
+    def get(self, expression: str) -> Selector:
+        return self._cache.get(expression)

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable, Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
-from kubedra.allocation.selectors import SelectorCompileError, SelectorEvalError
+from kubedra.allocation.selectors import CompileCache, SelectorEvalError
 from kubedra.api.core import Node, NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
 from kubedra.api.nodeaffinity import matches
 from kubedra.api.resource.v1 import (
@@ -119,24 +119,11 @@ class DeviceSelectors:
 
     def __init__(self, compiler: Compiler, limit: int = 4096) -> None:
         self.inventory = Inventory()
-        self._compiler = compiler
-        self._cache: dict[str, Evaluator | SelectorCompileError] = {}
-        self._limit = limit
+        self._programs = CompileCache(compiler, limit)
 
     def program(self, expression: str) -> Evaluator:
         """The compiled expression; raises :class:`SelectorCompileError`."""
-        hit = self._cache.pop(expression, None)
-        if hit is None:
-            if len(self._cache) >= self._limit:
-                del self._cache[next(iter(self._cache))]
-            try:
-                hit = self._compiler(expression)
-            except SelectorCompileError as err:
-                hit = err
-        self._cache[expression] = hit
-        if isinstance(hit, SelectorCompileError):
-            raise hit
-        return hit
+        return self._programs.get(expression)
 
     def verdict(self, entry: DeviceEntry, expression: str) -> Verdict:
         cached = entry.verdicts.get(expression)
