@@ -14,6 +14,7 @@ import aiohttp
 import pytest
 
 from kubedra.proto import kube
+from kubedra.proto.generated import apimachinery_meta_v1_pb2 as meta_pb2
 from kubedra.proto.generated import apimachinery_runtime_pb2 as runtime_pb2
 from kubedra.proto.generated import core_v1_pb2
 from tests.e2e.conftest import Server, kubeconfig_session
@@ -90,20 +91,63 @@ async def test_answers_in_the_first_acceptable_type(http: aiohttp.ClientSession,
     assert (await call(http, "GET", path, accept=f"{JSON},{PB}"))[1] == JSON
     assert (await call(http, "GET", path, accept=f"{PB};q=0,*/*"))[1] == JSON
     assert (await call(http, "GET", path, accept="*/*"))[1] == JSON
-    status, _, body = await call(http, "GET", path, accept="text/html")
-    assert status == 406
+    status, ctype, body = await call(http, "GET", path, accept="text/html")
+    assert (status, ctype) == (406, JSON)  # a failed negotiation is answered in JSON
     assert kube_or_json(body)["message"] == ("only the following media types are accepted: "
                                              f"{JSON}, application/yaml, {PB}")
     # a kind without protobuf: JSON when JSON is acceptable, else 406 without protobuf
     claims = f"/apis/resource.k8s.io/v1alpha2/namespaces/{ns}/resourceclaims"
     assert (await call(http, "GET", claims))[1] == JSON
-    status, _, body = await call(http, "GET", claims, accept=PB)
-    assert status == 406 and kube_or_json(body)["message"].endswith(
+    status, ctype, body = await call(http, "GET", claims, accept=PB)
+    assert (status, ctype) == (406, JSON) and kube_or_json(body)["message"].endswith(
         f"{JSON}, application/yaml")
     status, _, body = await call(http, "POST", claims, b"k8s\x00", PB)
     assert status == 415 and kube_or_json(body)["message"] == (
         "the body of the request was in an unknown format - accepted media types include: "
         f"{JSON}, application/yaml")
+
+
+def status_of(ctype: str, data: bytes) -> meta_pb2.Status:
+    """A protobuf Status answer, read by the runtime's own classes."""
+    assert ctype == PB and data[:4] == b"k8s\x00", data
+    unknown = runtime_pb2.Unknown.FromString(data[4:])
+    assert (unknown.typeMeta.apiVersion, unknown.typeMeta.kind) == ("v1", "Status")
+    return meta_pb2.Status.FromString(unknown.raw)
+
+
+async def test_errors_are_answered_in_the_negotiated_type(
+        http: aiohttp.ClientSession, ns: str) -> None:
+    """A Go client accepting protobuf first gets its errors as a protobuf Status, as
+    kube-apiserver's ErrorNegotiated writes them."""
+    pods = f"/api/v1/namespaces/{ns}/pods"
+    status, ctype, data = await call(http, "GET", f"{pods}/missing")
+    got = status_of(ctype, data)
+    assert (status, got.code, got.reason, got.status) == (404, 404, "NotFound", "Failure")
+    assert got.message == 'pods "missing" not found'
+    assert (got.details.name, got.details.kind) == ("missing", "pods")
+    assert (await call(http, "POST", pods, kube.encode(pod("twice")), PB))[0] == 201
+    status, ctype, data = await call(http, "POST", pods, kube.encode(pod("twice")), PB)
+    got = status_of(ctype, data)
+    assert (status, got.code, got.reason) == (409, 409, "AlreadyExists")
+    assert got.message == 'pods "twice" already exists'
+    bad = pod("Bad_Name")
+    bad["spec"]["containers"][0]["image"] = ""
+    status, ctype, data = await call(http, "POST", pods, kube.encode(bad), PB)
+    got = status_of(ctype, data)
+    assert (status, got.code, got.reason) == (422, 422, "Invalid")
+    assert got.message.startswith('Pod "Bad_Name" is invalid: ')
+    assert {(c.field, c.reason) for c in got.details.causes} >= {
+        ("metadata.name", "FieldValueInvalid"),
+        ("spec.containers[0].image", "FieldValueRequired")}
+    # errors with no kind in sight: an unknown path, a kind without a message
+    status, ctype, data = await call(http, "GET", "/api/v1/nothings")
+    assert (status, status_of(ctype, data).reason) == (404, "NotFound")
+    claims = f"/apis/resource.k8s.io/v1alpha2/namespaces/{ns}/resourceclaims/none"
+    status, ctype, data = await call(http, "GET", claims)
+    assert (status, status_of(ctype, data).reason) == (404, "NotFound")
+    # JSON first: JSON errors
+    status, ctype, data = await call(http, "GET", f"{pods}/missing", accept=f"{JSON},{PB}")
+    assert (status, ctype) == (404, JSON) and kube_or_json(data)["reason"] == "NotFound"
 
 
 def kube_or_json(body: bytes) -> Any:

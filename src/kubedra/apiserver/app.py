@@ -27,6 +27,7 @@ from kubedra.apiserver import (
     errors,
     healthz,
     impersonation,
+    media,
     objects,
     openapi,
     openapi_proto,
@@ -193,11 +194,11 @@ class ApiServer:
             return resp
         except errors.ApiError as err:
             code = err.code
-            return _status_response(err)
+            return media.status_reply(request, err)
         except StoreError as failure:
             log.exception("store error on %s %s", request.method, request.path)
             code = 500
-            return _status_response(errors.internal(str(failure)))
+            return media.status_reply(request, errors.internal(str(failure)))
         except (ConnectionResetError, asyncio.CancelledError):
             code = 499
             raise
@@ -207,8 +208,8 @@ class ApiServer:
         except Exception as unexpected:
             log.exception("unexpected error on %s %s", request.method, request.path)
             code = 500
-            return _status_response(
-                errors.internal(f"{type(unexpected).__name__}: {unexpected}"))
+            return media.status_reply(
+                request, errors.internal(f"{type(unexpected).__name__}: {unexpected}"))
         finally:
             if not long_running:
                 self.metrics.observe(
@@ -352,8 +353,3 @@ def _json_response(body: object, code: int = 200) -> web.Response:
     return json_reply(objects.encode(body), code)
 
 
-def _status_response(err: errors.ApiError) -> web.Response:
-    resp = json_reply(objects.encode(err.status), err.code)
-    for k, v in err.headers.items():
-        resp.headers[k] = v
-    return resp

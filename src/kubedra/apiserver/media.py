@@ -5,6 +5,7 @@ a protobuf ``Accept`` with a JSON fallback gets JSON and a protobuf body gets 41
 
 from __future__ import annotations
 
+import contextlib
 import logging
 from typing import Any
 
@@ -77,6 +78,24 @@ def answer_type(request: web.BaseRequest, protobuf: bool) -> str:
         if kind == PROTOBUF and protobuf:
             return PROTOBUF
     raise errors.not_acceptable(body_types(protobuf))
+
+
+def status_reply(request: web.BaseRequest, err: errors.ApiError) -> web.Response:
+    """An error's Status in the negotiated type, as upstream's ``ErrorNegotiated`` writes it
+    (Status has a message in every group); a 406, or an ``Accept`` nothing satisfies, gets
+    JSON, as its ``WriteObjectNegotiated`` answers a failed negotiation."""
+    kind = JSON
+    if err.code != 406:
+        with contextlib.suppress(errors.ApiError):
+            kind = answer_type(request, True)
+    if kind == PROTOBUF:
+        resp: web.Response = Reply(body=kube.encode(err.status), status=err.code,
+                                   content_type=PROTOBUF)
+    else:
+        resp = json_reply(objects.encode(err.status), err.code)
+    for k, v in err.headers.items():
+        resp.headers[k] = v
+    return resp
 
 
 def reply(request: web.BaseRequest, obj: Any, code: int = 200, data: bytes | None = None,
