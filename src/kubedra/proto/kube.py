@@ -58,9 +58,10 @@ _TYPE_META = ("apiVersion", "kind")
 # Go's embedded structs: (message, field) whose fields JSON writes into the parent
 _INLINE = frozenset({
     (f"{_CORE}.Volume", "volumeSource"), (f"{_CORE}.Probe", "handler"),
+    (f"{_CORE}.EphemeralContainer", "ephemeralContainerCommon"),
     *((f"{_CORE}.{m}", "localObjectReference") for m in (
         "ConfigMapKeySelector", "SecretKeySelector", "ConfigMapEnvSource", "SecretEnvSource",
-        "ConfigMapVolumeSource")),
+        "ConfigMapVolumeSource", "ConfigMapProjection", "SecretProjection")),
 })
 
 
@@ -247,7 +248,7 @@ def from_json(cls: Any, obj: dict[str, Any]) -> Message:
 def _fill(msg: Any, obj: Any, path: str) -> None:
     if not isinstance(obj, dict):
         raise ConversionError(f"{path}: expected an object")
-    fields = _json_fields(msg.DESCRIPTOR)
+    fields = json_fields(msg.DESCRIPTOR)
     for key, value in obj.items():
         if value is None:
             continue
@@ -365,14 +366,14 @@ def _scalar(field: FieldDescriptor, value: Any, where: str) -> Any:
 _FIELDS: dict[str, dict[str, tuple[FieldDescriptor, ...]]] = {}
 
 
-def _json_fields(desc: Descriptor) -> dict[str, tuple[FieldDescriptor, ...]]:
+def json_fields(desc: Descriptor) -> dict[str, tuple[FieldDescriptor, ...]]:
     """JSON key -> the fields that lead to it (two for a field of an inline message)."""
     found = _FIELDS.get(desc.full_name)
     if found is None:
         found = {}
         for f in desc.fields:
             if (desc.full_name, f.name) in _INLINE:
-                for key, chain in _json_fields(f.message_type).items():
+                for key, chain in json_fields(f.message_type).items():
                     found[key] = (f, *chain)
             else:
                 found[f.json_name] = (f,)

@@ -126,7 +126,7 @@ class PodTemplateSpec(_message.Message):
     def __init__(self, metadata: _Optional[_Union[_apimachinery_meta_v1_pb2.ObjectMeta, _Mapping]] = ..., spec: _Optional[_Union[PodSpec, _Mapping]] = ...) -> None: ...
 
 class PodSpec(_message.Message):
-    __slots__ = ("volumes", "containers", "restartPolicy", "terminationGracePeriodSeconds", "activeDeadlineSeconds", "dnsPolicy", "nodeSelector", "serviceAccountName", "serviceAccount", "nodeName", "hostNetwork", "hostPID", "hostIPC", "securityContext", "imagePullSecrets", "hostname", "subdomain", "affinity", "schedulerName", "initContainers", "automountServiceAccountToken", "tolerations", "hostAliases", "priorityClassName", "priority", "dnsConfig", "shareProcessNamespace", "readinessGates", "runtimeClassName", "enableServiceLinks", "preemptionPolicy", "overhead", "topologySpreadConstraints", "setHostnameAsFQDN", "os", "hostUsers", "schedulingGates", "resourceClaims")
+    __slots__ = ("volumes", "containers", "restartPolicy", "terminationGracePeriodSeconds", "activeDeadlineSeconds", "dnsPolicy", "nodeSelector", "serviceAccountName", "serviceAccount", "nodeName", "hostNetwork", "hostPID", "hostIPC", "securityContext", "imagePullSecrets", "hostname", "subdomain", "affinity", "schedulerName", "initContainers", "automountServiceAccountToken", "tolerations", "hostAliases", "priorityClassName", "priority", "dnsConfig", "shareProcessNamespace", "readinessGates", "runtimeClassName", "enableServiceLinks", "preemptionPolicy", "overhead", "topologySpreadConstraints", "setHostnameAsFQDN", "os", "hostUsers", "schedulingGates", "ephemeralContainers", "resourceClaims")
     class NodeSelectorEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -178,6 +178,7 @@ class PodSpec(_message.Message):
     OS_FIELD_NUMBER: _ClassVar[int]
     HOSTUSERS_FIELD_NUMBER: _ClassVar[int]
     SCHEDULINGGATES_FIELD_NUMBER: _ClassVar[int]
+    EPHEMERALCONTAINERS_FIELD_NUMBER: _ClassVar[int]
     RESOURCECLAIMS_FIELD_NUMBER: _ClassVar[int]
     volumes: _containers.RepeatedCompositeFieldContainer[Volume]
     containers: _containers.RepeatedCompositeFieldContainer[Container]
@@ -216,8 +217,69 @@ class PodSpec(_message.Message):
     os: PodOS
     hostUsers: bool
     schedulingGates: _containers.RepeatedCompositeFieldContainer[PodSchedulingGate]
+    ephemeralContainers: _containers.RepeatedCompositeFieldContainer[EphemeralContainer]
     resourceClaims: _containers.RepeatedCompositeFieldContainer[PodResourceClaim]
-    def __init__(self, volumes: _Optional[_Iterable[_Union[Volume, _Mapping]]] = ..., containers: _Optional[_Iterable[_Union[Container, _Mapping]]] = ..., restartPolicy: _Optional[str] = ..., terminationGracePeriodSeconds: _Optional[int] = ..., activeDeadlineSeconds: _Optional[int] = ..., dnsPolicy: _Optional[str] = ..., nodeSelector: _Optional[_Mapping[str, str]] = ..., serviceAccountName: _Optional[str] = ..., serviceAccount: _Optional[str] = ..., nodeName: _Optional[str] = ..., hostNetwork: _Optional[bool] = ..., hostPID: _Optional[bool] = ..., hostIPC: _Optional[bool] = ..., securityContext: _Optional[_Union[PodSecurityContext, _Mapping]] = ..., imagePullSecrets: _Optional[_Iterable[_Union[LocalObjectReference, _Mapping]]] = ..., hostname: _Optional[str] = ..., subdomain: _Optional[str] = ..., affinity: _Optional[_Union[Affinity, _Mapping]] = ..., schedulerName: _Optional[str] = ..., initContainers: _Optional[_Iterable[_Union[Container, _Mapping]]] = ..., automountServiceAccountToken: _Optional[bool] = ..., tolerations: _Optional[_Iterable[_Union[Toleration, _Mapping]]] = ..., hostAliases: _Optional[_Iterable[_Union[HostAlias, _Mapping]]] = ..., priorityClassName: _Optional[str] = ..., priority: _Optional[int] = ..., dnsConfig: _Optional[_Union[PodDNSConfig, _Mapping]] = ..., shareProcessNamespace: _Optional[bool] = ..., readinessGates: _Optional[_Iterable[_Union[PodReadinessGate, _Mapping]]] = ..., runtimeClassName: _Optional[str] = ..., enableServiceLinks: _Optional[bool] = ..., preemptionPolicy: _Optional[str] = ..., overhead: _Optional[_Mapping[str, _apimachinery_resource_pb2.Quantity]] = ..., topologySpreadConstraints: _Optional[_Iterable[_Union[TopologySpreadConstraint, _Mapping]]] = ..., setHostnameAsFQDN: _Optional[bool] = ..., os: _Optional[_Union[PodOS, _Mapping]] = ..., hostUsers: _Optional[bool] = ..., schedulingGates: _Optional[_Iterable[_Union[PodSchedulingGate, _Mapping]]] = ..., resourceClaims: _Optional[_Iterable[_Union[PodResourceClaim, _Mapping]]] = ...) -> None: ...
+    def __init__(self, volumes: _Optional[_Iterable[_Union[Volume, _Mapping]]] = ..., containers: _Optional[_Iterable[_Union[Container, _Mapping]]] = ..., restartPolicy: _Optional[str] = ..., terminationGracePeriodSeconds: _Optional[int] = ..., activeDeadlineSeconds: _Optional[int] = ..., dnsPolicy: _Optional[str] = ..., nodeSelector: _Optional[_Mapping[str, str]] = ..., serviceAccountName: _Optional[str] = ..., serviceAccount: _Optional[str] = ..., nodeName: _Optional[str] = ..., hostNetwork: _Optional[bool] = ..., hostPID: _Optional[bool] = ..., hostIPC: _Optional[bool] = ..., securityContext: _Optional[_Union[PodSecurityContext, _Mapping]] = ..., imagePullSecrets: _Optional[_Iterable[_Union[LocalObjectReference, _Mapping]]] = ..., hostname: _Optional[str] = ..., subdomain: _Optional[str] = ..., affinity: _Optional[_Union[Affinity, _Mapping]] = ..., schedulerName: _Optional[str] = ..., initContainers: _Optional[_Iterable[_Union[Container, _Mapping]]] = ..., automountServiceAccountToken: _Optional[bool] = ..., tolerations: _Optional[_Iterable[_Union[Toleration, _Mapping]]] = ..., hostAliases: _Optional[_Iterable[_Union[HostAlias, _Mapping]]] = ..., priorityClassName: _Optional[str] = ..., priority: _Optional[int] = ..., dnsConfig: _Optional[_Union[PodDNSConfig, _Mapping]] = ..., shareProcessNamespace: _Optional[bool] = ..., readinessGates: _Optional[_Iterable[_Union[PodReadinessGate, _Mapping]]] = ..., runtimeClassName: _Optional[str] = ..., enableServiceLinks: _Optional[bool] = ..., preemptionPolicy: _Optional[str] = ..., overhead: _Optional[_Mapping[str, _apimachinery_resource_pb2.Quantity]] = ..., topologySpreadConstraints: _Optional[_Iterable[_Union[TopologySpreadConstraint, _Mapping]]] = ..., setHostnameAsFQDN: _Optional[bool] = ..., os: _Optional[_Union[PodOS, _Mapping]] = ..., hostUsers: _Optional[bool] = ..., schedulingGates: _Optional[_Iterable[_Union[PodSchedulingGate, _Mapping]]] = ..., ephemeralContainers: _Optional[_Iterable[_Union[EphemeralContainer, _Mapping]]] = ..., resourceClaims: _Optional[_Iterable[_Union[PodResourceClaim, _Mapping]]] = ...) -> None: ...
+
+class EphemeralContainer(_message.Message):
+    __slots__ = ("ephemeralContainerCommon", "targetContainerName")
+    EPHEMERALCONTAINERCOMMON_FIELD_NUMBER: _ClassVar[int]
+    TARGETCONTAINERNAME_FIELD_NUMBER: _ClassVar[int]
+    ephemeralContainerCommon: EphemeralContainerCommon
+    targetContainerName: str
+    def __init__(self, ephemeralContainerCommon: _Optional[_Union[EphemeralContainerCommon, _Mapping]] = ..., targetContainerName: _Optional[str] = ...) -> None: ...
+
+class EphemeralContainerCommon(_message.Message):
+    __slots__ = ("name", "image", "command", "args", "workingDir", "ports", "env", "resources", "volumeMounts", "livenessProbe", "readinessProbe", "lifecycle", "terminationMessagePath", "imagePullPolicy", "securityContext", "stdin", "stdinOnce", "tty", "envFrom", "terminationMessagePolicy", "volumeDevices", "startupProbe", "resizePolicy", "restartPolicy")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    IMAGE_FIELD_NUMBER: _ClassVar[int]
+    COMMAND_FIELD_NUMBER: _ClassVar[int]
+    ARGS_FIELD_NUMBER: _ClassVar[int]
+    WORKINGDIR_FIELD_NUMBER: _ClassVar[int]
+    PORTS_FIELD_NUMBER: _ClassVar[int]
+    ENV_FIELD_NUMBER: _ClassVar[int]
+    RESOURCES_FIELD_NUMBER: _ClassVar[int]
+    VOLUMEMOUNTS_FIELD_NUMBER: _ClassVar[int]
+    LIVENESSPROBE_FIELD_NUMBER: _ClassVar[int]
+    READINESSPROBE_FIELD_NUMBER: _ClassVar[int]
+    LIFECYCLE_FIELD_NUMBER: _ClassVar[int]
+    TERMINATIONMESSAGEPATH_FIELD_NUMBER: _ClassVar[int]
+    IMAGEPULLPOLICY_FIELD_NUMBER: _ClassVar[int]
+    SECURITYCONTEXT_FIELD_NUMBER: _ClassVar[int]
+    STDIN_FIELD_NUMBER: _ClassVar[int]
+    STDINONCE_FIELD_NUMBER: _ClassVar[int]
+    TTY_FIELD_NUMBER: _ClassVar[int]
+    ENVFROM_FIELD_NUMBER: _ClassVar[int]
+    TERMINATIONMESSAGEPOLICY_FIELD_NUMBER: _ClassVar[int]
+    VOLUMEDEVICES_FIELD_NUMBER: _ClassVar[int]
+    STARTUPPROBE_FIELD_NUMBER: _ClassVar[int]
+    RESIZEPOLICY_FIELD_NUMBER: _ClassVar[int]
+    RESTARTPOLICY_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    image: str
+    command: _containers.RepeatedScalarFieldContainer[str]
+    args: _containers.RepeatedScalarFieldContainer[str]
+    workingDir: str
+    ports: _containers.RepeatedCompositeFieldContainer[ContainerPort]
+    env: _containers.RepeatedCompositeFieldContainer[EnvVar]
+    resources: ResourceRequirements
+    volumeMounts: _containers.RepeatedCompositeFieldContainer[VolumeMount]
+    livenessProbe: Probe
+    readinessProbe: Probe
+    lifecycle: Lifecycle
+    terminationMessagePath: str
+    imagePullPolicy: str
+    securityContext: SecurityContext
+    stdin: bool
+    stdinOnce: bool
+    tty: bool
+    envFrom: _containers.RepeatedCompositeFieldContainer[EnvFromSource]
+    terminationMessagePolicy: str
+    volumeDevices: _containers.RepeatedCompositeFieldContainer[VolumeDevice]
+    startupProbe: Probe
+    resizePolicy: _containers.RepeatedCompositeFieldContainer[ContainerResizePolicy]
+    restartPolicy: str
+    def __init__(self, name: _Optional[str] = ..., image: _Optional[str] = ..., command: _Optional[_Iterable[str]] = ..., args: _Optional[_Iterable[str]] = ..., workingDir: _Optional[str] = ..., ports: _Optional[_Iterable[_Union[ContainerPort, _Mapping]]] = ..., env: _Optional[_Iterable[_Union[EnvVar, _Mapping]]] = ..., resources: _Optional[_Union[ResourceRequirements, _Mapping]] = ..., volumeMounts: _Optional[_Iterable[_Union[VolumeMount, _Mapping]]] = ..., livenessProbe: _Optional[_Union[Probe, _Mapping]] = ..., readinessProbe: _Optional[_Union[Probe, _Mapping]] = ..., lifecycle: _Optional[_Union[Lifecycle, _Mapping]] = ..., terminationMessagePath: _Optional[str] = ..., imagePullPolicy: _Optional[str] = ..., securityContext: _Optional[_Union[SecurityContext, _Mapping]] = ..., stdin: _Optional[bool] = ..., stdinOnce: _Optional[bool] = ..., tty: _Optional[bool] = ..., envFrom: _Optional[_Iterable[_Union[EnvFromSource, _Mapping]]] = ..., terminationMessagePolicy: _Optional[str] = ..., volumeDevices: _Optional[_Iterable[_Union[VolumeDevice, _Mapping]]] = ..., startupProbe: _Optional[_Union[Probe, _Mapping]] = ..., resizePolicy: _Optional[_Iterable[_Union[ContainerResizePolicy, _Mapping]]] = ..., restartPolicy: _Optional[str] = ...) -> None: ...
 
 class Container(_message.Message):
     __slots__ = ("name", "image", "command", "args", "workingDir", "ports", "env", "resources", "volumeMounts", "livenessProbe", "readinessProbe", "lifecycle", "terminationMessagePath", "imagePullPolicy", "securityContext", "stdin", "stdinOnce", "tty", "envFrom", "terminationMessagePolicy", "volumeDevices", "startupProbe", "resizePolicy", "restartPolicy")
@@ -296,16 +358,30 @@ class EnvVar(_message.Message):
     def __init__(self, name: _Optional[str] = ..., value: _Optional[str] = ..., valueFrom: _Optional[_Union[EnvVarSource, _Mapping]] = ...) -> None: ...
 
 class EnvVarSource(_message.Message):
-    __slots__ = ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef")
+    __slots__ = ("fieldRef", "resourceFieldRef", "configMapKeyRef", "secretKeyRef", "fileKeyRef")
     FIELDREF_FIELD_NUMBER: _ClassVar[int]
     RESOURCEFIELDREF_FIELD_NUMBER: _ClassVar[int]
     CONFIGMAPKEYREF_FIELD_NUMBER: _ClassVar[int]
     SECRETKEYREF_FIELD_NUMBER: _ClassVar[int]
+    FILEKEYREF_FIELD_NUMBER: _ClassVar[int]
     fieldRef: ObjectFieldSelector
     resourceFieldRef: ResourceFieldSelector
     configMapKeyRef: ConfigMapKeySelector
     secretKeyRef: SecretKeySelector
-    def __init__(self, fieldRef: _Optional[_Union[ObjectFieldSelector, _Mapping]] = ..., resourceFieldRef: _Optional[_Union[ResourceFieldSelector, _Mapping]] = ..., configMapKeyRef: _Optional[_Union[ConfigMapKeySelector, _Mapping]] = ..., secretKeyRef: _Optional[_Union[SecretKeySelector, _Mapping]] = ...) -> None: ...
+    fileKeyRef: FileKeySelector
+    def __init__(self, fieldRef: _Optional[_Union[ObjectFieldSelector, _Mapping]] = ..., resourceFieldRef: _Optional[_Union[ResourceFieldSelector, _Mapping]] = ..., configMapKeyRef: _Optional[_Union[ConfigMapKeySelector, _Mapping]] = ..., secretKeyRef: _Optional[_Union[SecretKeySelector, _Mapping]] = ..., fileKeyRef: _Optional[_Union[FileKeySelector, _Mapping]] = ...) -> None: ...
+
+class FileKeySelector(_message.Message):
+    __slots__ = ("volumeName", "path", "key", "optional")
+    VOLUMENAME_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    OPTIONAL_FIELD_NUMBER: _ClassVar[int]
+    volumeName: str
+    path: str
+    key: str
+    optional: bool
+    def __init__(self, volumeName: _Optional[str] = ..., path: _Optional[str] = ..., key: _Optional[str] = ..., optional: _Optional[bool] = ...) -> None: ...
 
 class ObjectFieldSelector(_message.Message):
     __slots__ = ("apiVersion", "fieldPath")
@@ -468,12 +544,14 @@ class ProbeHandler(_message.Message):
     def __init__(self, exec: _Optional[_Union[ExecAction, _Mapping]] = ..., httpGet: _Optional[_Union[HTTPGetAction, _Mapping]] = ..., tcpSocket: _Optional[_Union[TCPSocketAction, _Mapping]] = ..., grpc: _Optional[_Union[GRPCAction, _Mapping]] = ...) -> None: ...
 
 class Lifecycle(_message.Message):
-    __slots__ = ("postStart", "preStop")
+    __slots__ = ("postStart", "preStop", "stopSignal")
     POSTSTART_FIELD_NUMBER: _ClassVar[int]
     PRESTOP_FIELD_NUMBER: _ClassVar[int]
+    STOPSIGNAL_FIELD_NUMBER: _ClassVar[int]
     postStart: LifecycleHandler
     preStop: LifecycleHandler
-    def __init__(self, postStart: _Optional[_Union[LifecycleHandler, _Mapping]] = ..., preStop: _Optional[_Union[LifecycleHandler, _Mapping]] = ...) -> None: ...
+    stopSignal: str
+    def __init__(self, postStart: _Optional[_Union[LifecycleHandler, _Mapping]] = ..., preStop: _Optional[_Union[LifecycleHandler, _Mapping]] = ..., stopSignal: _Optional[str] = ...) -> None: ...
 
 class LifecycleHandler(_message.Message):
     __slots__ = ("exec", "httpGet", "tcpSocket", "sleep")
@@ -538,7 +616,7 @@ class SleepAction(_message.Message):
     def __init__(self, seconds: _Optional[int] = ...) -> None: ...
 
 class SecurityContext(_message.Message):
-    __slots__ = ("capabilities", "privileged", "seLinuxOptions", "runAsUser", "runAsNonRoot", "readOnlyRootFilesystem", "allowPrivilegeEscalation", "runAsGroup", "procMount", "seccompProfile")
+    __slots__ = ("capabilities", "privileged", "seLinuxOptions", "runAsUser", "runAsNonRoot", "readOnlyRootFilesystem", "allowPrivilegeEscalation", "runAsGroup", "procMount", "windowsOptions", "seccompProfile", "appArmorProfile")
     CAPABILITIES_FIELD_NUMBER: _ClassVar[int]
     PRIVILEGED_FIELD_NUMBER: _ClassVar[int]
     SELINUXOPTIONS_FIELD_NUMBER: _ClassVar[int]
@@ -548,7 +626,9 @@ class SecurityContext(_message.Message):
     ALLOWPRIVILEGEESCALATION_FIELD_NUMBER: _ClassVar[int]
     RUNASGROUP_FIELD_NUMBER: _ClassVar[int]
     PROCMOUNT_FIELD_NUMBER: _ClassVar[int]
+    WINDOWSOPTIONS_FIELD_NUMBER: _ClassVar[int]
     SECCOMPPROFILE_FIELD_NUMBER: _ClassVar[int]
+    APPARMORPROFILE_FIELD_NUMBER: _ClassVar[int]
     capabilities: Capabilities
     privileged: bool
     seLinuxOptions: SELinuxOptions
@@ -558,8 +638,30 @@ class SecurityContext(_message.Message):
     allowPrivilegeEscalation: bool
     runAsGroup: int
     procMount: str
+    windowsOptions: WindowsSecurityContextOptions
     seccompProfile: SeccompProfile
-    def __init__(self, capabilities: _Optional[_Union[Capabilities, _Mapping]] = ..., privileged: _Optional[bool] = ..., seLinuxOptions: _Optional[_Union[SELinuxOptions, _Mapping]] = ..., runAsUser: _Optional[int] = ..., runAsNonRoot: _Optional[bool] = ..., readOnlyRootFilesystem: _Optional[bool] = ..., allowPrivilegeEscalation: _Optional[bool] = ..., runAsGroup: _Optional[int] = ..., procMount: _Optional[str] = ..., seccompProfile: _Optional[_Union[SeccompProfile, _Mapping]] = ...) -> None: ...
+    appArmorProfile: AppArmorProfile
+    def __init__(self, capabilities: _Optional[_Union[Capabilities, _Mapping]] = ..., privileged: _Optional[bool] = ..., seLinuxOptions: _Optional[_Union[SELinuxOptions, _Mapping]] = ..., runAsUser: _Optional[int] = ..., runAsNonRoot: _Optional[bool] = ..., readOnlyRootFilesystem: _Optional[bool] = ..., allowPrivilegeEscalation: _Optional[bool] = ..., runAsGroup: _Optional[int] = ..., procMount: _Optional[str] = ..., windowsOptions: _Optional[_Union[WindowsSecurityContextOptions, _Mapping]] = ..., seccompProfile: _Optional[_Union[SeccompProfile, _Mapping]] = ..., appArmorProfile: _Optional[_Union[AppArmorProfile, _Mapping]] = ...) -> None: ...
+
+class WindowsSecurityContextOptions(_message.Message):
+    __slots__ = ("gmsaCredentialSpecName", "gmsaCredentialSpec", "runAsUserName", "hostProcess")
+    GMSACREDENTIALSPECNAME_FIELD_NUMBER: _ClassVar[int]
+    GMSACREDENTIALSPEC_FIELD_NUMBER: _ClassVar[int]
+    RUNASUSERNAME_FIELD_NUMBER: _ClassVar[int]
+    HOSTPROCESS_FIELD_NUMBER: _ClassVar[int]
+    gmsaCredentialSpecName: str
+    gmsaCredentialSpec: str
+    runAsUserName: str
+    hostProcess: bool
+    def __init__(self, gmsaCredentialSpecName: _Optional[str] = ..., gmsaCredentialSpec: _Optional[str] = ..., runAsUserName: _Optional[str] = ..., hostProcess: _Optional[bool] = ...) -> None: ...
+
+class AppArmorProfile(_message.Message):
+    __slots__ = ("type", "localhostProfile")
+    TYPE_FIELD_NUMBER: _ClassVar[int]
+    LOCALHOSTPROFILE_FIELD_NUMBER: _ClassVar[int]
+    type: str
+    localhostProfile: str
+    def __init__(self, type: _Optional[str] = ..., localhostProfile: _Optional[str] = ...) -> None: ...
 
 class Capabilities(_message.Message):
     __slots__ = ("add", "drop")
@@ -590,7 +692,7 @@ class SeccompProfile(_message.Message):
     def __init__(self, type: _Optional[str] = ..., localhostProfile: _Optional[str] = ...) -> None: ...
 
 class PodSecurityContext(_message.Message):
-    __slots__ = ("seLinuxOptions", "runAsUser", "runAsNonRoot", "supplementalGroups", "fsGroup", "runAsGroup", "sysctls", "fsGroupChangePolicy", "seccompProfile")
+    __slots__ = ("seLinuxOptions", "runAsUser", "runAsNonRoot", "supplementalGroups", "fsGroup", "runAsGroup", "sysctls", "windowsOptions", "fsGroupChangePolicy", "seccompProfile", "appArmorProfile", "supplementalGroupsPolicy", "seLinuxChangePolicy")
     SELINUXOPTIONS_FIELD_NUMBER: _ClassVar[int]
     RUNASUSER_FIELD_NUMBER: _ClassVar[int]
     RUNASNONROOT_FIELD_NUMBER: _ClassVar[int]
@@ -598,8 +700,12 @@ class PodSecurityContext(_message.Message):
     FSGROUP_FIELD_NUMBER: _ClassVar[int]
     RUNASGROUP_FIELD_NUMBER: _ClassVar[int]
     SYSCTLS_FIELD_NUMBER: _ClassVar[int]
+    WINDOWSOPTIONS_FIELD_NUMBER: _ClassVar[int]
     FSGROUPCHANGEPOLICY_FIELD_NUMBER: _ClassVar[int]
     SECCOMPPROFILE_FIELD_NUMBER: _ClassVar[int]
+    APPARMORPROFILE_FIELD_NUMBER: _ClassVar[int]
+    SUPPLEMENTALGROUPSPOLICY_FIELD_NUMBER: _ClassVar[int]
+    SELINUXCHANGEPOLICY_FIELD_NUMBER: _ClassVar[int]
     seLinuxOptions: SELinuxOptions
     runAsUser: int
     runAsNonRoot: bool
@@ -607,9 +713,13 @@ class PodSecurityContext(_message.Message):
     fsGroup: int
     runAsGroup: int
     sysctls: _containers.RepeatedCompositeFieldContainer[Sysctl]
+    windowsOptions: WindowsSecurityContextOptions
     fsGroupChangePolicy: str
     seccompProfile: SeccompProfile
-    def __init__(self, seLinuxOptions: _Optional[_Union[SELinuxOptions, _Mapping]] = ..., runAsUser: _Optional[int] = ..., runAsNonRoot: _Optional[bool] = ..., supplementalGroups: _Optional[_Iterable[int]] = ..., fsGroup: _Optional[int] = ..., runAsGroup: _Optional[int] = ..., sysctls: _Optional[_Iterable[_Union[Sysctl, _Mapping]]] = ..., fsGroupChangePolicy: _Optional[str] = ..., seccompProfile: _Optional[_Union[SeccompProfile, _Mapping]] = ...) -> None: ...
+    appArmorProfile: AppArmorProfile
+    supplementalGroupsPolicy: str
+    seLinuxChangePolicy: str
+    def __init__(self, seLinuxOptions: _Optional[_Union[SELinuxOptions, _Mapping]] = ..., runAsUser: _Optional[int] = ..., runAsNonRoot: _Optional[bool] = ..., supplementalGroups: _Optional[_Iterable[int]] = ..., fsGroup: _Optional[int] = ..., runAsGroup: _Optional[int] = ..., sysctls: _Optional[_Iterable[_Union[Sysctl, _Mapping]]] = ..., windowsOptions: _Optional[_Union[WindowsSecurityContextOptions, _Mapping]] = ..., fsGroupChangePolicy: _Optional[str] = ..., seccompProfile: _Optional[_Union[SeccompProfile, _Mapping]] = ..., appArmorProfile: _Optional[_Union[AppArmorProfile, _Mapping]] = ..., supplementalGroupsPolicy: _Optional[str] = ..., seLinuxChangePolicy: _Optional[str] = ...) -> None: ...
 
 class Sysctl(_message.Message):
     __slots__ = ("name", "value")
@@ -816,18 +926,568 @@ class Volume(_message.Message):
     def __init__(self, name: _Optional[str] = ..., volumeSource: _Optional[_Union[VolumeSource, _Mapping]] = ...) -> None: ...
 
 class VolumeSource(_message.Message):
-    __slots__ = ("hostPath", "emptyDir", "secret", "persistentVolumeClaim", "configMap")
+    __slots__ = ("hostPath", "emptyDir", "gcePersistentDisk", "awsElasticBlockStore", "gitRepo", "secret", "nfs", "iscsi", "glusterfs", "persistentVolumeClaim", "rbd", "flexVolume", "cinder", "cephfs", "flocker", "downwardAPI", "fc", "azureFile", "configMap", "vsphereVolume", "quobyte", "azureDisk", "photonPersistentDisk", "portworxVolume", "scaleIO", "projected", "storageos", "csi", "ephemeral", "image")
     HOSTPATH_FIELD_NUMBER: _ClassVar[int]
     EMPTYDIR_FIELD_NUMBER: _ClassVar[int]
+    GCEPERSISTENTDISK_FIELD_NUMBER: _ClassVar[int]
+    AWSELASTICBLOCKSTORE_FIELD_NUMBER: _ClassVar[int]
+    GITREPO_FIELD_NUMBER: _ClassVar[int]
     SECRET_FIELD_NUMBER: _ClassVar[int]
+    NFS_FIELD_NUMBER: _ClassVar[int]
+    ISCSI_FIELD_NUMBER: _ClassVar[int]
+    GLUSTERFS_FIELD_NUMBER: _ClassVar[int]
     PERSISTENTVOLUMECLAIM_FIELD_NUMBER: _ClassVar[int]
+    RBD_FIELD_NUMBER: _ClassVar[int]
+    FLEXVOLUME_FIELD_NUMBER: _ClassVar[int]
+    CINDER_FIELD_NUMBER: _ClassVar[int]
+    CEPHFS_FIELD_NUMBER: _ClassVar[int]
+    FLOCKER_FIELD_NUMBER: _ClassVar[int]
+    DOWNWARDAPI_FIELD_NUMBER: _ClassVar[int]
+    FC_FIELD_NUMBER: _ClassVar[int]
+    AZUREFILE_FIELD_NUMBER: _ClassVar[int]
     CONFIGMAP_FIELD_NUMBER: _ClassVar[int]
+    VSPHEREVOLUME_FIELD_NUMBER: _ClassVar[int]
+    QUOBYTE_FIELD_NUMBER: _ClassVar[int]
+    AZUREDISK_FIELD_NUMBER: _ClassVar[int]
+    PHOTONPERSISTENTDISK_FIELD_NUMBER: _ClassVar[int]
+    PORTWORXVOLUME_FIELD_NUMBER: _ClassVar[int]
+    SCALEIO_FIELD_NUMBER: _ClassVar[int]
+    PROJECTED_FIELD_NUMBER: _ClassVar[int]
+    STORAGEOS_FIELD_NUMBER: _ClassVar[int]
+    CSI_FIELD_NUMBER: _ClassVar[int]
+    EPHEMERAL_FIELD_NUMBER: _ClassVar[int]
+    IMAGE_FIELD_NUMBER: _ClassVar[int]
     hostPath: HostPathVolumeSource
     emptyDir: EmptyDirVolumeSource
+    gcePersistentDisk: GCEPersistentDiskVolumeSource
+    awsElasticBlockStore: AWSElasticBlockStoreVolumeSource
+    gitRepo: GitRepoVolumeSource
     secret: SecretVolumeSource
+    nfs: NFSVolumeSource
+    iscsi: ISCSIVolumeSource
+    glusterfs: GlusterfsVolumeSource
     persistentVolumeClaim: PersistentVolumeClaimVolumeSource
+    rbd: RBDVolumeSource
+    flexVolume: FlexVolumeSource
+    cinder: CinderVolumeSource
+    cephfs: CephFSVolumeSource
+    flocker: FlockerVolumeSource
+    downwardAPI: DownwardAPIVolumeSource
+    fc: FCVolumeSource
+    azureFile: AzureFileVolumeSource
     configMap: ConfigMapVolumeSource
-    def __init__(self, hostPath: _Optional[_Union[HostPathVolumeSource, _Mapping]] = ..., emptyDir: _Optional[_Union[EmptyDirVolumeSource, _Mapping]] = ..., secret: _Optional[_Union[SecretVolumeSource, _Mapping]] = ..., persistentVolumeClaim: _Optional[_Union[PersistentVolumeClaimVolumeSource, _Mapping]] = ..., configMap: _Optional[_Union[ConfigMapVolumeSource, _Mapping]] = ...) -> None: ...
+    vsphereVolume: VsphereVirtualDiskVolumeSource
+    quobyte: QuobyteVolumeSource
+    azureDisk: AzureDiskVolumeSource
+    photonPersistentDisk: PhotonPersistentDiskVolumeSource
+    portworxVolume: PortworxVolumeSource
+    scaleIO: ScaleIOVolumeSource
+    projected: ProjectedVolumeSource
+    storageos: StorageOSVolumeSource
+    csi: CSIVolumeSource
+    ephemeral: EphemeralVolumeSource
+    image: ImageVolumeSource
+    def __init__(self, hostPath: _Optional[_Union[HostPathVolumeSource, _Mapping]] = ..., emptyDir: _Optional[_Union[EmptyDirVolumeSource, _Mapping]] = ..., gcePersistentDisk: _Optional[_Union[GCEPersistentDiskVolumeSource, _Mapping]] = ..., awsElasticBlockStore: _Optional[_Union[AWSElasticBlockStoreVolumeSource, _Mapping]] = ..., gitRepo: _Optional[_Union[GitRepoVolumeSource, _Mapping]] = ..., secret: _Optional[_Union[SecretVolumeSource, _Mapping]] = ..., nfs: _Optional[_Union[NFSVolumeSource, _Mapping]] = ..., iscsi: _Optional[_Union[ISCSIVolumeSource, _Mapping]] = ..., glusterfs: _Optional[_Union[GlusterfsVolumeSource, _Mapping]] = ..., persistentVolumeClaim: _Optional[_Union[PersistentVolumeClaimVolumeSource, _Mapping]] = ..., rbd: _Optional[_Union[RBDVolumeSource, _Mapping]] = ..., flexVolume: _Optional[_Union[FlexVolumeSource, _Mapping]] = ..., cinder: _Optional[_Union[CinderVolumeSource, _Mapping]] = ..., cephfs: _Optional[_Union[CephFSVolumeSource, _Mapping]] = ..., flocker: _Optional[_Union[FlockerVolumeSource, _Mapping]] = ..., downwardAPI: _Optional[_Union[DownwardAPIVolumeSource, _Mapping]] = ..., fc: _Optional[_Union[FCVolumeSource, _Mapping]] = ..., azureFile: _Optional[_Union[AzureFileVolumeSource, _Mapping]] = ..., configMap: _Optional[_Union[ConfigMapVolumeSource, _Mapping]] = ..., vsphereVolume: _Optional[_Union[VsphereVirtualDiskVolumeSource, _Mapping]] = ..., quobyte: _Optional[_Union[QuobyteVolumeSource, _Mapping]] = ..., azureDisk: _Optional[_Union[AzureDiskVolumeSource, _Mapping]] = ..., photonPersistentDisk: _Optional[_Union[PhotonPersistentDiskVolumeSource, _Mapping]] = ..., portworxVolume: _Optional[_Union[PortworxVolumeSource, _Mapping]] = ..., scaleIO: _Optional[_Union[ScaleIOVolumeSource, _Mapping]] = ..., projected: _Optional[_Union[ProjectedVolumeSource, _Mapping]] = ..., storageos: _Optional[_Union[StorageOSVolumeSource, _Mapping]] = ..., csi: _Optional[_Union[CSIVolumeSource, _Mapping]] = ..., ephemeral: _Optional[_Union[EphemeralVolumeSource, _Mapping]] = ..., image: _Optional[_Union[ImageVolumeSource, _Mapping]] = ...) -> None: ...
+
+class GCEPersistentDiskVolumeSource(_message.Message):
+    __slots__ = ("pdName", "fsType", "partition", "readOnly")
+    PDNAME_FIELD_NUMBER: _ClassVar[int]
+    FSTYPE_FIELD_NUMBER: _ClassVar[int]
+    PARTITION_FIELD_NUMBER: _ClassVar[int]
+    READONLY_FIELD_NUMBER: _ClassVar[int]
+    pdName: str
+    fsType: str
+    partition: int
+    readOnly: bool
+    def __init__(self, pdName: _Optional[str] = ..., fsType: _Optional[str] = ..., partition: _Optional[int] = ..., readOnly: _Optional[bool] = ...) -> None: ...
+
+class AWSElasticBlockStoreVolumeSource(_message.Message):
+    __slots__ = ("volumeID", "fsType", "partition", "readOnly")
+    VOLUMEID_FIELD_NUMBER: _ClassVar[int]
+    FSTYPE_FIELD_NUMBER: _ClassVar[int]
+    PARTITION_FIELD_NUMBER: _ClassVar[int]
+    READONLY_FIELD_NUMBER: _ClassVar[int]
+    volumeID: str
+    fsType: str
+    partition: int
+    readOnly: bool
+    def __init__(self, volumeID: _Optional[str] = ..., fsType: _Optional[str] = ..., partition: _Optional[int] = ..., readOnly: _Optional[bool] = ...) -> None: ...
+
+class GitRepoVolumeSource(_message.Message):
+    __slots__ = ("repository", "revision", "directory")
+    REPOSITORY_FIELD_NUMBER: _ClassVar[int]
+    REVISION_FIELD_NUMBER: _ClassVar[int]
+    DIRECTORY_FIELD_NUMBER: _ClassVar[int]
+    repository: str
+    revision: str
+    directory: str
+    def __init__(self, repository: _Optional[str] = ..., revision: _Optional[str] = ..., directory: _Optional[str] = ...) -> None: ...
+
+class NFSVolumeSource(_message.Message):
+    __slots__ = ("server", "path", "readOnly")
+    SERVER_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    READONLY_FIELD_NUMBER: _ClassVar[int]
+    server: str
+    path: str
+    readOnly: bool
+    def __init__(self, server: _Optional[str] = ..., path: _Optional[str] = ..., readOnly: _Optional[bool] = ...) -> None: ...
+
+class ISCSIVolumeSource(_message.Message):
+    __slots__ = ("targetPortal", "iqn", "lun", "iscsiInterface", "fsType", "readOnly", "portals", "chapAuthDiscovery", "secretRef", "chapAuthSession", "initiatorName")
+    TARGETPORTAL_FIELD_NUMBER: _ClassVar[int]
+    IQN_FIELD_NUMBER: _ClassVar[int]
+    LUN_FIELD_NUMBER: _ClassVar[int]
+    ISCSIINTERFACE_FIELD_NUMBER: _ClassVar[int]
+    FSTYPE_FIELD_NUMBER: _ClassVar[int]
+    READONLY_FIELD_NUMBER: _ClassVar[int]
+    PORTALS_FIELD_NUMBER: _ClassVar[int]
+    CHAPAUTHDISCOVERY_FIELD_NUMBER: _ClassVar[int]
+    SECRETREF_FIELD_NUMBER: _ClassVar[int]
+    CHAPAUTHSESSION_FIELD_NUMBER: _ClassVar[int]
+    INITIATORNAME_FIELD_NUMBER: _ClassVar[int]
+    targetPortal: str
+    iqn: str
+    lun: int
+    iscsiInterface: str
+    fsType: str
+    readOnly: bool
+    portals: _containers.RepeatedScalarFieldContainer[str]
+    chapAuthDiscovery: bool
+    secretRef: LocalObjectReference
+    chapAuthSession: bool
+    initiatorName: str
+    def __init__(self, targetPortal: _Optional[str] = ..., iqn: _Optional[str] = ..., lun: _Optional[int] = ..., iscsiInterface: _Optional[str] = ..., fsType: _Optional[str] = ..., readOnly: _Optional[bool] = ..., portals: _Optional[_Iterable[str]] = ..., chapAuthDiscovery: _Optional[bool] = ..., secretRef: _Optional[_Union[LocalObjectReference, _Mapping]] = ..., chapAuthSession: _Optional[bool] = ..., initiatorName: _Optional[str] = ...) -> None: ...
+
+class GlusterfsVolumeSource(_message.Message):
+    __slots__ = ("endpoints", "path", "readOnly")
+    ENDPOINTS_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    READONLY_FIELD_NUMBER: _ClassVar[int]
+    endpoints: str
+    path: str
+    readOnly: bool
+    def __init__(self, endpoints: _Optional[str] = ..., path: _Optional[str] = ..., readOnly: _Optional[bool] = ...) -> None: ...
+
+class RBDVolumeSource(_message.Message):
+    __slots__ = ("monitors", "image", "fsType", "pool", "user", "keyring", "secretRef", "readOnly")
+    MONITORS_FIELD_NUMBER: _ClassVar[int]
+    IMAGE_FIELD_NUMBER: _ClassVar[int]
+    FSTYPE_FIELD_NUMBER: _ClassVar[int]
+    POOL_FIELD_NUMBER: _ClassVar[int]
+    USER_FIELD_NUMBER: _ClassVar[int]
+    KEYRING_FIELD_NUMBER: _ClassVar[int]
+    SECRETREF_FIELD_NUMBER: _ClassVar[int]
+    READONLY_FIELD_NUMBER: _ClassVar[int]
+    monitors: _containers.RepeatedScalarFieldContainer[str]
+    image: str
+    fsType: str
+    pool: str
+    user: str
+    keyring: str
+    secretRef: LocalObjectReference
+    readOnly: bool
+    def __init__(self, monitors: _Optional[_Iterable[str]] = ..., image: _Optional[str] = ..., fsType: _Optional[str] = ..., pool: _Optional[str] = ..., user: _Optional[str] = ..., keyring: _Optional[str] = ..., secretRef: _Optional[_Union[LocalObjectReference, _Mapping]] = ..., readOnly: _Optional[bool] = ...) -> None: ...
+
+class FlexVolumeSource(_message.Message):
+    __slots__ = ("driver", "fsType", "secretRef", "readOnly", "options")
+    class OptionsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    DRIVER_FIELD_NUMBER: _ClassVar[int]
+    FSTYPE_FIELD_NUMBER: _ClassVar[int]
+    SECRETREF_FIELD_NUMBER: _ClassVar[int]
+    READONLY_FIELD_NUMBER: _ClassVar[int]
+    OPTIONS_FIELD_NUMBER: _ClassVar[int]
+    driver: str
+    fsType: str
+    secretRef: LocalObjectReference
+    readOnly: bool
+    options: _containers.ScalarMap[str, str]
+    def __init__(self, driver: _Optional[str] = ..., fsType: _Optional[str] = ..., secretRef: _Optional[_Union[LocalObjectReference, _Mapping]] = ..., readOnly: _Optional[bool] = ..., options: _Optional[_Mapping[str, str]] = ...) -> None: ...
+
+class CinderVolumeSource(_message.Message):
+    __slots__ = ("volumeID", "fsType", "readOnly", "secretRef")
+    VOLUMEID_FIELD_NUMBER: _ClassVar[int]
+    FSTYPE_FIELD_NUMBER: _ClassVar[int]
+    READONLY_FIELD_NUMBER: _ClassVar[int]
+    SECRETREF_FIELD_NUMBER: _ClassVar[int]
+    volumeID: str
+    fsType: str
+    readOnly: bool
+    secretRef: LocalObjectReference
+    def __init__(self, volumeID: _Optional[str] = ..., fsType: _Optional[str] = ..., readOnly: _Optional[bool] = ..., secretRef: _Optional[_Union[LocalObjectReference, _Mapping]] = ...) -> None: ...
+
+class CephFSVolumeSource(_message.Message):
+    __slots__ = ("monitors", "path", "user", "secretFile", "secretRef", "readOnly")
+    MONITORS_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    USER_FIELD_NUMBER: _ClassVar[int]
+    SECRETFILE_FIELD_NUMBER: _ClassVar[int]
+    SECRETREF_FIELD_NUMBER: _ClassVar[int]
+    READONLY_FIELD_NUMBER: _ClassVar[int]
+    monitors: _containers.RepeatedScalarFieldContainer[str]
+    path: str
+    user: str
+    secretFile: str
+    secretRef: LocalObjectReference
+    readOnly: bool
+    def __init__(self, monitors: _Optional[_Iterable[str]] = ..., path: _Optional[str] = ..., user: _Optional[str] = ..., secretFile: _Optional[str] = ..., secretRef: _Optional[_Union[LocalObjectReference, _Mapping]] = ..., readOnly: _Optional[bool] = ...) -> None: ...
+
+class FlockerVolumeSource(_message.Message):
+    __slots__ = ("datasetName", "datasetUUID")
+    DATASETNAME_FIELD_NUMBER: _ClassVar[int]
+    DATASETUUID_FIELD_NUMBER: _ClassVar[int]
+    datasetName: str
+    datasetUUID: str
+    def __init__(self, datasetName: _Optional[str] = ..., datasetUUID: _Optional[str] = ...) -> None: ...
+
+class DownwardAPIVolumeSource(_message.Message):
+    __slots__ = ("items", "defaultMode")
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    DEFAULTMODE_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[DownwardAPIVolumeFile]
+    defaultMode: int
+    def __init__(self, items: _Optional[_Iterable[_Union[DownwardAPIVolumeFile, _Mapping]]] = ..., defaultMode: _Optional[int] = ...) -> None: ...
+
+class DownwardAPIVolumeFile(_message.Message):
+    __slots__ = ("path", "fieldRef", "resourceFieldRef", "mode")
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    FIELDREF_FIELD_NUMBER: _ClassVar[int]
+    RESOURCEFIELDREF_FIELD_NUMBER: _ClassVar[int]
+    MODE_FIELD_NUMBER: _ClassVar[int]
+    path: str
+    fieldRef: ObjectFieldSelector
+    resourceFieldRef: ResourceFieldSelector
+    mode: int
+    def __init__(self, path: _Optional[str] = ..., fieldRef: _Optional[_Union[ObjectFieldSelector, _Mapping]] = ..., resourceFieldRef: _Optional[_Union[ResourceFieldSelector, _Mapping]] = ..., mode: _Optional[int] = ...) -> None: ...
+
+class FCVolumeSource(_message.Message):
+    __slots__ = ("targetWWNs", "lun", "fsType", "readOnly", "wwids")
+    TARGETWWNS_FIELD_NUMBER: _ClassVar[int]
+    LUN_FIELD_NUMBER: _ClassVar[int]
+    FSTYPE_FIELD_NUMBER: _ClassVar[int]
+    READONLY_FIELD_NUMBER: _ClassVar[int]
+    WWIDS_FIELD_NUMBER: _ClassVar[int]
+    targetWWNs: _containers.RepeatedScalarFieldContainer[str]
+    lun: int
+    fsType: str
+    readOnly: bool
+    wwids: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, targetWWNs: _Optional[_Iterable[str]] = ..., lun: _Optional[int] = ..., fsType: _Optional[str] = ..., readOnly: _Optional[bool] = ..., wwids: _Optional[_Iterable[str]] = ...) -> None: ...
+
+class AzureFileVolumeSource(_message.Message):
+    __slots__ = ("secretName", "shareName", "readOnly")
+    SECRETNAME_FIELD_NUMBER: _ClassVar[int]
+    SHARENAME_FIELD_NUMBER: _ClassVar[int]
+    READONLY_FIELD_NUMBER: _ClassVar[int]
+    secretName: str
+    shareName: str
+    readOnly: bool
+    def __init__(self, secretName: _Optional[str] = ..., shareName: _Optional[str] = ..., readOnly: _Optional[bool] = ...) -> None: ...
+
+class VsphereVirtualDiskVolumeSource(_message.Message):
+    __slots__ = ("volumePath", "fsType", "storagePolicyName", "storagePolicyID")
+    VOLUMEPATH_FIELD_NUMBER: _ClassVar[int]
+    FSTYPE_FIELD_NUMBER: _ClassVar[int]
+    STORAGEPOLICYNAME_FIELD_NUMBER: _ClassVar[int]
+    STORAGEPOLICYID_FIELD_NUMBER: _ClassVar[int]
+    volumePath: str
+    fsType: str
+    storagePolicyName: str
+    storagePolicyID: str
+    def __init__(self, volumePath: _Optional[str] = ..., fsType: _Optional[str] = ..., storagePolicyName: _Optional[str] = ..., storagePolicyID: _Optional[str] = ...) -> None: ...
+
+class QuobyteVolumeSource(_message.Message):
+    __slots__ = ("registry", "volume", "readOnly", "user", "group", "tenant")
+    REGISTRY_FIELD_NUMBER: _ClassVar[int]
+    VOLUME_FIELD_NUMBER: _ClassVar[int]
+    READONLY_FIELD_NUMBER: _ClassVar[int]
+    USER_FIELD_NUMBER: _ClassVar[int]
+    GROUP_FIELD_NUMBER: _ClassVar[int]
+    TENANT_FIELD_NUMBER: _ClassVar[int]
+    registry: str
+    volume: str
+    readOnly: bool
+    user: str
+    group: str
+    tenant: str
+    def __init__(self, registry: _Optional[str] = ..., volume: _Optional[str] = ..., readOnly: _Optional[bool] = ..., user: _Optional[str] = ..., group: _Optional[str] = ..., tenant: _Optional[str] = ...) -> None: ...
+
+class AzureDiskVolumeSource(_message.Message):
+    __slots__ = ("diskName", "diskURI", "cachingMode", "fsType", "readOnly", "kind")
+    DISKNAME_FIELD_NUMBER: _ClassVar[int]
+    DISKURI_FIELD_NUMBER: _ClassVar[int]
+    CACHINGMODE_FIELD_NUMBER: _ClassVar[int]
+    FSTYPE_FIELD_NUMBER: _ClassVar[int]
+    READONLY_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    diskName: str
+    diskURI: str
+    cachingMode: str
+    fsType: str
+    readOnly: bool
+    kind: str
+    def __init__(self, diskName: _Optional[str] = ..., diskURI: _Optional[str] = ..., cachingMode: _Optional[str] = ..., fsType: _Optional[str] = ..., readOnly: _Optional[bool] = ..., kind: _Optional[str] = ...) -> None: ...
+
+class PhotonPersistentDiskVolumeSource(_message.Message):
+    __slots__ = ("pdID", "fsType")
+    PDID_FIELD_NUMBER: _ClassVar[int]
+    FSTYPE_FIELD_NUMBER: _ClassVar[int]
+    pdID: str
+    fsType: str
+    def __init__(self, pdID: _Optional[str] = ..., fsType: _Optional[str] = ...) -> None: ...
+
+class PortworxVolumeSource(_message.Message):
+    __slots__ = ("volumeID", "fsType", "readOnly")
+    VOLUMEID_FIELD_NUMBER: _ClassVar[int]
+    FSTYPE_FIELD_NUMBER: _ClassVar[int]
+    READONLY_FIELD_NUMBER: _ClassVar[int]
+    volumeID: str
+    fsType: str
+    readOnly: bool
+    def __init__(self, volumeID: _Optional[str] = ..., fsType: _Optional[str] = ..., readOnly: _Optional[bool] = ...) -> None: ...
+
+class ScaleIOVolumeSource(_message.Message):
+    __slots__ = ("gateway", "system", "secretRef", "sslEnabled", "protectionDomain", "storagePool", "storageMode", "volumeName", "fsType", "readOnly")
+    GATEWAY_FIELD_NUMBER: _ClassVar[int]
+    SYSTEM_FIELD_NUMBER: _ClassVar[int]
+    SECRETREF_FIELD_NUMBER: _ClassVar[int]
+    SSLENABLED_FIELD_NUMBER: _ClassVar[int]
+    PROTECTIONDOMAIN_FIELD_NUMBER: _ClassVar[int]
+    STORAGEPOOL_FIELD_NUMBER: _ClassVar[int]
+    STORAGEMODE_FIELD_NUMBER: _ClassVar[int]
+    VOLUMENAME_FIELD_NUMBER: _ClassVar[int]
+    FSTYPE_FIELD_NUMBER: _ClassVar[int]
+    READONLY_FIELD_NUMBER: _ClassVar[int]
+    gateway: str
+    system: str
+    secretRef: LocalObjectReference
+    sslEnabled: bool
+    protectionDomain: str
+    storagePool: str
+    storageMode: str
+    volumeName: str
+    fsType: str
+    readOnly: bool
+    def __init__(self, gateway: _Optional[str] = ..., system: _Optional[str] = ..., secretRef: _Optional[_Union[LocalObjectReference, _Mapping]] = ..., sslEnabled: _Optional[bool] = ..., protectionDomain: _Optional[str] = ..., storagePool: _Optional[str] = ..., storageMode: _Optional[str] = ..., volumeName: _Optional[str] = ..., fsType: _Optional[str] = ..., readOnly: _Optional[bool] = ...) -> None: ...
+
+class ProjectedVolumeSource(_message.Message):
+    __slots__ = ("sources", "defaultMode")
+    SOURCES_FIELD_NUMBER: _ClassVar[int]
+    DEFAULTMODE_FIELD_NUMBER: _ClassVar[int]
+    sources: _containers.RepeatedCompositeFieldContainer[VolumeProjection]
+    defaultMode: int
+    def __init__(self, sources: _Optional[_Iterable[_Union[VolumeProjection, _Mapping]]] = ..., defaultMode: _Optional[int] = ...) -> None: ...
+
+class VolumeProjection(_message.Message):
+    __slots__ = ("secret", "downwardAPI", "configMap", "serviceAccountToken", "clusterTrustBundle", "podCertificate")
+    SECRET_FIELD_NUMBER: _ClassVar[int]
+    DOWNWARDAPI_FIELD_NUMBER: _ClassVar[int]
+    CONFIGMAP_FIELD_NUMBER: _ClassVar[int]
+    SERVICEACCOUNTTOKEN_FIELD_NUMBER: _ClassVar[int]
+    CLUSTERTRUSTBUNDLE_FIELD_NUMBER: _ClassVar[int]
+    PODCERTIFICATE_FIELD_NUMBER: _ClassVar[int]
+    secret: SecretProjection
+    downwardAPI: DownwardAPIProjection
+    configMap: ConfigMapProjection
+    serviceAccountToken: ServiceAccountTokenProjection
+    clusterTrustBundle: ClusterTrustBundleProjection
+    podCertificate: PodCertificateProjection
+    def __init__(self, secret: _Optional[_Union[SecretProjection, _Mapping]] = ..., downwardAPI: _Optional[_Union[DownwardAPIProjection, _Mapping]] = ..., configMap: _Optional[_Union[ConfigMapProjection, _Mapping]] = ..., serviceAccountToken: _Optional[_Union[ServiceAccountTokenProjection, _Mapping]] = ..., clusterTrustBundle: _Optional[_Union[ClusterTrustBundleProjection, _Mapping]] = ..., podCertificate: _Optional[_Union[PodCertificateProjection, _Mapping]] = ...) -> None: ...
+
+class SecretProjection(_message.Message):
+    __slots__ = ("localObjectReference", "items", "optional")
+    LOCALOBJECTREFERENCE_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONAL_FIELD_NUMBER: _ClassVar[int]
+    localObjectReference: LocalObjectReference
+    items: _containers.RepeatedCompositeFieldContainer[KeyToPath]
+    optional: bool
+    def __init__(self, localObjectReference: _Optional[_Union[LocalObjectReference, _Mapping]] = ..., items: _Optional[_Iterable[_Union[KeyToPath, _Mapping]]] = ..., optional: _Optional[bool] = ...) -> None: ...
+
+class DownwardAPIProjection(_message.Message):
+    __slots__ = ("items",)
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    items: _containers.RepeatedCompositeFieldContainer[DownwardAPIVolumeFile]
+    def __init__(self, items: _Optional[_Iterable[_Union[DownwardAPIVolumeFile, _Mapping]]] = ...) -> None: ...
+
+class ConfigMapProjection(_message.Message):
+    __slots__ = ("localObjectReference", "items", "optional")
+    LOCALOBJECTREFERENCE_FIELD_NUMBER: _ClassVar[int]
+    ITEMS_FIELD_NUMBER: _ClassVar[int]
+    OPTIONAL_FIELD_NUMBER: _ClassVar[int]
+    localObjectReference: LocalObjectReference
+    items: _containers.RepeatedCompositeFieldContainer[KeyToPath]
+    optional: bool
+    def __init__(self, localObjectReference: _Optional[_Union[LocalObjectReference, _Mapping]] = ..., items: _Optional[_Iterable[_Union[KeyToPath, _Mapping]]] = ..., optional: _Optional[bool] = ...) -> None: ...
+
+class ServiceAccountTokenProjection(_message.Message):
+    __slots__ = ("audience", "expirationSeconds", "path")
+    AUDIENCE_FIELD_NUMBER: _ClassVar[int]
+    EXPIRATIONSECONDS_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    audience: str
+    expirationSeconds: int
+    path: str
+    def __init__(self, audience: _Optional[str] = ..., expirationSeconds: _Optional[int] = ..., path: _Optional[str] = ...) -> None: ...
+
+class ClusterTrustBundleProjection(_message.Message):
+    __slots__ = ("name", "signerName", "labelSelector", "path", "optional")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    SIGNERNAME_FIELD_NUMBER: _ClassVar[int]
+    LABELSELECTOR_FIELD_NUMBER: _ClassVar[int]
+    PATH_FIELD_NUMBER: _ClassVar[int]
+    OPTIONAL_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    signerName: str
+    labelSelector: _apimachinery_meta_v1_pb2.LabelSelector
+    path: str
+    optional: bool
+    def __init__(self, name: _Optional[str] = ..., signerName: _Optional[str] = ..., labelSelector: _Optional[_Union[_apimachinery_meta_v1_pb2.LabelSelector, _Mapping]] = ..., path: _Optional[str] = ..., optional: _Optional[bool] = ...) -> None: ...
+
+class PodCertificateProjection(_message.Message):
+    __slots__ = ("signerName", "keyType", "maxExpirationSeconds", "credentialBundlePath", "keyPath", "certificateChainPath")
+    SIGNERNAME_FIELD_NUMBER: _ClassVar[int]
+    KEYTYPE_FIELD_NUMBER: _ClassVar[int]
+    MAXEXPIRATIONSECONDS_FIELD_NUMBER: _ClassVar[int]
+    CREDENTIALBUNDLEPATH_FIELD_NUMBER: _ClassVar[int]
+    KEYPATH_FIELD_NUMBER: _ClassVar[int]
+    CERTIFICATECHAINPATH_FIELD_NUMBER: _ClassVar[int]
+    signerName: str
+    keyType: str
+    maxExpirationSeconds: int
+    credentialBundlePath: str
+    keyPath: str
+    certificateChainPath: str
+    def __init__(self, signerName: _Optional[str] = ..., keyType: _Optional[str] = ..., maxExpirationSeconds: _Optional[int] = ..., credentialBundlePath: _Optional[str] = ..., keyPath: _Optional[str] = ..., certificateChainPath: _Optional[str] = ...) -> None: ...
+
+class StorageOSVolumeSource(_message.Message):
+    __slots__ = ("volumeName", "volumeNamespace", "fsType", "readOnly", "secretRef")
+    VOLUMENAME_FIELD_NUMBER: _ClassVar[int]
+    VOLUMENAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    FSTYPE_FIELD_NUMBER: _ClassVar[int]
+    READONLY_FIELD_NUMBER: _ClassVar[int]
+    SECRETREF_FIELD_NUMBER: _ClassVar[int]
+    volumeName: str
+    volumeNamespace: str
+    fsType: str
+    readOnly: bool
+    secretRef: LocalObjectReference
+    def __init__(self, volumeName: _Optional[str] = ..., volumeNamespace: _Optional[str] = ..., fsType: _Optional[str] = ..., readOnly: _Optional[bool] = ..., secretRef: _Optional[_Union[LocalObjectReference, _Mapping]] = ...) -> None: ...
+
+class CSIVolumeSource(_message.Message):
+    __slots__ = ("driver", "readOnly", "fsType", "volumeAttributes", "nodePublishSecretRef")
+    class VolumeAttributesEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: str
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[str] = ...) -> None: ...
+    DRIVER_FIELD_NUMBER: _ClassVar[int]
+    READONLY_FIELD_NUMBER: _ClassVar[int]
+    FSTYPE_FIELD_NUMBER: _ClassVar[int]
+    VOLUMEATTRIBUTES_FIELD_NUMBER: _ClassVar[int]
+    NODEPUBLISHSECRETREF_FIELD_NUMBER: _ClassVar[int]
+    driver: str
+    readOnly: bool
+    fsType: str
+    volumeAttributes: _containers.ScalarMap[str, str]
+    nodePublishSecretRef: LocalObjectReference
+    def __init__(self, driver: _Optional[str] = ..., readOnly: _Optional[bool] = ..., fsType: _Optional[str] = ..., volumeAttributes: _Optional[_Mapping[str, str]] = ..., nodePublishSecretRef: _Optional[_Union[LocalObjectReference, _Mapping]] = ...) -> None: ...
+
+class EphemeralVolumeSource(_message.Message):
+    __slots__ = ("volumeClaimTemplate",)
+    VOLUMECLAIMTEMPLATE_FIELD_NUMBER: _ClassVar[int]
+    volumeClaimTemplate: PersistentVolumeClaimTemplate
+    def __init__(self, volumeClaimTemplate: _Optional[_Union[PersistentVolumeClaimTemplate, _Mapping]] = ...) -> None: ...
+
+class PersistentVolumeClaimTemplate(_message.Message):
+    __slots__ = ("metadata", "spec")
+    METADATA_FIELD_NUMBER: _ClassVar[int]
+    SPEC_FIELD_NUMBER: _ClassVar[int]
+    metadata: _apimachinery_meta_v1_pb2.ObjectMeta
+    spec: PersistentVolumeClaimSpec
+    def __init__(self, metadata: _Optional[_Union[_apimachinery_meta_v1_pb2.ObjectMeta, _Mapping]] = ..., spec: _Optional[_Union[PersistentVolumeClaimSpec, _Mapping]] = ...) -> None: ...
+
+class PersistentVolumeClaimSpec(_message.Message):
+    __slots__ = ("accessModes", "resources", "volumeName", "selector", "storageClassName", "volumeMode", "dataSource", "dataSourceRef", "volumeAttributesClassName")
+    ACCESSMODES_FIELD_NUMBER: _ClassVar[int]
+    RESOURCES_FIELD_NUMBER: _ClassVar[int]
+    VOLUMENAME_FIELD_NUMBER: _ClassVar[int]
+    SELECTOR_FIELD_NUMBER: _ClassVar[int]
+    STORAGECLASSNAME_FIELD_NUMBER: _ClassVar[int]
+    VOLUMEMODE_FIELD_NUMBER: _ClassVar[int]
+    DATASOURCE_FIELD_NUMBER: _ClassVar[int]
+    DATASOURCEREF_FIELD_NUMBER: _ClassVar[int]
+    VOLUMEATTRIBUTESCLASSNAME_FIELD_NUMBER: _ClassVar[int]
+    accessModes: _containers.RepeatedScalarFieldContainer[str]
+    resources: VolumeResourceRequirements
+    volumeName: str
+    selector: _apimachinery_meta_v1_pb2.LabelSelector
+    storageClassName: str
+    volumeMode: str
+    dataSource: TypedLocalObjectReference
+    dataSourceRef: TypedObjectReference
+    volumeAttributesClassName: str
+    def __init__(self, accessModes: _Optional[_Iterable[str]] = ..., resources: _Optional[_Union[VolumeResourceRequirements, _Mapping]] = ..., volumeName: _Optional[str] = ..., selector: _Optional[_Union[_apimachinery_meta_v1_pb2.LabelSelector, _Mapping]] = ..., storageClassName: _Optional[str] = ..., volumeMode: _Optional[str] = ..., dataSource: _Optional[_Union[TypedLocalObjectReference, _Mapping]] = ..., dataSourceRef: _Optional[_Union[TypedObjectReference, _Mapping]] = ..., volumeAttributesClassName: _Optional[str] = ...) -> None: ...
+
+class VolumeResourceRequirements(_message.Message):
+    __slots__ = ("limits", "requests")
+    class LimitsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: _apimachinery_resource_pb2.Quantity
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[_apimachinery_resource_pb2.Quantity, _Mapping]] = ...) -> None: ...
+    class RequestsEntry(_message.Message):
+        __slots__ = ("key", "value")
+        KEY_FIELD_NUMBER: _ClassVar[int]
+        VALUE_FIELD_NUMBER: _ClassVar[int]
+        key: str
+        value: _apimachinery_resource_pb2.Quantity
+        def __init__(self, key: _Optional[str] = ..., value: _Optional[_Union[_apimachinery_resource_pb2.Quantity, _Mapping]] = ...) -> None: ...
+    LIMITS_FIELD_NUMBER: _ClassVar[int]
+    REQUESTS_FIELD_NUMBER: _ClassVar[int]
+    limits: _containers.MessageMap[str, _apimachinery_resource_pb2.Quantity]
+    requests: _containers.MessageMap[str, _apimachinery_resource_pb2.Quantity]
+    def __init__(self, limits: _Optional[_Mapping[str, _apimachinery_resource_pb2.Quantity]] = ..., requests: _Optional[_Mapping[str, _apimachinery_resource_pb2.Quantity]] = ...) -> None: ...
+
+class TypedLocalObjectReference(_message.Message):
+    __slots__ = ("apiGroup", "kind", "name")
+    APIGROUP_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    apiGroup: str
+    kind: str
+    name: str
+    def __init__(self, apiGroup: _Optional[str] = ..., kind: _Optional[str] = ..., name: _Optional[str] = ...) -> None: ...
+
+class TypedObjectReference(_message.Message):
+    __slots__ = ("apiGroup", "kind", "name", "namespace")
+    APIGROUP_FIELD_NUMBER: _ClassVar[int]
+    KIND_FIELD_NUMBER: _ClassVar[int]
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    NAMESPACE_FIELD_NUMBER: _ClassVar[int]
+    apiGroup: str
+    kind: str
+    name: str
+    namespace: str
+    def __init__(self, apiGroup: _Optional[str] = ..., kind: _Optional[str] = ..., name: _Optional[str] = ..., namespace: _Optional[str] = ...) -> None: ...
+
+class ImageVolumeSource(_message.Message):
+    __slots__ = ("reference", "pullPolicy")
+    REFERENCE_FIELD_NUMBER: _ClassVar[int]
+    PULLPOLICY_FIELD_NUMBER: _ClassVar[int]
+    reference: str
+    pullPolicy: str
+    def __init__(self, reference: _Optional[str] = ..., pullPolicy: _Optional[str] = ...) -> None: ...
 
 class HostPathVolumeSource(_message.Message):
     __slots__ = ("path", "type")
