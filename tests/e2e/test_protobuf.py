@@ -162,7 +162,7 @@ async def test_watch_in_protobuf(http: aiohttp.ClientSession, ns: str) -> None:
         status, _, _ = await call(http, "POST", f"/api/v1/namespaces/{ns}/pods",
                                   kube.encode(pod("w")), PB)
         assert status == 201
-        buf = b""
+        buf = bytearray()
         async with asyncio.timeout(30):
             while True:
                 buf += await resp.content.readany()

@@ -19,6 +19,7 @@ from kubedra.api.features import FeatureGateError, FeatureGates, parse_feature_g
 from kubedra.api.goformat import parse_duration
 from kubedra.api.release import RELEASES, Release
 from kubedra.api.resourceclaim import claim_api
+from kubedra.cli.contenttype import content_type_option, wire
 from kubedra.cli.leaderelect import leader_election_options, run_as_leader
 from kubedra.cli.metrics import bound_port, serve_metrics
 from kubedra.cli.runtime import run_until_signalled, setup_logging
@@ -134,6 +135,7 @@ class Duration(click.ParamType):  # type: ignore[type-arg]
 @click.option("--large-cluster-size-threshold", type=click.IntRange(min=0), default=50,
               show_default=True, help="Nodes above which a zone counts as large")
 @leader_election_options("kube-controller-manager")
+@content_type_option
 @click.option("-v", "--verbose", count=True)
 def controller_manager(kubeconfig_path: str | None, workers: int, claim_workers: int,
                        feature_gates: str, metrics_port: int | None, job_pod_failure_backoff: float,
@@ -142,7 +144,8 @@ def controller_manager(kubeconfig_path: str | None, workers: int, claim_workers:
                        node_monitor_grace_period: float, node_startup_grace_period: float,
                        node_eviction_rate: float, secondary_node_eviction_rate: float,
                        unhealthy_zone_threshold: float, large_cluster_size_threshold: int,
-                       election: LeaderElectionConfig | None, verbose: int) -> None:
+                       election: LeaderElectionConfig | None, content_type: str,
+                       verbose: int) -> None:
     """Run the control loops: ResourceClaim, Job, TTL after finished, node lifecycle, taint
     eviction."""
     setup_logging(verbose)
@@ -162,7 +165,8 @@ def controller_manager(kubeconfig_path: str | None, workers: int, claim_workers:
             runner = await serve_metrics(metrics_port)
             print(f"metrics on http://127.0.0.1:{bound_port(runner)}/metrics", file=sys.stderr,
                   flush=True)
-        async with Client(config, user_agent="kubedra-controller-manager") as client:
+        async with Client(config, user_agent="kubedra-controller-manager",
+                          wire=wire(content_type)) as client:
             release = await discover_release(client)
             gates = _gates(feature_gates, release)
             job_config = JobControllerConfig(

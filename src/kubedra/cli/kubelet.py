@@ -12,6 +12,7 @@ import click
 from kubedra.api.core import TAINT_EFFECTS, Taint
 from kubedra.api.quantity import Quantity, QuantityError
 from kubedra.api.resourceclaim import claim_api
+from kubedra.cli.contenttype import content_type_option, wire
 from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.client import kubeconfig
 from kubedra.client.discovery import discover_release, dra_served
@@ -107,11 +108,12 @@ def serving(cert: Path | None, key: Path | None, client_ca: Path | None) -> ssl.
               help="state directory: plugins_registry/, dra_manager_state")
 @node_options
 @tls_options
+@content_type_option
 @click.option("-v", "--verbose", count=True)
 def kubelet(kubeconfig_path: str | None, node_name: str, root_dir: Path, cpu: str, memory: str,
             pods: str, labels: tuple[str, ...], taints: tuple[str, ...],
             tls_cert_file: Path | None, tls_private_key_file: Path | None,
-            client_ca_file: Path | None, verbose: int) -> None:
+            client_ca_file: Path | None, content_type: str, verbose: int) -> None:
     """Run a node agent until SIGINT/SIGTERM."""
     setup_logging(verbose)
     config = node_config(node_name, cpu, memory, pods, labels, taints)
@@ -119,7 +121,8 @@ def kubelet(kubeconfig_path: str | None, node_name: str, root_dir: Path, cpu: st
     api = kubeconfig.load(kubeconfig_path)
 
     async def main(stop: asyncio.Event) -> None:
-        async with Client(api, user_agent=f"kubedra-kubelet/{node_name}") as client:
+        async with Client(api, user_agent=f"kubedra-kubelet/{node_name}",
+                          wire=wire(content_type)) as client:
             release = await discover_release(client)
             config.kubelet_version = release.git_version
             dra = await dra_served(client, "kubelet", version=claim_api(release).version)

@@ -39,6 +39,7 @@ from pathlib import Path
 import aiohttp
 
 from kubedra.apiserver.pki import ClusterPki
+from kubedra.cli.contenttype import DEFAULT, content_type_args
 from kubedra.cli.credentials import (
     ADMIN,
     CONTROLLER_MANAGER,
@@ -185,11 +186,13 @@ class LocalCluster:
                  scheduler_args: Sequence[str] = (),
                  controller_manager_args: Sequence[str] = (), etcd_servers: str | None = None,
                  etcd_members: int = 0, apiservers: int = 1, audit_log: bool = True,
-                 emulated_version: str = "", runtime_config: str = "") -> None:
+                 emulated_version: str = "", runtime_config: str = "",
+                 content_type: str = DEFAULT) -> None:
         """``audit_log``: each API server writes ``audit.log`` in its data dir (benchmarks
         of the scheduling path turn it off, as upstream's scheduler_perf runs without one).
         ``emulated_version`` and ``runtime_config`` go to the API servers (empty: their
-        default); the other components learn the release from discovery."""
+        default); the other components learn the release from discovery. ``content_type``:
+        the scheduler's and the controller manager's ``--kube-api-content-type``."""
         self.data_dir = data_dir
         self.port = port
         self._lock: int | None = None
@@ -235,7 +238,8 @@ class LocalCluster:
             SCHEDULER: data_dir / "scheduler.kubeconfig",
             CONTROLLER_MANAGER: data_dir / "controller-manager.kubeconfig",
         }
-        client_args = ["--kubeconfig", str(self.component_kubeconfigs[SCHEDULER]), *vflag]
+        client_args = ["--kubeconfig", str(self.component_kubeconfigs[SCHEDULER]), *vflag,
+                       *content_type_args(content_type)]
         self.schedulers = [
             Component(f"scheduler-{i}", ["scheduler", *client_args, "--identity",
                                          f"scheduler-{i}", *scheduler_args],
@@ -248,6 +252,7 @@ class LocalCluster:
                 "controller-manager",
                 ["controller-manager", "--kubeconfig",
                  str(self.component_kubeconfigs[CONTROLLER_MANAGER]), *vflag, *gates,
+                 *content_type_args(content_type),
                  *controller_manager_args],
                 logs / "controller-manager.log")
             self.others.append(self.controller_manager)

@@ -18,6 +18,12 @@ import click
 from kubedra.api.release import R1_30, R1_34
 from kubedra.api.resource.v1alpha2 import NamedResourcesInstance
 from kubedra.api.resourceclaim import claim_api
+from kubedra.cli.contenttype import (
+    DEFAULT,
+    content_type_args,
+    content_type_option,
+    wire,
+)
 from kubedra.cli.credentials import node_kubeconfig_path, node_serving_paths
 from kubedra.cli.kubelet import node_config, node_options, serving
 from kubedra.cli.localcluster import Component
@@ -68,11 +74,13 @@ def pool_instances(count: int) -> list[NamedResourcesInstance]:
               default=None, help="with --kubeconfig-dir: each node serves its containers' logs "
               "with DIR/<node>.kubelet.crt to clients this CA signed (the API server)")
 @node_options
+@content_type_option
 @click.option("-v", "--verbose", count=True)
 def node_pool(kubeconfig_path: str | None, kubeconfig_dir: Path | None, root_dir: Path,
               prefix: str, first: int, count: int, driver_name: str, instances: int,
               client_ca_file: Path | None, cpu: str, memory: str, pods: str,
-              labels: tuple[str, ...], taints: tuple[str, ...], verbose: int) -> None:
+              labels: tuple[str, ...], taints: tuple[str, ...], content_type: str,
+              verbose: int) -> None:
     """Run COUNT node agents, each with the example driver, until SIGINT/SIGTERM."""
     setup_logging(verbose)
     names = node_names(count, first, prefix)
@@ -87,7 +95,8 @@ def node_pool(kubeconfig_path: str | None, kubeconfig_dir: Path | None, root_dir
         drivers: list[Driver] = []
         async with contextlib.AsyncExitStack() as clients:
             common = (await clients.enter_async_context(
-                Client(shared, user_agent="kubedra-node-pool")) if shared is not None else None)
+                Client(shared, user_agent="kubedra-node-pool", wire=wire(content_type)))
+                if shared is not None else None)
             agents = []
             # one node identity may not watch other nodes' pods: sharing needs one client
             bound = bound_pods(common) if common is not None else None
@@ -97,7 +106,8 @@ def node_pool(kubeconfig_path: str | None, kubeconfig_dir: Path | None, root_dir
                 for name in names:
                     client = common if common is not None else (
                         await clients.enter_async_context(
-                            Client(configs[name], user_agent=f"kubedra-node-pool/{name}")))
+                            Client(configs[name], user_agent=f"kubedra-node-pool/{name}",
+                                   wire=wire(content_type))))
                     if dra is None:
                         release = await discover_release(client)
                         dra = await dra_served(client, "node-pool", "the example drivers",
@@ -128,7 +138,7 @@ def node_pool(kubeconfig_path: str | None, kubeconfig_dir: Path | None, root_dir
 
 
 def pool_components(data_dir: Path, nodes: int, per_process: int, instances: int, driver: str,
-                    verbose: int = 0) -> list[Component]:
+                    verbose: int = 0, content_type: str = DEFAULT) -> list[Component]:
     """The ``node-pool`` processes of ``kubedra up --nodes``: ``node-0`` ... in chunks of
     ``per_process`` nodes, state and kubeconfigs under ``DATA/nodes/``."""
     longest = dra_socket_path(data_dir / "nodes" / node_names(1, max(nodes - 1, 0))[0], driver)
@@ -144,6 +154,7 @@ def pool_components(data_dir: Path, nodes: int, per_process: int, instances: int
             ["node-pool", "--kubeconfig-dir", str(data_dir / "nodes"),
              "--client-ca-file", str(data_dir / "pki" / "ca.crt"),
              "--root-dir", str(data_dir / "nodes"), "--first", str(first), "--count", str(count),
-             "--driver-name", driver, "--instances", str(instances), *vflag],
+             "--driver-name", driver, "--instances", str(instances), *vflag,
+             *content_type_args(content_type)],
             data_dir / "logs" / f"nodes-{first}.log"))
     return out

@@ -10,6 +10,7 @@ import click
 
 from kubedra.api.release import R1_34
 from kubedra.api.resourceclaim import claim_api
+from kubedra.cli.contenttype import content_type_option, wire
 from kubedra.cli.leaderelect import leader_election_options, run_as_leader
 from kubedra.cli.metrics import bound_port, serve_metrics
 from kubedra.cli.runtime import run_until_signalled, setup_logging
@@ -37,10 +38,12 @@ log = logging.getLogger("kubedra.scheduler")
                    "profiles replace --scheduler-name")
 @click.option("--seed", type=int, default=None,
               help="seed the choice among equally scored nodes, for a reproducible placement")
+@content_type_option
 @click.option("-v", "--verbose", count=True)
 def scheduler(kubeconfig_path: str | None, scheduler_name: str,
               election: LeaderElectionConfig | None, metrics_port: int | None,
-              config_path: str | None, seed: int | None, verbose: int) -> None:
+              config_path: str | None, seed: int | None, content_type: str,
+              verbose: int) -> None:
     """Run the scheduler until SIGINT/SIGTERM."""
     setup_logging(verbose)
     file: KubeSchedulerConfiguration | None = None
@@ -54,7 +57,8 @@ def scheduler(kubeconfig_path: str | None, scheduler_name: str,
 
     async def main(stop: asyncio.Event) -> None:
         log.info("Starting Kubernetes Scheduler", {"schedulerName": scheduler_name})
-        async with Client(config, user_agent="kubedra-scheduler") as client:
+        async with Client(config, user_agent="kubedra-scheduler",
+                          wire=wire(content_type)) as client:
             release = await discover_release(client)
             profiles = None
             if file is not None:

@@ -19,6 +19,7 @@ from pathlib import Path
 import click
 
 from kubedra.api.release import DEFAULT_RELEASE, ReleaseError, parse_release
+from kubedra.cli.contenttype import content_type_option
 from kubedra.cli.fakenodes import create_fake_nodes, keep_alive
 from kubedra.cli.kubectl import DEFAULT as KUBECTL_DEFAULT
 from kubedra.cli.kubectl import RELEASES as KUBECTL_RELEASES
@@ -79,13 +80,14 @@ RESTART_LIMIT = 5
 @click.option("--controller-manager-metrics-port", type=int, default=None,
               help="the controller manager serves Prometheus metrics on "
                    "127.0.0.1:PORT/metrics (0: a free port, in its log)")
+@content_type_option
 @click.option("-v", "--verbose", count=True)
 def up(data_dir: str, port: int, fake_nodes: int, nodes: int, nodes_per_process: int,
        instances: int, driver: str, feature_gates: str, emulated_version: str,
        runtime_config: str, etcd_servers: str | None,
        local_etcd: bool, apiservers: int, scheduler_metrics_port: int | None,
        seed: int | None, scheduler_config: str | None,
-       controller_manager_metrics_port: int | None, verbose: int) -> None:
+       controller_manager_metrics_port: int | None, content_type: str, verbose: int) -> None:
     """Run a local cluster until Ctrl-C."""
     setup_logging(verbose)
     try:
@@ -112,12 +114,13 @@ def up(data_dir: str, port: int, fake_nodes: int, nodes: int, nodes_per_process:
                                controller_manager_args=_metrics_args(
                                    controller_manager_metrics_port),
                                etcd_servers=etcd_servers,
-                               etcd_members=1 if local_etcd else 0, apiservers=apiservers)
+                               etcd_members=1 if local_etcd else 0, apiservers=apiservers,
+                               content_type=content_type)
     except (ClusterError, EtcdNotFoundError) as e:
         raise click.UsageError(str(e)) from e
     cluster.node_names = node_names(nodes)
     cluster.others += pool_components(cluster.data_dir, nodes, nodes_per_process, instances,
-                                      driver, verbose)
+                                      driver, verbose, content_type)
 
     async def main(stop: asyncio.Event) -> None:
         try:

@@ -39,6 +39,7 @@ class _Answer:
         "chunk_left",
         "chunked",
         "close",
+        "content_type",
         "head_done",
         "length",
         "started",
@@ -55,6 +56,7 @@ class _Answer:
         self.head_done = False
         self.chunk_left = -1  # bytes left of the current chunk; -1: a size line is due
         self.trailer = False
+        self.content_type = ""
 
     def parse_head(self, head: bytes) -> None:
         lines = head.split(b"\r\n")
@@ -70,6 +72,8 @@ class _Answer:
                 self.length = int(value)
                 if self.length < 0:
                     raise HttpConnectionError(f"negative Content-Length: {value!r}")
+            elif name == b"content-type":
+                self.content_type = value.strip().decode("latin-1")
             elif name == b"transfer-encoding":
                 self.chunked = b"chunked" in value.lower()
             elif name == b"connection":
@@ -98,7 +102,7 @@ class _Connection(asyncio.Protocol):
         self.streaming = False
         self.body: list[bytes] = []
         self.answered: asyncio.Future[tuple[int, bytes]] | None = None
-        self.head_seen: asyncio.Future[int] | None = None
+        self.head_seen: asyncio.Future[tuple[int, str]] | None = None
         self.chunks: deque[bytes] = deque()
         self.queued = 0
         self.wakeup: asyncio.Future[None] | None = None
@@ -188,7 +192,7 @@ class _Connection(asyncio.Protocol):
             answer.parse_head(bytes(buf[:end]))
             del buf[:end + 4]
             if self.head_seen is not None and not self.head_seen.done():
-                self.head_seen.set_result(answer.status)
+                self.head_seen.set_result((answer.status, answer.content_type))
         if answer.chunked:
             self._parse_chunks(answer)
         elif answer.length >= 0:
@@ -301,11 +305,12 @@ class _Connection(asyncio.Protocol):
 
 
 class Stream:
-    """A streamed answer: its status, and its body as it arrives."""
+    """A streamed answer: its status and Content-Type, and its body as it arrives."""
 
-    def __init__(self, conn: _Connection, status: int) -> None:
+    def __init__(self, conn: _Connection, status: int, content_type: str) -> None:
         self._conn = conn
         self.status = status
+        self.content_type = content_type
 
     async def read(self) -> bytes:
         """The whole body (for an error answer)."""
@@ -394,8 +399,8 @@ class Pool:
                       stream=True)
             assert conn.head_seen is not None
             async with asyncio.timeout(REQUEST_TIMEOUT):
-                status = await conn.head_seen
-            yield Stream(conn, status)
+                status, content_type = await conn.head_seen
+            yield Stream(conn, status, content_type)
         finally:
             self._drop(conn)
 

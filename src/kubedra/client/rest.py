@@ -21,6 +21,7 @@ from kubedra.api.meta import Status, TypedObject
 from kubedra.client.errors import ApiError
 from kubedra.client.http import HttpConnectionError, Pool
 from kubedra.client.kubeconfig import ClientConfig
+from kubedra.client.wire import JSON, ObjectWire
 
 T = TypeVar("T", bound=TypedObject)
 Item = TypeVar("Item")
@@ -97,11 +98,16 @@ def _query(**params: Any) -> dict[str, str]:
 
 class Client:
     """Connections to one API server (:mod:`kubedra.client.http`): a pool of at most 64 for
-    requests, and one per watch, so that long-running streams never starve requests."""
+    requests, and one per watch, so that long-running streams never starve requests.
+    ``wire``: another media type for objects (:mod:`kubedra.client.wire`), else JSON."""
 
-    def __init__(self, config: ClientConfig, *, user_agent: str = "kubedra") -> None:
+    def __init__(self, config: ClientConfig, *, user_agent: str = "kubedra",
+                 wire: ObjectWire | None = None) -> None:
         self.config = config
-        headers = {"User-Agent": user_agent, "Accept": "application/json"}
+        self._wire = wire
+        self._json_only: set[tuple[str, str]] = set()  # kinds the wire has no form for
+        accept = f"{wire.media_type},{JSON}" if wire is not None else JSON
+        headers = {"User-Agent": user_agent, "Accept": accept}
         if config.token:
             headers["Authorization"] = f"Bearer {config.token}"
         tls = config.ssl_context()
@@ -118,13 +124,46 @@ class Client:
         await self._pool.close()
 
     async def _request(self, method: str, path: str, *, params: Mapping[str, str] | None = None,
-                       body: bytes | None = None,
-                       content_type: str = "application/json") -> bytes:
+                       body: bytes | None = None, content_type: str = JSON) -> bytes:
         status, data = await self._pool.request(method, _target(path, params), body,
                                                 content_type)
         if status >= 400:
-            raise _api_error(status, data)
+            raise self._api_error(status, data)
         return data
+
+    # --- the media types ------------------------------------------------------------------
+
+    def _body(self, obj: Any) -> tuple[bytes, str]:
+        """An object (a model or a mapping with its type meta) as a request body: in the
+        wire's type when its kind has a form there, else JSON."""
+        wire = self._wire
+        if wire is not None:
+            raw = codec.to_builtins(obj)
+            kind = (str(raw.get("apiVersion")), str(raw.get("kind")))
+            if kind not in self._json_only:
+                try:
+                    return wire.encode(raw), wire.media_type
+                except ValueError:
+                    self._json_only.add(kind)
+        return codec.encode(obj), JSON
+
+    def _parsed(self, data: bytes) -> Any:
+        """An answer in the wire's type -> its JSON form; a JSON answer stays bytes."""
+        wire = self._wire
+        if wire is not None and data.startswith(wire.magic):
+            return wire.decode(data)
+        return data
+
+    def _decode(self, data: bytes, model: type[Item]) -> Item:
+        return codec.decode(self._parsed(data), model)
+
+    def _api_error(self, code: int, data: bytes) -> ApiError:
+        try:
+            status = self._decode(data, Status)
+        except Exception:
+            status = Status(status="Failure", message=data.decode(errors="replace")[:500],
+                            code=code)
+        return ApiError(code, status)
 
     async def get_path(self, path: str) -> bytes:
         """The body a GET on ``path`` answers (discovery, ``/version``); ApiError otherwise."""
@@ -132,7 +171,7 @@ class Client:
 
     async def get(self, model: type[T], name: str, namespace: str | None = None) -> T:
         data = await self._request("GET", object_path(kind_of(model), namespace, name))
-        return codec.decode(data, model)
+        return self._decode(data, model)
 
     async def list(self, model: type[T], namespace: str | None = None, *,
                    label_selector: str | None = None, field_selector: str | None = None,
@@ -142,9 +181,14 @@ class Client:
                         limit=limit, resourceVersion=resource_version,
                         **{"continue": continue_})
         data = await self._request("GET", object_path(kind_of(model), namespace), params=params)
-        raw = _list_decoder.decode(data)
-        items = [codec.decode(bytes(item), model) for item in raw.items]
-        meta = raw.metadata
+        parsed = self._parsed(data)
+        if isinstance(parsed, dict):
+            items = [codec.decode(item, model) for item in parsed.get("items") or ()]
+            meta = parsed.get("metadata") or {}
+        else:
+            raw = _list_decoder.decode(data)
+            items = [codec.decode(bytes(item), model) for item in raw.items]
+            meta = raw.metadata
         return Page(items, str(meta.get("resourceVersion", "")), meta.get("continue") or None)
 
     async def list_all(self, model: type[T], namespace: str | None = None, *,
@@ -164,19 +208,21 @@ class Client:
 
     async def create(self, obj: T, *, field_manager: str | None = None) -> T:
         kind = kind_of(type(obj))
+        body, content_type = self._body(_typed(obj, kind))
         data = await self._request(
             "POST", object_path(kind, obj.metadata.namespace),
             params=_query(fieldManager=field_manager, fieldValidation=_TYPED),
-            body=_encode(obj, kind))
-        return codec.decode(data, type(obj))
+            body=body, content_type=content_type)
+        return self._decode(data, type(obj))
 
     async def update(self, obj: T, *, subresource: str | None = None) -> T:
         kind = kind_of(type(obj))
         name = obj.metadata.name or ""
+        body, content_type = self._body(_typed(obj, kind))
         data = await self._request(
             "PUT", object_path(kind, obj.metadata.namespace, name, subresource),
-            params=_query(fieldValidation=_TYPED), body=_encode(obj, kind))
-        return codec.decode(data, type(obj))
+            params=_query(fieldValidation=_TYPED), body=body, content_type=content_type)
+        return self._decode(data, type(obj))
 
     async def update_status(self, obj: T) -> T:
         return await self.update(obj, subresource="status")
@@ -187,7 +233,7 @@ class Client:
                     force: bool | None = None) -> T:
         data = await self._patch(model, name, patch, namespace, patch_type, subresource,
                                  field_manager, force)
-        return codec.decode(data, model)
+        return self._decode(data, model)
 
     async def send_patch(self, model: type[Any], name: str, patch: Any, *,
                          namespace: str | None = None, patch_type: str = "merge",
@@ -238,15 +284,18 @@ class Client:
                          **({"uid": pod_uid} if pod_uid else {})},
             "target": {"apiVersion": "v1", "kind": "Node", "name": node_name},
         }
+        data, content_type = self._body(body)
         await self._request("POST", object_path(kind, namespace, pod_name, "binding"),
-                            body=codec.encode(body))
+                            body=data, content_type=content_type)
 
     async def create_raw(self, kind: Kind, body: Mapping[str, Any],
                          namespace: str | None = None) -> dict[str, Any]:
         """Create from a plain mapping (manifests, events) and return the stored object."""
-        data = await self._request("POST", object_path(kind, namespace),
-                                   body=codec.encode(body))
-        result: dict[str, Any] = codec.parse_json(data)
+        payload, content_type = self._body(body)
+        data = await self._request("POST", object_path(kind, namespace), body=payload,
+                                   content_type=content_type)
+        parsed = self._parsed(data)
+        result: dict[str, Any] = parsed if isinstance(parsed, dict) else codec.parse_json(data)
         return result
 
     async def watch(self, model: type[T], namespace: str | None = None, *,
@@ -259,20 +308,36 @@ class Client:
                         labelSelector=label_selector, fieldSelector=field_selector,
                         timeoutSeconds=timeout_seconds, allowWatchBookmarks=allow_bookmarks)
         path = object_path(kind_of(model), namespace)
+        wire = self._wire
         async with self._pool.stream(_target(path, params)) as resp:
             if resp.status >= 400:
-                raise _api_error(resp.status, await resp.read())
+                raise self._api_error(resp.status, await resp.read())
+            if wire is not None and resp.content_type.split(";")[0] == wire.media_type:
+                buffer = bytearray()
+                async for chunk in resp.iter_chunks():
+                    buffer += chunk
+                    for kind, obj in wire.watch_events(buffer):
+                        yield _event(kind, obj, model)
+                if buffer:
+                    raise HttpConnectionError("watch stream ended inside an event")
+                return
             async for line in _lines(resp.iter_chunks()):
                 if not line.strip():
                     continue
                 event = _event_decoder.decode(line)
-                if event.type == "ERROR":
-                    status = codec.decode(bytes(event.object), Status)
-                    raise ApiError(status.code or 500, status)
-                if event.type == "BOOKMARK":
-                    yield WatchEvent(event.type, _bookmark(event.object, model))
-                    continue
-                yield WatchEvent(event.type, codec.decode(bytes(event.object), model))
+                yield _event(event.type, bytes(event.object), model)
+
+
+def _event(kind: str, obj: bytes | dict[str, Any], model: type[T]) -> WatchEvent[T]:
+    """A watch event's object (JSON bytes or an already parsed form) as ``model``; an ERROR
+    event raises its Status."""
+    if kind == "ERROR":
+        status = codec.decode(obj, Status)
+        raise ApiError(status.code or 500, status)
+    if kind == "BOOKMARK":
+        return WatchEvent(kind, _bookmark(obj if isinstance(obj, dict) else
+                                          codec.parse_json(obj), model))
+    return WatchEvent(kind, codec.decode(obj, model))
 
 
 def _target(path: str, params: Mapping[str, str] | None) -> str:
@@ -299,25 +364,17 @@ async def _lines(chunks: AsyncIterator[bytes]) -> AsyncIterator[bytes]:
         raise HttpConnectionError("watch stream ended inside an event")
 
 
-def _bookmark(raw: msgspec.Raw, model: type[T]) -> T:
+def _bookmark(head: dict[str, Any], model: type[T]) -> T:
     """A BOOKMARK carries only metadata.resourceVersion; decode it leniently."""
-    head = codec.parse_json(bytes(raw))
     obj = model()
     obj.metadata.resource_version = str(head.get("metadata", {}).get("resourceVersion", ""))
     return obj
 
 
-def _encode(obj: TypedObject, kind: Kind) -> bytes:
+def _typed(obj: T, kind: Kind) -> T:
+    """``obj`` with its type meta set (a body names its kind)."""
     if not obj.api_version:
         obj.api_version = kind.api_version
     if not obj.kind:
         obj.kind = kind.kind
-    return codec.encode(obj)
-
-
-def _api_error(code: int, data: bytes) -> ApiError:
-    try:
-        status = codec.decode(data, Status)
-    except Exception:
-        status = Status(status="Failure", message=data.decode(errors="replace")[:500], code=code)
-    return ApiError(code, status)
+    return obj

@@ -158,15 +158,38 @@ def watch_frame(event_type: str, obj: dict[str, Any]) -> bytes:
     return struct.pack(">I", len(body)) + body
 
 
-def watch_events(data: bytes) -> Iterator[tuple[str, dict[str, Any]]]:
-    """The events of a protobuf watch stream's bytes (clients and tests read them so)."""
-    at = 0
-    while at + 4 <= len(data):
-        (size,) = struct.unpack_from(">I", data, at)
+def watch_events(data: bytearray) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The complete events at the front of a protobuf watch stream's bytes, each removed
+    from ``data`` as it is read; a partial one stays for more bytes (clients read so)."""
+    while len(data) >= 4:
+        (size,) = struct.unpack_from(">I", data)
+        if len(data) < 4 + size:
+            return
         event = apimachinery_meta_v1_pb2.WatchEvent()
-        event.ParseFromString(data[at + 4:at + 4 + size])
-        yield event.type, decode(event.object.raw)
-        at += 4 + size
+        try:
+            event.ParseFromString(bytes(data[4:4 + size]))
+        except _ProtoDecodeError as err:
+            raise ConversionError(str(err) or "unexpected EOF") from None
+        del data[:4 + size]
+        yield _text(event.type), decode(event.object.raw)
+
+
+class Wire:
+    """This format as a client's object wire (``client/wire.py`` ``ObjectWire``), which
+    ``cli/`` hands to the clients of ``--kube-api-content-type`` protobuf."""
+
+    media_type = MEDIA_TYPE
+    watch_media_type = WATCH_MEDIA_TYPE
+    magic = MAGIC
+
+    def encode(self, obj: dict[str, Any]) -> bytes:
+        return encode(obj)
+
+    def decode(self, data: bytes) -> dict[str, Any]:
+        return decode(data)
+
+    def watch_events(self, data: bytearray) -> Iterator[tuple[str, dict[str, Any]]]:
+        return watch_events(data)
 
 
 # --- message -> JSON -------------------------------------------------------------------------

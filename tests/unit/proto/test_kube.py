@@ -188,7 +188,10 @@ def test_messages_built_by_the_runtime_decode() -> None:
 
 def test_watch_frames() -> None:
     stream = kube.watch_frame("ADDED", POD) + kube.watch_frame("DELETED", JOB)
-    assert list(kube.watch_events(stream)) == [("ADDED", POD), ("DELETED", JOB)]
+    buffer = bytearray(stream[:-3])  # the second event not all there yet
+    assert list(kube.watch_events(buffer)) == [("ADDED", POD)]
+    buffer += stream[-3:]
+    assert list(kube.watch_events(buffer)) == [("DELETED", JOB)] and buffer == b""
     size = int.from_bytes(stream[:4], "big")
     event = meta_pb2.WatchEvent.FromString(stream[4:4 + size])
     assert event.type == "ADDED" and event.object.raw.startswith(b"k8s\x00")
