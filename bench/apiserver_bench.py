@@ -2,7 +2,10 @@
 ``kubedra apiserver`` subprocess, as its administrator.
 
 Phases: CREATE, GET, UPDATE (PUT with resourceVersion), LIST of all objects, then watch
-fan-out: W watchers each receive every event of a burst of updates.
+fan-out: W watchers each receive every event of a burst of updates. Each media type of
+``--media`` (JSON and Kubernetes' protobuf by default, side by side) runs every phase on a
+server of its own: bodies sent in it, answers and watch streams asked for in it (the watch
+load, 10 updaters, writes JSON).
 
 How it measures: the server is the ``kubedra apiserver`` command (one process, its own SQLite
 store in a temporary directory). The load comes from ``--client-procs`` other processes, each
@@ -43,14 +46,17 @@ import msgspec
 from bench._common import cpu_seconds, percentile
 from kubedra.client import kubeconfig as kubeconfig_file
 from kubedra.client.kubeconfig import ClientConfig
+from kubedra.proto import kube
 
 
 def _lease(name: str) -> dict[str, Any]:
-    return {"metadata": {"name": name}, "spec": {"holderIdentity": "bench"}}
+    return {"apiVersion": "coordination.k8s.io/v1", "kind": "Lease",
+            "metadata": {"name": name}, "spec": {"holderIdentity": "bench"}}
 
 
 def _slice(name: str) -> dict[str, Any]:
-    return {"metadata": {"name": name}, "nodeName": "n1", "driverName": "gpu.example.com",
+    return {"apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceSlice",
+            "metadata": {"name": name}, "nodeName": "n1", "driverName": "gpu.example.com",
             "namedResources": {"instances": [{"name": "gpu-0"}]}}
 
 
@@ -60,8 +66,40 @@ KINDS: dict[str, tuple[str, Callable[[str], dict[str, Any]]]] = {
 }
 
 
-def _json(obj: Any) -> bytes:
-    return msgspec.json.encode(obj)
+class Media:
+    """A media type's bodies and answers (named, so client processes look it up)."""
+
+    def __init__(self, content_type: str, encode: Callable[[Any], bytes],
+                 decode: Callable[[bytes], Any]) -> None:
+        self.content_type = content_type
+        self.encode = encode
+        self.decode = decode
+
+
+MEDIA = {
+    "json": Media("application/json", msgspec.json.encode, msgspec.json.decode),
+    "protobuf": Media(kube.MEDIA_TYPE, kube.encode, kube.decode),
+}
+
+
+def _frames(buffer: bytearray, media: str) -> int:
+    """Complete watch events at the front of ``buffer``, removed from it: JSON lines, or
+    protobuf's length-prefixed frames (counted, not decoded, as the lines are)."""
+    count = 0
+    if media == "json":
+        end = buffer.rfind(b"\n")
+        count = buffer.count(b"\n", 0, end + 1)
+        del buffer[:end + 1]
+        return count
+    at = 0
+    while at + 4 <= len(buffer):
+        size = int.from_bytes(buffer[at:at + 4], "big")
+        if at + 4 + size > len(buffer):
+            break
+        at += 4 + size
+        count += 1
+    del buffer[:at]
+    return count
 
 
 def _pct(values: list[float], q: float) -> float:
@@ -93,7 +131,7 @@ class Phase:
         }
 
 
-Job = tuple[str, str, bytes | None]  # method, path, JSON body
+Job = tuple[str, str, bytes | None]  # method, path, body in the phase's media type
 
 
 class _Http:
@@ -101,26 +139,28 @@ class _Http:
     (answers with Content-Length or chunked bodies)."""
 
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter,
-                 host: str, token: str | None) -> None:
+                 host: str, token: str | None, content_type: str) -> None:
         self.reader = reader
         self.writer = writer
         self.host = host
         self.auth = f"Authorization: Bearer {token}\r\n" if token else ""
+        self.content_type = content_type
 
     @classmethod
-    async def open(cls, config: ClientConfig) -> _Http:
-        """A connection as the kubeconfig's user (over TLS unless the server is http)."""
+    async def open(cls, config: ClientConfig, content_type: str) -> _Http:
+        """A connection as the kubeconfig's user (over TLS unless the server is http),
+        sending and accepting ``content_type``."""
         host, _, port = config.server.split("://", 1)[1].rstrip("/").rpartition(":")
         tls = config.ssl_context()
         reader, writer = await asyncio.open_connection(
             host, int(port), ssl=tls if isinstance(tls, ssl.SSLContext) else None)
-        return cls(reader, writer, f"{host}:{port}", config.token)
+        return cls(reader, writer, f"{host}:{port}", config.token, content_type)
 
     async def request(self, method: str, path: str, body: bytes | None) -> tuple[int, bytes]:
         head = (f"{method} {path} HTTP/1.1\r\nHost: {self.host}\r\nUser-Agent: bench\r\n"
-                + self.auth)
+                f"Accept: {self.content_type}\r\n" + self.auth)
         if body is not None:
-            head += f"Content-Type: application/json\r\nContent-Length: {len(body)}\r\n"
+            head += f"Content-Type: {self.content_type}\r\nContent-Length: {len(body)}\r\n"
         self.writer.write(head.encode() + b"\r\n" + (body or b""))
         header = await self.reader.readuntil(b"\r\n\r\n")
         status = int(header[9:12])
@@ -155,8 +195,8 @@ def session(config: ClientConfig, **kwargs: Any) -> aiohttp.ClientSession:
         connector=aiohttp.TCPConnector(limit=0, ssl=config.ssl_context()), **kwargs)
 
 
-async def _client(kubeconfig: Path, jobs: list[Job], concurrency: int, start_at: float
-                  ) -> tuple[list[float], int, float, list[Any], float]:
+async def _client(kubeconfig: Path, jobs: list[Job], concurrency: int, start_at: float,
+                  media: str) -> tuple[list[float], int, float, list[Any], float]:
     """One client process: run ``jobs`` with ``concurrency`` workers from ``start_at``."""
     latencies: list[float] = []
     bodies: list[Any] = [None] * len(jobs)
@@ -165,7 +205,8 @@ async def _client(kubeconfig: Path, jobs: list[Job], concurrency: int, start_at:
     for i in range(len(jobs)):
         queue.put_nowait(i)
     config = kubeconfig_file.load(kubeconfig)
-    conns = [await _Http.open(config) for _ in range(concurrency)]
+    wire = MEDIA[media]
+    conns = [await _Http.open(config, wire.content_type) for _ in range(concurrency)]
     for conn in conns:  # every connection is open and used once before the clock starts
         await conn.request("GET", "/readyz", None)
     await asyncio.sleep(max(0.0, start_at - time.time()))
@@ -182,7 +223,7 @@ async def _client(kubeconfig: Path, jobs: list[Job], concurrency: int, start_at:
             if status >= 300:
                 errors += 1
             if method != "GET" or path.count("/") > 6:
-                bodies[i] = msgspec.json.decode(data)
+                bodies[i] = wire.decode(data)
 
     start = time.perf_counter()
     await asyncio.gather(*(worker(c) for c in conns))
@@ -193,13 +234,13 @@ async def _client(kubeconfig: Path, jobs: list[Job], concurrency: int, start_at:
     return latencies, errors, elapsed, bodies, cpu
 
 
-def _client_process(kubeconfig: Path, jobs: list[Job], concurrency: int, start_at: float
-                    ) -> tuple[list[float], int, float, list[Any], float]:
-    return asyncio.run(_client(kubeconfig, jobs, concurrency, start_at))
+def _client_process(kubeconfig: Path, jobs: list[Job], concurrency: int, start_at: float,
+                    media: str) -> tuple[list[float], int, float, list[Any], float]:
+    return asyncio.run(_client(kubeconfig, jobs, concurrency, start_at, media))
 
 
 def _phase(name: str, kubeconfig: Path, pid: int, jobs: list[Job], args: argparse.Namespace,
-           pool: ProcessPoolExecutor) -> tuple[Phase, list[Any]]:
+           pool: ProcessPoolExecutor, media: str) -> tuple[Phase, list[Any]]:
     """Split ``jobs`` over the client processes; the phase spans the slowest of them."""
     procs = max(1, args.client_procs)
     parts = [jobs[k::procs] for k in range(procs)]
@@ -207,7 +248,8 @@ def _phase(name: str, kubeconfig: Path, pid: int, jobs: list[Job], args: argpars
     phase = Phase(name)
     start_at = time.time() + 0.5
     cpu0 = cpu_seconds(pid)
-    futures = [pool.submit(_client_process, kubeconfig, part, per_proc, start_at) for part in parts]
+    futures = [pool.submit(_client_process, kubeconfig, part, per_proc, start_at, media)
+               for part in parts]
     bodies: list[Any] = [None] * len(jobs)
     for k, fut in enumerate(futures):
         lat, errs, elapsed, got, client_cpu = fut.result()
@@ -220,43 +262,49 @@ def _phase(name: str, kubeconfig: Path, pid: int, jobs: list[Job], args: argpars
     return phase, bodies
 
 
-def _bench(kubeconfig: Path, pid: int, args: argparse.Namespace) -> dict[str, Any]:
+def _bench(kubeconfig: Path, pid: int, args: argparse.Namespace, media: str
+           ) -> dict[str, Any]:
     path, make = KINDS[args.kind]
+    encode = MEDIA[media].encode
     names = [f"b{i:05d}" for i in range(args.objects)]
-    out: dict[str, Any] = {"kind": args.kind, "objects": args.objects,
+    out: dict[str, Any] = {"kind": args.kind, "media": media, "objects": args.objects,
                            "concurrency": args.concurrency, "client_procs": args.client_procs}
     ctx = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max(1, args.client_procs), mp_context=ctx) as pool:
         phase, created = _phase("create", kubeconfig, pid,
-                                [("POST", path, _json(make(n))) for n in names], args, pool)
+                                [("POST", path, encode(make(n))) for n in names], args, pool,
+                                media)
         out["create"] = phase.summary()
         gets: list[Job] = [("GET", f"{path}/{names[i % len(names)]}", None)
                            for i in range(args.gets)]
-        out["get"] = _phase("get", kubeconfig, pid, gets, args, pool)[0].summary()
+        out["get"] = _phase("get", kubeconfig, pid, gets, args, pool, media)[0].summary()
         updates: list[Job] = []
         for obj in created:
             obj["metadata"]["labels"] = {"round": "1"}
-            updates.append(("PUT", f"{path}/{obj['metadata']['name']}", _json(obj)))
-        phase, updated = _phase("update", kubeconfig, pid, updates, args, pool)
+            updates.append(("PUT", f"{path}/{obj['metadata']['name']}", encode(obj)))
+        phase, updated = _phase("update", kubeconfig, pid, updates, args, pool, media)
         out["update"] = phase.summary()
         lists: list[Job] = [("GET", path, None)] * args.lists
-        out["list"] = _phase("list", kubeconfig, pid, lists, args, pool)[0].summary()
+        out["list"] = _phase("list", kubeconfig, pid, lists, args, pool, media)[0].summary()
         objs = {o["metadata"]["name"]: o for o in updated}
-        out["watch"] = _watch_fanout(kubeconfig, path, names, objs, args, pool)
+        out["watch"] = _watch_fanout(kubeconfig, path, names, objs, args, pool, media)
     return out
 
 
-async def _watchers(kubeconfig: Path, path: str, rv: str, count: int, expected: int
-                    ) -> tuple[int, float]:
+async def _watchers(kubeconfig: Path, path: str, rv: str, count: int, expected: int,
+                    media: str) -> tuple[int, float]:
     """``count`` watch streams in one process: events received and when the last arrived."""
     received = [0] * count
     last = [0.0]
 
     async def watcher(http: aiohttp.ClientSession, i: int) -> None:
+        buffer = bytearray()
         async with http.get(path, params={"watch": "true", "resourceVersion": rv,
-                                          "timeoutSeconds": "60"}) as r:
-            async for _line in r.content:
-                received[i] += 1
+                                          "timeoutSeconds": "60"},
+                            headers={"Accept": MEDIA[media].content_type}) as r:
+            async for chunk in r.content.iter_any():
+                buffer += chunk
+                received[i] += _frames(buffer, media)
                 last[0] = time.time()
                 if received[i] >= expected:
                     return
@@ -268,13 +316,14 @@ async def _watchers(kubeconfig: Path, path: str, rv: str, count: int, expected: 
     return sum(received), last[0]
 
 
-def _watchers_process(kubeconfig: Path, path: str, rv: str, count: int, expected: int
-                      ) -> tuple[int, float]:
-    return asyncio.run(_watchers(kubeconfig, path, rv, count, expected))
+def _watchers_process(kubeconfig: Path, path: str, rv: str, count: int, expected: int,
+                      media: str) -> tuple[int, float]:
+    return asyncio.run(_watchers(kubeconfig, path, rv, count, expected, media))
 
 
 def _watch_fanout(kubeconfig: Path, path: str, names: list[str], objs: dict[str, Any],
-                  args: argparse.Namespace, pool: ProcessPoolExecutor) -> dict[str, Any]:
+                  args: argparse.Namespace, pool: ProcessPoolExecutor, media: str
+                  ) -> dict[str, Any]:
     """Watchers in the client processes; updates from this one, 10 at a time."""
 
     async def produce() -> tuple[str, float]:
@@ -286,7 +335,7 @@ def _watch_fanout(kubeconfig: Path, path: str, names: list[str], objs: dict[str,
     rv, _ = asyncio.run(produce())
     procs = max(1, args.client_procs)
     futures = [pool.submit(_watchers_process, kubeconfig, path, rv,
-                           len(range(k, args.watchers, procs)), args.watch_events)
+                           len(range(k, args.watchers, procs)), args.watch_events, media)
                for k in range(procs)]
     time.sleep(1.0)  # let the watch streams open
 
@@ -343,14 +392,14 @@ def start_server(data: Path, tls: bool, rbac_user: bool = False, audit_log: bool
     return proc, kubeconfig
 
 
-def _run_once(args: argparse.Namespace) -> dict[str, Any]:
+def _run_once(args: argparse.Namespace, media: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="kubedra-bench-") as tmp:
         proc, kubeconfig = start_server(Path(tmp), not args.no_tls, args.rbac_user,
                                          args.audit_log)
         try:
             if args.rbac_user:
                 kubeconfig = asyncio.run(_grant(kubeconfig, KINDS[args.kind][0]))
-            return _bench(kubeconfig, proc.pid, args)
+            return _bench(kubeconfig, proc.pid, args, media)
         finally:
             proc.terminate()
             proc.wait(10)
@@ -417,19 +466,44 @@ def main(argv: list[str] | None = None) -> int:
                    help="serve with --audit-log-path (to compare its cost)")
     p.add_argument("--repeat", type=int, default=3,
                    help="whole runs, each with a fresh server; the summary shows medians")
+    p.add_argument("--media", default="json,protobuf",
+                   help="media types to compare, comma-separated (json, protobuf; protobuf "
+                        "only for a kind with a message)")
     args = p.parse_args(argv)
     if args.smoke:
         args.objects, args.gets, args.lists = 40, 200, 3
         args.concurrency, args.watchers, args.watch_events = 8, 5, 10
         args.client_procs, args.repeat = 1, 1
-    runs = [_run_once(args) for _ in range(max(1, args.repeat))]
-    result = _median(runs)
+    medias = [m for m in args.media.split(",") if m]
+    if unknown := set(medias) - set(MEDIA):
+        p.error(f"--media: unknown {', '.join(sorted(unknown))}")
+    if "protobuf" in medias and kube.message_for(*_type_meta(args.kind)) is None:
+        print(f"apiserver_bench: {args.kind} has no protobuf form; JSON only", file=sys.stderr)
+        medias = [m for m in medias if m != "protobuf"]
+    results = {media: [_run_once(args, media) for _ in range(max(1, args.repeat))]
+               for media in medias}
     if args.json:
-        args.json.write_text(json.dumps({"median": result, "runs": runs}, indent=2))
+        args.json.write_text(json.dumps(
+            {media: {"median": _median(runs), "runs": runs}
+             for media, runs in results.items()}, indent=2))
+    ok = True
+    for media, runs in results.items():
+        ok = _summary(args, media, runs) and ok
+    return 0 if ok else 1
+
+
+def _type_meta(kind: str) -> tuple[str, str]:
+    obj = KINDS[kind][1]("x")
+    return obj["apiVersion"], obj["kind"]
+
+
+def _summary(args: argparse.Namespace, media: str, runs: list[dict[str, Any]]) -> bool:
+    """One line of medians for a media type; whether every request succeeded."""
+    result = _median(runs)
     ok = all(r[k]["errors"] == 0 for r in runs for k in ("create", "get", "update", "list"))
     mutating_p99 = max(result["create"]["p99_ms"], result["update"]["p99_ms"])
     print(
-        f"apiserver_bench kind={args.kind} {'http' if args.no_tls else 'https'} "
+        f"apiserver_bench kind={args.kind} {media:>8} {'http' if args.no_tls else 'https'} "
         f"c={args.concurrency} medians of {len(runs)}: "
         f"create {result['create']['rate']}/s get {result['get']['rate']}/s "
         f"update {result['update']['rate']}/s list({args.objects}) {result['list']['rate']}/s "
@@ -440,7 +514,7 @@ def main(argv: list[str] | None = None) -> int:
         f"{result['create']['cpu_capacity']} get {result['get']['cpu_capacity']} update "
         f"{result['update']['cpu_capacity']}" + ("" if ok else " ERRORS"),
     )
-    return 0 if ok else 1
+    return ok
 
 
 if __name__ == "__main__":

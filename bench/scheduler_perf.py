@@ -55,11 +55,13 @@ from kubedra.api.core import Node, Pod
 from kubedra.api.release import R1_30, R1_34, Release, parse_release
 from kubedra.api.resource import v1
 from kubedra.api.resourceclaim import V1ALPHA2_CLAIMS, ClaimAPI, ResourceClaim, claim_api
+from kubedra.cli.contenttype import DEFAULT as DEFAULT_CONTENT_TYPE
 from kubedra.cli.fakenodes import create_fake_nodes
 from kubedra.cli.localcluster import LocalCluster
 from kubedra.client import kubeconfig
 from kubedra.client.informer import Informer
 from kubedra.client.rest import Client
+from kubedra.proto import kube
 from kubedra.testing import WITHOUT_NODE_LIFECYCLE
 
 DRIVER = "test-driver.cdi.k8s.io"
@@ -543,13 +545,15 @@ async def steady_state(client: Client, era: Era, bound: Bound, duration: float
 
 async def run_once(workload: str, workdir: Path, timeout: float, backend: str = "sqlite",
                    profile: Path | None = None, stages: bool = False,
-                   release: Release = R1_30) -> dict[str, Any]:
+                   release: Release = R1_30, content_type: str = DEFAULT_CONTENT_TYPE
+                   ) -> dict[str, Any]:
     w, era = WORKLOADS[workload], Era(release)
     # HTTPS and per-component identities as `kubedra up`; no audit log (upstream's
     # scheduler_perf runs without one)
     cluster = LocalCluster(workdir, etcd_members=1 if backend == "etcd" else 0, audit_log=False,
                            controller_manager_args=WITHOUT_NODE_LIFECYCLE,
-                           emulated_version="" if release == R1_30 else release.name)
+                           emulated_version="" if release == R1_30 else release.name,
+                           content_type=content_type)
     async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
         await era.publish(client, w)
         await create_namespace(client, "init")
@@ -604,10 +608,12 @@ def _line(r: dict[str, Any]) -> str:
 
 def run(workload: str, runs: int, backends: list[str], *, timeout: float = 600.0,
         profile: Path | None = None, stages: bool = False,
-        release: Release = R1_30) -> dict[str, Any]:
+        release: Release = R1_30, content_type: str = DEFAULT_CONTENT_TYPE) -> dict[str, Any]:
     """Run ``workload`` ``runs`` times per backend on ``release``'s DRA API; print each run
     and the median."""
     name = workload if release == R1_30 else f"{workload}@{release.name}"
+    if content_type != DEFAULT_CONTENT_TYPE:
+        name += " (protobuf)"
     summary: dict[str, Any] = {"workload": name, "backends": {}}
     for backend in backends:
         results = []
@@ -616,7 +622,7 @@ def run(workload: str, runs: int, backends: list[str], *, timeout: float = 600.0
             with tempfile.TemporaryDirectory(prefix="kubedra-perf-") as tmp, \
                     asyncio.Runner(loop_factory=uvloop.new_event_loop) as runner:
                 results.append(runner.run(run_once(workload, Path(tmp), timeout, backend,
-                                                   where, stages, release)))
+                                                   where, stages, release, content_type)))
             print(f"  {name} run {i + 1}: {_line(results[-1])}", flush=True)
         rates = [r["throughput"]["Average"] for r in results]
         median = statistics.median(rates)
@@ -644,6 +650,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--stages", action="store_true",
                         help="also time each step of a measured pod's way, creation to "
                              "binding, from one more claim watch (always on with --smoke)")
+    parser.add_argument("--kube-api-content-type", dest="content_type",
+                        choices=[DEFAULT_CONTENT_TYPE, kube.MEDIA_TYPE],
+                        default=DEFAULT_CONTENT_TYPE,
+                        help="the scheduler's and controller manager's flag of that name")
     backends_option(parser)
     args = parser.parse_args(argv)
     workload, runs = ("fast", 1) if args.smoke else (args.workload, args.runs)
@@ -653,7 +663,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"{workload} needs --emulated-version 1.34 (matchAttribute is "
                      "resource.k8s.io/v1's)")
     summaries = [run(workload, runs, args.backend, timeout=args.timeout, profile=args.profile,
-                     stages=args.stages or args.smoke, release=r) for r in releases]
+                     stages=args.stages or args.smoke, release=r,
+                     content_type=args.content_type) for r in releases]
     if args.json_path:
         Path(args.json_path).write_text(json.dumps(
             summaries[0] if len(summaries) == 1 else summaries, indent=2))

@@ -176,7 +176,7 @@ class ResourceHandlers:
         obj, data = await self.rest.get(t.res, t.namespace, t.name)
         if tables.wants_table(request):
             return _json(tables.table(t.res, [obj], _include_object(request)))
-        return media.reply(request, None, data=data, protobuf=_protobuf(t))
+        return media.reply(request, obj, data=data, protobuf=_protobuf(t))
 
     def _filter(self, request: web.BaseRequest, t: Target, opts: params.ListOptions) -> Filter:
         try:

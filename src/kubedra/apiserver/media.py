@@ -100,9 +100,11 @@ def status_reply(request: web.BaseRequest, err: errors.ApiError) -> web.Response
 
 def reply(request: web.BaseRequest, obj: Any, code: int = 200, data: bytes | None = None,
           protobuf: bool = True) -> web.Response:
-    """``obj`` (or its JSON ``data``) in the negotiated media type."""
+    """``obj`` (or its JSON ``data``) in the negotiated media type; a list's items may be
+    encoded JSON (``msgspec.Raw``), read again for protobuf."""
     if answer_type(request, protobuf) == PROTOBUF:
-        raw = codec.parse_json(data if data is not None else objects.encode(obj))
+        raw = obj if isinstance(obj, dict) and "items" not in obj else codec.parse_json(
+            data if data is not None else objects.encode(obj))
         if isinstance(raw, dict):
             try:
                 return Reply(body=kube.encode(raw), status=code, content_type=PROTOBUF)

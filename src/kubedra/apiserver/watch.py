@@ -164,9 +164,9 @@ class EventWriter:
 
     async def changes(self, batch: list[Change]) -> None:
         """Write the lines of several changes at once (one write for a burst)."""
-        if (self.flt.everything and not self.as_table and not self.res.converts
-                and not self.protobuf):
-            await write_chunk(self.resp, b"".join(ch.line for ch in batch))
+        if self.flt.everything and not self.as_table and not self.res.converts:
+            await write_chunk(self.resp, b"".join(ch.frame(self._frame) for ch in batch)
+                              if self.protobuf else b"".join(ch.line for ch in batch))
             return
         lines = [line for line in map(self._line, batch) if line is not None]
         if lines:
@@ -205,13 +205,13 @@ class EventWriter:
                          else self.res.served(obj))
         if self.as_table:
             data = objects.encode(self._table(obj))
-        return self._event(typ, data)
+        elif self.protobuf:
+            return self._frame(typ, obj)
+        return _line(typ, data)
 
-    def _event(self, typ: str, data: bytes) -> bytes:
-        """One event of the stream, the object given as its JSON."""
-        if not self.protobuf:
-            return b'{"type":"' + typ.encode() + b'","object":' + data + b"}\n"
-        obj = objects.decode(data)
+    @staticmethod
+    def _frame(typ: str, obj: Obj) -> bytes:
+        """One event of a protobuf stream."""
         try:
             return kube.watch_frame(typ, obj)
         except kube.ConversionError as err:  # a field our .proto lacks: the client relists
@@ -233,10 +233,21 @@ class EventWriter:
             meta["annotations"] = {"k8s.io/initial-events-end": "true"}
         obj = {"kind": self.res.kind.kind, "apiVersion": self.res.kind.api_version,
                "metadata": meta}
-        await self.resp.write(self._event("BOOKMARK", objects.encode(obj)))
+        await self.resp.write(self._event("BOOKMARK", obj))
 
     async def error(self, status: Obj) -> None:
-        await self.resp.write(self._event("ERROR", objects.encode(status)))
+        await self.resp.write(self._event("ERROR", status))
+
+    def _event(self, typ: str, obj: Obj) -> bytes:
+        """An event written whole (a bookmark, an error) in the stream's type."""
+        if self.protobuf:
+            return self._frame(typ, obj)
+        return _line(typ, objects.encode(obj))
+
+
+def _line(typ: str, data: bytes) -> bytes:
+    """One event of a JSON stream, the object given as its JSON."""
+    return b'{"type":"' + typ.encode() + b'","object":' + data + b"}\n"
 
 
 async def _expired(writer: EventWriter, err: Expired | None) -> None:

@@ -3,8 +3,10 @@
 An object on the wire is the magic ``k8s\\x00`` and a ``runtime.Unknown`` whose ``typeMeta``
 names the kind and whose ``raw`` is the kind's message (``k8s.io/api`` numbering, our .proto
 files here). The conversion works on the JSON form (plain dicts, as ``codec.to_builtins``
-writes them and ``codec.decode`` reads them), walking the message descriptors: a JSON key is
-the field's ``json_name``; upstream's special types are converted as upstream encodes them:
+writes them and ``codec.decode`` reads them) straight to and from the wire bytes, following a
+plan compiled once per message from its descriptor (field numbers, types, presence; the
+protobuf runtime's message objects cost several times more per field): a JSON key is the
+field's ``json_name``; upstream's special types are converted as upstream encodes them:
 Quantity (``string``), IntOrString (``type``/``intVal``/``strVal``), Time and MicroTime
 (seconds and nanos, empty when zero: JSON null), RawExtension and FieldsV1 (the JSON text as
 bytes) and the ``ExtraValue`` list wrappers (a JSON array); Go's embedded structs, a
@@ -20,17 +22,16 @@ A kind has a protobuf form when a message ``k8s.io.api.<group>.<version>.<Kind>`
 from __future__ import annotations
 
 import base64
+import binascii
 import datetime
-import json
 import struct
 from collections.abc import Iterator
 from typing import Any
 
-from google.protobuf import descriptor_pool, message_factory, unknown_fields
+from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
-from google.protobuf.message import DecodeError as _ProtoDecodeError
-from google.protobuf.message import Message
 
+from kubedra.api import codec
 from kubedra.api.meta import format_time
 from kubedra.proto.generated import (  # noqa: F401 - importing registers the messages
     apimachinery_intstr_pb2,
@@ -98,16 +99,17 @@ def message_for(api_version: str, kind: str) -> Any:
 def encode(obj: dict[str, Any]) -> bytes:
     """A JSON-form object (``apiVersion`` and ``kind`` set) -> its protobuf bytes."""
     api_version, kind = obj.get("apiVersion") or "", obj.get("kind") or ""
-    cls = message_for(api_version, kind)
-    if cls is None:
+    plan = _kind_plan(api_version, kind)
+    if plan is None:
         raise ConversionError(f"{api_version}, Kind={kind} has no protobuf form")
-    msg = cls()
-    _fill(msg, {k: v for k, v in obj.items() if k not in _TYPE_META}, kind)
-    unknown = apimachinery_runtime_pb2.Unknown(raw=msg.SerializeToString())
-    unknown.typeMeta.apiVersion = api_version
-    unknown.typeMeta.kind = kind
-    raw: bytes = unknown.SerializeToString()
-    return MAGIC + raw
+    raw = _encode_message(plan, obj, kind)
+    type_meta = bytearray()
+    _put_string(type_meta, b"\x0a", api_version)
+    _put_string(type_meta, b"\x12", kind)
+    out = bytearray(MAGIC)
+    _put_bytes(out, b"\x0a", type_meta)
+    _put_bytes(out, b"\x12", raw)
+    return bytes(out)
 
 
 def envelope(data: bytes) -> tuple[str, str, bytes]:
@@ -115,32 +117,28 @@ def envelope(data: bytes) -> tuple[str, str, bytes]:
     if not data.startswith(MAGIC):
         raise ConversionError("provided data does not appear to be a protobuf message, "
                               f"expected prefix [{' '.join(str(b) for b in MAGIC)}]")
-    unknown = apimachinery_runtime_pb2.Unknown()
-    try:
-        unknown.ParseFromString(data[len(MAGIC):])
-    except _ProtoDecodeError as err:
-        raise ConversionError(str(err) or "unexpected EOF") from None
-    return _text(unknown.typeMeta.apiVersion), _text(unknown.typeMeta.kind), unknown.raw
-
-
-def _text(value: Any) -> str:
-    """A string field of a proto2 message (the runtime gives invalid UTF-8 as bytes)."""
-    if not isinstance(value, str):
-        raise ConversionError("string field contains invalid UTF-8")
-    return value
+    api_version = kind = ""
+    raw = b""
+    for number, value in _scan(data, len(MAGIC), len(data)):
+        if number == 1 and isinstance(value, bytes):
+            for inner, text in _scan(value, 0, len(value)):
+                if inner in (1, 2) and isinstance(text, bytes):
+                    if inner == 1:
+                        api_version = _utf8(text)
+                    else:
+                        kind = _utf8(text)
+        elif number == 2 and isinstance(value, bytes):
+            raw = bytes(value)
+    return api_version, kind, raw
 
 
 def decode_message(api_version: str, kind: str, raw: bytes) -> dict[str, Any]:
     """A kind's raw message -> its JSON form with ``apiVersion`` and ``kind``."""
-    cls = message_for(api_version, kind)
-    if cls is None:
+    plan = _kind_plan(api_version, kind)
+    if plan is None:
         raise ConversionError(f'no kind "{kind}" is registered for version "{api_version}"')
-    msg = cls()
-    try:
-        msg.ParseFromString(raw)
-        out = {"apiVersion": api_version, "kind": kind, **to_json(msg)}
-    except _ProtoDecodeError as err:
-        raise ConversionError(str(err) or "unexpected EOF") from None
+    out: dict[str, Any] = {"apiVersion": api_version, "kind": kind}
+    out.update(_decode_message(plan, raw, 0, len(raw)))
     return out
 
 
@@ -151,11 +149,13 @@ def decode(data: bytes) -> dict[str, Any]:
 
 def watch_frame(event_type: str, obj: dict[str, Any]) -> bytes:
     """One event of a protobuf watch: its length (4 bytes, big-endian), then a WatchEvent
-    whose object is the enveloped object."""
-    event = apimachinery_meta_v1_pb2.WatchEvent(type=event_type)
-    event.object.raw = encode(obj)
-    body: bytes = event.SerializeToString()
-    return struct.pack(">I", len(body)) + body
+    whose object (a RawExtension) is the enveloped object."""
+    raw = bytearray()
+    _put_bytes(raw, b"\x0a", encode(obj))
+    event = bytearray()
+    _put_string(event, b"\x0a", event_type)
+    _put_bytes(event, b"\x12", raw)
+    return struct.pack(">I", len(event)) + event
 
 
 def watch_events(data: bytearray) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -165,13 +165,17 @@ def watch_events(data: bytearray) -> Iterator[tuple[str, dict[str, Any]]]:
         (size,) = struct.unpack_from(">I", data)
         if len(data) < 4 + size:
             return
-        event = apimachinery_meta_v1_pb2.WatchEvent()
-        try:
-            event.ParseFromString(bytes(data[4:4 + size]))
-        except _ProtoDecodeError as err:
-            raise ConversionError(str(err) or "unexpected EOF") from None
+        frame = bytes(data[4:4 + size])
         del data[:4 + size]
-        yield _text(event.type), decode(event.object.raw)
+        event_type, obj = "", b""
+        for number, value in _scan(frame, 0, len(frame)):
+            if number == 1 and isinstance(value, bytes):
+                event_type = _utf8(value)
+            elif number == 2 and isinstance(value, bytes):
+                for inner, raw in _scan(value, 0, len(value)):
+                    if inner == 1 and isinstance(raw, bytes):
+                        obj = bytes(raw)
+        yield event_type, decode(obj)
 
 
 class Wire:
@@ -192,168 +196,318 @@ class Wire:
         return watch_events(data)
 
 
-# --- message -> JSON -------------------------------------------------------------------------
+# --- plans: what the descriptors say, compiled once per message ------------------------------
+
+_STRING, _BYTES, _BOOL, _INT32, _INT64, _MESSAGE, _MAP = range(7)
+# messages converted as a whole (their JSON form is no object)
+_PLAIN, _QUANTITY_K, _INT_OR_STRING_K, _TIME_K, _MICRO_TIME_K, _RAW_K, _LIST_K = range(7)
+_SPECIAL = {_QUANTITY: _QUANTITY_K, _INT_OR_STRING: _INT_OR_STRING_K, _TIMES[0]: _TIME_K,
+            _TIMES[1]: _MICRO_TIME_K, _RAW_EXTENSION: _RAW_K, _FIELDS_V1: _RAW_K}
+_SCALARS = {FieldDescriptor.TYPE_STRING: _STRING, FieldDescriptor.TYPE_BYTES: _BYTES,
+            FieldDescriptor.TYPE_BOOL: _BOOL, FieldDescriptor.TYPE_INT32: _INT32,
+            FieldDescriptor.TYPE_INT64: _INT64}
+_INT_RANGE = {_INT32: (-(1 << 31), (1 << 31) - 1), _INT64: (-(1 << 63), (1 << 63) - 1)}
 
 
-def to_json(msg: Message) -> dict[str, Any]:
-    """A message -> its JSON form (the fields it has, as the descriptors say)."""
-    out: dict[str, Any] = {}
-    desc = msg.DESCRIPTOR
-    unknown = unknown_fields.UnknownFieldSet(msg)
-    if len(unknown):
-        numbers = sorted({f.field_number for f in unknown})
-        raise ConversionError(f"{desc.full_name}: field {numbers[0]} is not known to kubedra")
-    for field, value in msg.ListFields():
-        if (desc.full_name, field.name) in _INLINE:
-            out.update(to_json(value))
-        elif _is_map(field):
-            vfield = field.message_type.fields_by_name["value"]
-            out[field.json_name] = {k: _value_json(vfield, v) for k, v in value.items()}
-        elif field.is_repeated:
-            out[field.json_name] = [_value_json(field, v) for v in value]
+class _Field:
+    """One field of a message: its JSON key, wire tag, kind, and for a message (or a map's
+    message values) the plan of that message."""
+
+    __slots__ = ("inline", "key", "kind", "number", "presence", "repeated", "single_string",
+                 "sub", "tag", "value_kind")
+
+    def __init__(self, fd: FieldDescriptor, owner: str) -> None:
+        self.number: int = fd.number
+        self.key: str = fd.json_name
+        self.repeated: bool = bool(fd.is_repeated)
+        self.presence: bool = bool(fd.has_presence)
+        self.inline = (owner, fd.name) in _INLINE
+        self.sub: _Plan | None = None
+        self.value_kind = _STRING
+        if fd.type == FieldDescriptor.TYPE_MESSAGE:
+            entry = fd.message_type
+            if entry.GetOptions().map_entry:
+                self.kind, self.repeated = _MAP, False
+                value = entry.fields_by_name["value"]
+                if value.type == FieldDescriptor.TYPE_MESSAGE:
+                    self.value_kind, self.sub = _MESSAGE, _plan(value.message_type)
+                else:
+                    self.value_kind = _scalar_kind(value)
+            else:
+                self.kind, self.sub = _MESSAGE, _plan(entry)
         else:
-            converted = _value_json(field, value)
-            if converted is not None:
-                out[field.json_name] = converted
-    return out
+            self.kind = _scalar_kind(fd)
+        self.single_string = self.kind == _STRING and not self.repeated  # most fields
+        wire_type = 0 if self.kind in (_BOOL, _INT32, _INT64) else 2
+        tag = bytearray()
+        _varint(tag, self.number << 3 | wire_type)
+        self.tag = bytes(tag)
 
 
-def _value_json(field: FieldDescriptor, value: Any) -> Any:
-    if field.type == FieldDescriptor.TYPE_MESSAGE:
-        return _message_json(field.message_type, value)
-    if field.type == FieldDescriptor.TYPE_BYTES:
-        return base64.b64encode(value).decode()
-    if field.type == FieldDescriptor.TYPE_STRING:
-        return _text(value)
-    return value
+def _scalar_kind(fd: FieldDescriptor) -> int:
+    kind = _SCALARS.get(fd.type)
+    if kind is None:
+        raise TypeError(f"{fd.full_name}: no conversion for protobuf type {fd.type}")
+    return kind
 
 
-def _message_json(desc: Descriptor, value: Any) -> Any:
-    name = desc.full_name
-    if name == _QUANTITY:
-        return _text(value.string)
-    if name == _INT_OR_STRING:
-        return _text(value.strVal) if value.type == 1 else value.intVal
-    if name in _TIMES:
-        if not value.seconds and not value.nanos:
-            return None
-        return _format_time(value.seconds, value.nanos, micro=name == _TIMES[1])
-    if name in (_RAW_EXTENSION, _FIELDS_V1):
-        raw = value.raw if name == _RAW_EXTENSION else value.Raw
-        if not raw:
-            return None
-        try:
-            return json.loads(raw)
-        except ValueError as err:
-            raise ConversionError(f"{desc.name}: {err}") from None
-    if _is_list_wrapper(desc):
-        return list(value.items)
-    return to_json(value)
+class _Plan:
+    """A message: its fields in number order (as Go and the runtime write them)."""
+
+    __slots__ = ("by_number", "fields", "keys", "metadata", "name", "special")
+
+    def __init__(self, desc: Descriptor) -> None:
+        self.name: str = desc.full_name
+        self.special = _LIST_K if _is_list_wrapper(desc) else _SPECIAL.get(self.name, _PLAIN)
+        self.fields: tuple[_Field, ...] = ()
+        self.by_number: dict[int, _Field] = {}
+        self.keys: frozenset[str] = frozenset()
+        self.metadata = False
+
+    def fill(self, desc: Descriptor) -> None:
+        self.fields = tuple(_Field(fd, self.name)
+                            for fd in sorted(desc.fields, key=lambda f: f.number))
+        self.by_number = {f.number: f for f in self.fields}
+        self.keys = frozenset(json_fields(desc))
+        self.metadata = "metadata" in self.keys
 
 
-def _format_time(seconds: int, nanos: int, micro: bool) -> str:
-    if not micro:
-        return format_time(seconds)
-    at = datetime.datetime.fromtimestamp(seconds, datetime.UTC)
-    return at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{nanos // 1000:06d}Z"
+_PLANS: dict[str, _Plan] = {}
+_KIND_PLANS: dict[tuple[str, str], _Plan | None] = {}
 
 
-# --- JSON -> message -------------------------------------------------------------------------
+def _plan(desc: Descriptor) -> _Plan:
+    plan = _PLANS.get(desc.full_name)
+    if plan is None:
+        plan = _PLANS[desc.full_name] = _Plan(desc)  # registered first: messages may nest
+        plan.fill(desc)
+    return plan
 
 
-def from_json(cls: Any, obj: dict[str, Any]) -> Message:
-    """The JSON form of a message -> the message (``cls`` a generated class)."""
-    msg = cls()
-    _fill(msg, obj, cls.DESCRIPTOR.name)
-    return msg
+def _kind_plan(api_version: str, kind: str) -> _Plan | None:
+    key = (api_version, kind)
+    try:
+        return _KIND_PLANS[key]
+    except KeyError:
+        cls = message_for(api_version, kind)
+        plan = _KIND_PLANS[key] = None if cls is None else _plan(cls.DESCRIPTOR)
+        return plan
 
 
-def _fill(msg: Any, obj: Any, path: str) -> None:
+# --- JSON -> wire ------------------------------------------------------------------------------
+
+
+class _Bad(ValueError):
+    """A value that does not fit its field; the path is prefixed on the way out."""
+
+    def __init__(self, where: str, why: str) -> None:
+        super().__init__(why)
+        self.where = where
+        self.why = why
+
+
+def _encode_message(plan: _Plan, obj: Any, path: str) -> bytes:
+    try:
+        return _message_bytes(plan, obj, top=True)
+    except _Bad as bad:
+        raise ConversionError(f"{path}{bad.where}: {bad.why}") from None
+    except RecursionError:
+        raise ConversionError(f"{path}: nested too deeply") from None
+
+
+def _message_bytes(plan: _Plan, obj: Any, top: bool = False) -> bytes:
+    """``obj`` as the message's bytes; an object's (or a list item's) TypeMeta is the
+    envelope's, or none."""
+    special = plan.special
+    if special != _PLAIN:
+        return _special_bytes(special, obj)
     if not isinstance(obj, dict):
-        raise ConversionError(f"{path}: expected an object")
-    fields = json_fields(msg.DESCRIPTOR)
-    for key, value in obj.items():
+        raise _Bad("", "expected an object")
+    out = bytearray()
+    used = _fields_bytes(plan, obj, out)
+    if used != len(obj):
+        for key, value in obj.items():
+            if key not in plan.keys and value is not None and not (
+                    key in _TYPE_META and (plan.metadata or top)):
+                raise _Bad(f".{key}", f"no such field in {plan.name}")
+    return bytes(out)
+
+
+def _fields_bytes(plan: _Plan, obj: dict[str, Any], out: bytearray) -> int:
+    """Write the fields of ``obj`` the plan has; the number of its keys they took."""
+    used = 0
+    for f in plan.fields:
+        if f.inline:  # an embedded struct: its fields are the object's own
+            sub = f.sub
+            assert sub is not None
+            inner = bytearray()
+            used += _fields_bytes(sub, obj, inner)
+            if inner:
+                _put_bytes(out, f.tag, inner)
+            continue
+        key = f.key
+        if key not in obj:
+            continue
+        used += 1
+        value = obj[key]
         if value is None:
             continue
-        chain = fields.get(key)
-        where = f"{path}.{key}"
-        if chain is None and key in _TYPE_META and "metadata" in fields:
-            continue  # an object's (or list item's) TypeMeta: the envelope's, or none
-        if chain is None:
-            raise ConversionError(f"{where}: no such field in {msg.DESCRIPTOR.full_name}")
-        holder = msg
-        for outer in chain[:-1]:  # an inline (embedded) message
-            holder = getattr(holder, outer.name)
-            holder.SetInParent()
-        field = chain[-1]
-        target = getattr(holder, field.name)
+        if f.single_string and value.__class__ is str:
+            if value or f.presence:
+                raw = value.encode()
+                out += f.tag
+                size = len(raw)
+                if size < 0x80:
+                    out.append(size)
+                else:
+                    _varint(out, size)
+                out += raw
+            continue
         try:
-            if _is_map(field):
-                _fill_map(target, field, value, where)
-            elif field.is_repeated:
-                if not isinstance(value, list):
-                    raise ConversionError(f"{where}: expected a list")
-                for i, item in enumerate(value):
-                    if field.type == FieldDescriptor.TYPE_MESSAGE:
-                        _put_message(target.add(), item, f"{where}[{i}]")
-                    else:
-                        target.append(_scalar(field, item, where))
-            elif field.type == FieldDescriptor.TYPE_MESSAGE:
-                target.SetInParent()
-                _put_message(target, value, where)
-            else:
-                setattr(holder, field.name, _scalar(field, value, where))
-        except (TypeError, ValueError) as err:
-            if isinstance(err, ConversionError):
-                raise
-            raise ConversionError(f"{where}: {err}") from None
+            _field_bytes(f, value, out)
+        except _Bad as bad:
+            bad.where = f".{key}{bad.where}"
+            raise
+    return used
 
 
-def _fill_map(target: Any, field: FieldDescriptor, value: Any, where: str) -> None:
-    if not isinstance(value, dict):
-        raise ConversionError(f"{where}: expected an object")
-    vfield = field.message_type.fields_by_name["value"]
-    for k, v in value.items():
-        if vfield.type == FieldDescriptor.TYPE_MESSAGE:
-            _put_message(target[k], v, f"{where}.{k}")
-        elif v is not None:
-            target[k] = _scalar(vfield, v, where)
-
-
-def _put_message(msg: Any, value: Any, where: str) -> None:
-    name = msg.DESCRIPTOR.full_name
-    if name == _QUANTITY:
-        msg.string = str(value)
-    elif name == _INT_OR_STRING:
-        if isinstance(value, str):
-            msg.type, msg.strVal = 1, value
-        elif isinstance(value, int) and not isinstance(value, bool):
-            msg.type, msg.intVal = 0, value
+def _field_bytes(f: _Field, value: Any, out: bytearray) -> None:
+    kind, tag = f.kind, f.tag
+    if kind == _MESSAGE:
+        sub = f.sub
+        assert sub is not None
+        if f.repeated:
+            if not isinstance(value, list):
+                raise _Bad("", "expected a list")
+            for i, item in enumerate(value):
+                try:
+                    _put_bytes(out, tag, _message_bytes(sub, item))
+                except _Bad as bad:
+                    bad.where = f"[{i}]{bad.where}"
+                    raise
         else:
-            raise ConversionError(f"{where}: expected an int or a string")
-    elif name in _TIMES:
-        if value is not None:
-            msg.seconds, msg.nanos = _parse_time(value, where)
-    elif name == _RAW_EXTENSION:
-        msg.raw = json.dumps(value, separators=(",", ":")).encode()
-    elif name == _FIELDS_V1:
-        msg.Raw = json.dumps(value, separators=(",", ":")).encode()
-    elif _is_list_wrapper(msg.DESCRIPTOR):
+            _put_bytes(out, tag, _message_bytes(sub, value))
+    elif kind == _MAP:
+        if not isinstance(value, dict):
+            raise _Bad("", "expected an object")
+        for k, v in value.items():
+            if v is None:
+                continue
+            entry = bytearray()
+            _put_string(entry, b"\x0a", k)
+            try:
+                if f.value_kind == _MESSAGE:
+                    assert f.sub is not None
+                    _put_bytes(entry, b"\x12", _message_bytes(f.sub, v))
+                else:
+                    _scalar_bytes(f.value_kind, b"\x12" if f.value_kind in (_STRING, _BYTES)
+                                  else b"\x10", v, True, entry)
+            except _Bad as bad:
+                bad.where = f"[{k}]{bad.where}"
+                raise
+            _put_bytes(out, tag, entry)
+    elif f.repeated:
         if not isinstance(value, list):
-            raise ConversionError(f"{where}: expected a list")
-        msg.SetInParent()
-        msg.items.extend(value)
+            raise _Bad("", "expected a list")
+        for item in value:
+            _scalar_bytes(kind, tag, item, True, out)
     else:
-        _fill(msg, value, where)
+        _scalar_bytes(kind, tag, value, f.presence, out)
 
 
-def _parse_time(value: Any, where: str) -> tuple[int, int]:
+def _scalar_bytes(kind: int, tag: bytes, value: Any, keep_zero: bool, out: bytearray) -> None:
+    """A JSON scalar checked against its field (protobuf would coerce some, e.g. bools into
+    ints); a zero without presence is not written."""
+    if kind == _STRING:
+        if not isinstance(value, str):
+            raise _Bad("", f"{value!r} does not fit a string field")
+        if value or keep_zero:
+            _put_string(out, tag, value)
+    elif kind == _BOOL:
+        if not isinstance(value, bool):
+            raise _Bad("", f"{value!r} does not fit a bool field")
+        if value or keep_zero:
+            out += tag
+            out.append(1 if value else 0)
+    elif kind == _BYTES:
+        if not isinstance(value, str):
+            raise _Bad("", f"{value!r} does not fit a bytes field")
+        try:
+            raw = base64.b64decode(value, validate=True)
+        except binascii.Error as err:
+            raise _Bad("", str(err)) from None
+        if raw or keep_zero:
+            _put_bytes(out, tag, raw)
+    else:
+        if not isinstance(value, int) or isinstance(value, bool):
+            raise _Bad("", f"{value!r} does not fit an integer field")
+        low, high = _INT_RANGE[kind]
+        if not low <= value <= high:
+            raise _Bad("", f"{value} is out of range")
+        if value or keep_zero:
+            out += tag
+            _varint(out, value & 0xFFFFFFFFFFFFFFFF)
+
+
+def _special_bytes(special: int, value: Any) -> bytes:
+    """The messages whose JSON form is a scalar, as upstream's Go types marshal them."""
+    out = bytearray()
+    if special == _QUANTITY_K:
+        _put_string(out, b"\x0a", str(value))
+    elif special == _INT_OR_STRING_K:
+        if isinstance(value, str):
+            out += b"\x08\x01\x10\x00"
+            _put_string(out, b"\x1a", value)
+        elif isinstance(value, int) and not isinstance(value, bool):
+            if not -(1 << 31) <= value < 1 << 31:
+                raise _Bad("", f"{value} is out of range")
+            out += b"\x08\x00\x10"
+            _varint(out, value & 0xFFFFFFFFFFFFFFFF)
+            out += b"\x1a\x00"
+        else:
+            raise _Bad("", "expected an int or a string")
+    elif special in (_TIME_K, _MICRO_TIME_K):
+        seconds, nanos = _parse_time(value)
+        if seconds:
+            out += b"\x08"
+            _varint(out, seconds & 0xFFFFFFFFFFFFFFFF)
+        if nanos:
+            out += b"\x10"
+            _varint(out, nanos)
+    elif special == _RAW_K:
+        _put_bytes(out, b"\x0a", codec.encode(value))
+    else:  # _LIST_K
+        if not isinstance(value, list):
+            raise _Bad("", "expected a list")
+        for item in value:
+            _scalar_bytes(_STRING, b"\x0a", item, True, out)
+    return bytes(out)
+
+
+def _parse_time(value: Any) -> tuple[int, int]:
+    """Seconds and nanoseconds of an RFC 3339 time (the last few thousand remembered: an
+    object's times repeat, in its managedFields and from object to object)."""
     if not isinstance(value, str):
-        raise ConversionError(f"{where}: expected a time")
+        raise _Bad("", "expected a time")
+    hit = _TIMES_PARSED.get(value)
+    if hit is not None:
+        return hit
+    if len(_TIMES_PARSED) >= _TIME_CACHE:
+        _TIMES_PARSED.clear()
+    hit = _TIMES_PARSED[value] = _rfc3339(value)
+    return hit
+
+
+_TIME_CACHE = 4096
+_TIMES_PARSED: dict[str, tuple[int, int]] = {}
+_TIMES_FORMATTED: dict[tuple[int, int, bool], str] = {}
+
+
+def _rfc3339(value: str) -> tuple[int, int]:
     try:
         at = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
     except ValueError:
-        raise ConversionError(f"{where}: {value!r} is no RFC 3339 time") from None
+        raise _Bad("", f"{value!r} is no RFC 3339 time") from None
     if at.tzinfo is None:
         at = at.replace(tzinfo=datetime.UTC)
     seconds = int((at - _EPOCH).total_seconds() // 1)
@@ -361,27 +515,260 @@ def _parse_time(value: Any, where: str) -> tuple[int, int]:
 
 
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
-_INTS = frozenset({FieldDescriptor.TYPE_INT32, FieldDescriptor.TYPE_INT64,
-                   FieldDescriptor.TYPE_UINT32, FieldDescriptor.TYPE_UINT64,
-                   FieldDescriptor.TYPE_SINT32, FieldDescriptor.TYPE_SINT64})
 
 
-def _scalar(field: FieldDescriptor, value: Any, where: str) -> Any:
-    """A JSON value checked against a scalar field (protobuf would coerce some, e.g. bools
-    into ints)."""
-    kind = field.type
-    ok = (
-        (kind == FieldDescriptor.TYPE_STRING and isinstance(value, str))
-        or (kind == FieldDescriptor.TYPE_BOOL and isinstance(value, bool))
-        or (kind in _INTS and isinstance(value, int) and not isinstance(value, bool))
-        or (kind in (FieldDescriptor.TYPE_DOUBLE, FieldDescriptor.TYPE_FLOAT)
-            and isinstance(value, int | float) and not isinstance(value, bool))
-    )
-    if kind == FieldDescriptor.TYPE_BYTES and isinstance(value, str):
-        return base64.b64decode(value)
-    if not ok:
-        raise ConversionError(f"{where}: {value!r} does not fit a {field.type} field")
+def _varint(out: bytearray, n: int) -> None:
+    while n > 0x7F:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+
+
+def _put_bytes(out: bytearray, tag: bytes, data: bytes | bytearray) -> None:
+    out += tag
+    size = len(data)
+    if size < 0x80:
+        out.append(size)
+    else:
+        _varint(out, size)
+    out += data
+
+
+def _put_string(out: bytearray, tag: bytes, text: str) -> None:
+    _put_bytes(out, tag, text.encode())
+
+
+# --- wire -> JSON ------------------------------------------------------------------------------
+
+
+def _read_varint(data: Any, at: int, end: int) -> tuple[int, int]:
+    result = shift = 0
+    while True:
+        if at >= end:
+            raise ConversionError("unexpected EOF")
+        b = data[at]
+        at += 1
+        result |= (b & 0x7F) << shift
+        if b < 0x80:
+            return result, at
+        shift += 7
+        if shift >= 70:
+            raise ConversionError("varint overflows 64 bits")
+
+
+def _scan(data: Any, at: int, end: int) -> list[tuple[int, int | bytes]]:
+    """A message's fields as (number, varint or length-delimited bytes)."""
+    out: list[tuple[int, int | bytes]] = []
+    while at < end:
+        tag = data[at]
+        if tag < 0x80:
+            at += 1
+        else:
+            tag, at = _read_varint(data, at, end)
+        number, wire_type = tag >> 3, tag & 7
+        if wire_type == 0:
+            value, at = _read_varint(data, at, end)
+            out.append((number, value))
+        elif wire_type == 2:
+            if at < end and data[at] < 0x80:
+                size = data[at]
+                at += 1
+            else:
+                size, at = _read_varint(data, at, end)
+            if at + size > end:
+                raise ConversionError("unexpected EOF")
+            out.append((number, bytes(data[at:at + size])))
+            at += size
+        else:
+            raise ConversionError(f"field {number}: wire type {wire_type} is not used here")
+    return out
+
+
+def _utf8(raw: Any) -> str:
+    try:
+        return str(raw, "utf-8")
+    except UnicodeDecodeError:
+        raise ConversionError("string field contains invalid UTF-8") from None
+
+
+def _decode_message(plan: _Plan, data: Any, at: int, end: int) -> Any:
+    try:
+        return _message_json(plan, data, at, end)
+    except RecursionError:
+        raise ConversionError(f"{plan.name}: nested too deeply") from None
+
+
+def _message_json(plan: _Plan, data: Any, at: int, end: int) -> Any:
+    special = plan.special
+    if special != _PLAIN:
+        return _special_json(special, plan, data, at, end)
+    out: dict[str, Any] = {}
+    by_number = plan.by_number
+    while at < end:
+        tag = data[at]
+        if tag < 0x80:
+            at += 1
+        else:
+            tag, at = _read_varint(data, at, end)
+        f = by_number.get(tag >> 3)
+        if f is None:
+            raise ConversionError(f"{plan.name}: field {tag >> 3} is not known to kubedra")
+        wire_type = tag & 7
+        if wire_type == 0:
+            raw, at = _read_varint(data, at, end)
+            value: Any = _int_json(f.kind, raw, f.key)
+            if f.repeated:
+                out.setdefault(f.key, []).append(value)
+            elif value or f.presence:
+                out[f.key] = value
+            else:
+                out.pop(f.key, None)
+            continue
+        if wire_type != 2:
+            raise ConversionError(f"{plan.name}.{f.key}: wire type {wire_type} is not used here")
+        if at < end and data[at] < 0x80:
+            stop = at + 1 + data[at]
+            at += 1
+        else:
+            size, at = _read_varint(data, at, end)
+            stop = at + size
+        if stop > end:
+            raise ConversionError("unexpected EOF")
+        kind = f.kind
+        if kind == _MESSAGE:
+            sub = f.sub
+            assert sub is not None
+            value = _message_json(sub, data, at, stop)
+            if f.inline:
+                out.update(value)
+            elif f.repeated:
+                out.setdefault(f.key, []).append(value)
+            elif value is not None:
+                out[f.key] = value
+        elif kind == _MAP:
+            k, v = _entry_json(f, data, at, stop)
+            out.setdefault(f.key, {})[k] = v
+        elif kind in (_INT32, _INT64, _BOOL):  # a packed repeated field
+            if not f.repeated:
+                raise ConversionError(f"{plan.name}.{f.key}: bytes where a varint belongs")
+            values = out.setdefault(f.key, [])
+            while at < stop:
+                raw, at = _read_varint(data, at, stop)
+                values.append(_int_json(kind, raw, f.key))
+        else:
+            try:
+                value = str(data[at:stop], "utf-8") if kind == _STRING else \
+                    base64.b64encode(data[at:stop]).decode()
+            except UnicodeDecodeError:
+                raise ConversionError("string field contains invalid UTF-8") from None
+            if f.repeated:
+                out.setdefault(f.key, []).append(value)
+            elif value or f.presence:
+                out[f.key] = value
+            else:
+                out.pop(f.key, None)
+        at = stop
+    return out
+
+
+def _int_json(kind: int, raw: int, key: str) -> int | bool:
+    if kind == _BOOL:
+        return raw != 0
+    if kind == _INT32:
+        raw &= 0xFFFFFFFF
+        return raw - (1 << 32) if raw >= 1 << 31 else raw
+    if kind == _INT64:
+        return raw - (1 << 64) if raw >= 1 << 63 else raw
+    raise ConversionError(f"{key}: a varint where a length-delimited value belongs")
+
+
+def _entry_json(f: _Field, data: Any, at: int, end: int) -> tuple[str, Any]:
+    """A map entry: key (field 1), value (field 2; missing: the value type's zero)."""
+    key = ""
+    value: Any = None
+    for number, raw in _scan(data, at, end):
+        if number == 1 and isinstance(raw, bytes):
+            key = _utf8(raw)
+        elif number == 2:
+            if f.value_kind == _MESSAGE and isinstance(raw, bytes):
+                assert f.sub is not None
+                value = _message_json(f.sub, raw, 0, len(raw))
+            elif f.value_kind == _STRING and isinstance(raw, bytes):
+                value = _utf8(raw)
+            elif f.value_kind == _BYTES and isinstance(raw, bytes):
+                value = base64.b64encode(raw).decode()
+            elif isinstance(raw, int):
+                value = _int_json(f.value_kind, raw, f.key)
+            else:
+                raise ConversionError(f"{f.key}: a map value of the wrong wire type")
+    if value is None:
+        if f.value_kind == _MESSAGE:
+            assert f.sub is not None
+            value = _message_json(f.sub, b"", 0, 0)
+        else:
+            value = {_STRING: "", _BYTES: "", _BOOL: False}.get(f.value_kind, 0)
+    return key, value
+
+
+def _special_json(special: int, plan: _Plan, data: Any, at: int, end: int) -> Any:
+    fields = dict(_scan(data, at, end)) if special != _LIST_K else None
+    if special == _QUANTITY_K:
+        return _utf8(_view(fields, 1))
+    if special == _INT_OR_STRING_K:
+        assert fields is not None
+        if fields.get(1) == 1:
+            return _utf8(_view(fields, 3))
+        return _int_json(_INT32, _number(fields, 2), plan.name)
+    if special in (_TIME_K, _MICRO_TIME_K):
+        assert fields is not None
+        seconds = _int_json(_INT64, _number(fields, 1), plan.name)
+        nanos = _int_json(_INT32, _number(fields, 2), plan.name)
+        if not seconds and not nanos:
+            return None
+        return _format_time(int(seconds), int(nanos), micro=special == _MICRO_TIME_K)
+    if special == _RAW_K:
+        raw = bytes(_view(fields, 1))
+        if not raw:
+            return None
+        try:
+            return codec.parse_json(raw)
+        except codec.DecodeError as err:
+            raise ConversionError(f"{plan.name}: {err}") from None
+    return [_utf8(v) for n, v in _scan(data, at, end) if n == 1 and isinstance(v, bytes)]
+
+
+def _view(fields: dict[int, int | bytes] | None, number: int) -> Any:
+    value = (fields or {}).get(number, b"")
+    if isinstance(value, int):
+        raise ConversionError(f"field {number}: a varint where bytes belong")
     return value
+
+
+def _number(fields: dict[int, int | bytes], number: int) -> int:
+    value = fields.get(number, 0)
+    if not isinstance(value, int):
+        raise ConversionError(f"field {number}: bytes where a varint belongs")
+    return value
+
+
+def _format_time(seconds: int, nanos: int, micro: bool) -> str:
+    key = (seconds, nanos, micro)
+    hit = _TIMES_FORMATTED.get(key)
+    if hit is None:
+        if len(_TIMES_FORMATTED) >= _TIME_CACHE:
+            _TIMES_FORMATTED.clear()
+        hit = _TIMES_FORMATTED[key] = _time_text(seconds, nanos, micro)
+    return hit
+
+
+def _time_text(seconds: int, nanos: int, micro: bool) -> str:
+    try:
+        if not micro:
+            return format_time(seconds)
+        at = datetime.datetime.fromtimestamp(seconds, datetime.UTC)
+    except (OverflowError, OSError, ValueError):
+        raise ConversionError(f"{seconds} seconds is no time") from None
+    return at.strftime("%Y-%m-%dT%H:%M:%S.") + f"{nanos // 1000:06d}Z"
 
 
 # --- descriptors -----------------------------------------------------------------------------
@@ -402,11 +789,6 @@ def json_fields(desc: Descriptor) -> dict[str, tuple[FieldDescriptor, ...]]:
                 found[f.json_name] = (f,)
         _FIELDS[desc.full_name] = found
     return found
-
-
-def _is_map(field: FieldDescriptor) -> bool:
-    return bool(field.type == FieldDescriptor.TYPE_MESSAGE
-                and field.message_type.GetOptions().map_entry)
 
 
 def _is_list_wrapper(desc: Descriptor) -> bool:
