@@ -250,6 +250,17 @@ def kubectl_134(apiserver_134: Path, tmp_path_factory: pytest.TempPathFactory) -
     return _kubectl("1.34", apiserver_134, tmp_path_factory.mktemp("kubectl-134-home"))
 
 
+@pytest.fixture(params=["1.30", "1.34"])
+def kubectl_134_any_era(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
+                        ) -> Kubectl:
+    """kubectl 1.34 on the 1.30 server and on the 1.34 server."""
+    if request.param == "1.34":
+        kubeconfig = request.getfixturevalue("apiserver_134")
+    else:
+        kubeconfig = request.getfixturevalue("apiserver").kubeconfig
+    return _kubectl("1.34", kubeconfig, tmp_path_factory.mktemp("kubectl-134-any"))
+
+
 def official_client_34(kubeconfig: Path) -> OfficialClient:
     """``kubernetes==34.1.0`` on the server of ``kubeconfig`` (skips when it cannot be
     installed here)."""

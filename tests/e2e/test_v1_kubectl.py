@@ -12,7 +12,7 @@ import uuid
 import pytest
 import yaml
 
-from tests.e2e.conftest import Kubectl, _kubectl
+from tests.e2e.conftest import Kubectl
 
 DRIVER = "gpu.example.com"
 
@@ -234,17 +234,6 @@ def test_an_upper_case_driver_name_is_accepted_with_a_warning(kubectl_134: Kubec
     assert ('Warning: spec.driver: driver names should be lowercase; "GPU.example.com" '
             "contains uppercase characters") in proc.stderr
     kubectl_134.run("delete", "resourceslice", name)
-
-
-@pytest.fixture(params=["1.30", "1.34"])
-def kubectl_134_any_era(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory,
-                        ) -> Kubectl:
-    """kubectl 1.34 on the 1.30 server and on the 1.34 server."""
-    if request.param == "1.34":
-        kubeconfig = request.getfixturevalue("apiserver_134")
-    else:
-        kubeconfig = request.getfixturevalue("apiserver").kubeconfig
-    return _kubectl("1.34", kubeconfig, tmp_path_factory.mktemp("kubectl-134-any"))
 
 
 def test_kubectl_1_34_typed_commands_speak_protobuf(kubectl_134_any_era: Kubectl) -> None:

@@ -172,7 +172,7 @@ SCHEME: Final[tuple[GroupResource, ...]] = (
     _one("", "v1", "Node", "nodes", "node", False, core.Node, core.NodeList, ("no",),
          ("status",)),
     _one("", "v1", "Pod", "pods", "pod", True, core.Pod, core.PodList, ("po",),
-         ("status", "binding", "log"), ("all",)),
+         ("status", "binding", "eviction", "log"), ("all",)),
     _one("", "v1", "Event", "events", "event", True, core.Event, core.EventList, ("ev",)),
     # Read-only: the API server keeps the ``kubernetes`` Service itself (see deviations).
     _one("", "v1", "Service", "services", "service", True, core.Service, core.ServiceList,

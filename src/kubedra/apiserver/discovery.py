@@ -42,6 +42,8 @@ def _subresources(res: Resource) -> list[tuple[str, str, str, list[str]]]:
             out.append(("status", res.kind.group, res.kind.kind, ["get", "patch", "update"]))
         elif sub == "binding":
             out.append(("binding", "", "Binding", ["create"]))
+        elif sub == "eviction":
+            out.append(("eviction", "policy", "Eviction", ["create"]))
         elif sub == "finalize":
             out.append(("finalize", res.kind.group, res.kind.kind, ["update"]))
         elif sub == "log":

@@ -42,6 +42,8 @@ from kubedra.apiserver.watch import EventWriter, Streamer
 from kubedra.registry.pipeline import MAX_REQUEST_BYTES, check_size
 
 _TOKEN_REQUEST = ("authentication.k8s.io/v1", "TokenRequest")
+_EVICTION = ("policy/v1", "Eviction")
+_EVICTION_VERSIONS = ("policy/v1", "policy/v1beta1")
 _NS_SUBRESOURCES = frozenset({"status", "finalize"})
 
 
@@ -124,6 +126,10 @@ class ResourceHandlers:
             if method != "POST":
                 raise errors.method_not_allowed(method)
             return await self._bind(request, t)
+        if t.subresource == "eviction":
+            if method != "POST":
+                raise errors.method_not_allowed(method)
+            return await self._evict(request, t)
         if t.subresource == "log":
             if method != "GET" or self.logs is None:
                 raise errors.method_not_allowed(method)
@@ -371,6 +377,12 @@ class ResourceHandlers:
         result = await self.rest.bind_pod(t.res, t.namespace, t.name, body)
         return _json(result.obj, result.code)
 
+    async def _evict(self, request: web.BaseRequest, t: Target) -> web.StreamResponse:
+        body, _ = await read_object(request, "Ignore", _EVICTION)
+        result = await self.rest.evict_pod(t.res, t.namespace, t.name,
+                                           _eviction_options(body, t.name, _dry_run(request)))
+        return media.reply(request, result.obj, result.code)
+
     def _admit_update(self, request: web.BaseRequest, t: Target, obj: Any,
                       old: Obj | None) -> None:
         """Admission of an update's new object over the stored ``old`` (None: a PUT that
@@ -496,6 +508,22 @@ async def _delete_options(request: web.BaseRequest) -> params.DeleteOptions:
     if body and _media_type(request) == media.PROTOBUF:
         body = objects.encode(media.decode_body(body, "v1", "DeleteOptions"))
     return params.parse_delete_options(request.query, _dry_run(request), body)
+
+
+def _eviction_options(body: Any, name: str, dry_run: bool) -> params.DeleteOptions:
+    """The DeleteOptions of a policy/v1 (or v1beta1) Eviction naming the URL's pod, as
+    EvictionREST checks it; a dry run of the eviction is one of the delete."""
+    if not isinstance(body, dict):
+        raise errors.bad_request("not a Eviction object")
+    version, kind = body.get("apiVersion"), body.get("kind")
+    if kind != "Eviction" or version not in _EVICTION_VERSIONS:
+        raise errors.bad_request(f'{kind} in version "{str(version).rpartition("/")[2]}" '
+                                 "cannot be handled as a Eviction")
+    if objects.meta(body).get("name") != name:
+        raise errors.bad_request("name in URL does not match name in Eviction object")
+    options = body.get("deleteOptions")
+    return params.parse_delete_options(
+        {}, dry_run, objects.encode(options) if isinstance(options, dict) else b"")
 
 
 def _user(request: web.BaseRequest) -> User:

@@ -585,6 +585,16 @@ class Rest:
         await self.update(res, namespace, name, mutate, admit=False)
         return Result(dict(errors.success_status(), code=201), 201)
 
+    # --- pods/eviction --------------------------------------------------------------------
+
+    async def evict_pod(self, res: Resource, namespace: str, name: str,
+                        opts: DeleteOptions) -> Result:
+        """EvictionREST: no PodDisruptionBudget is served, so nothing can refuse the
+        eviction; the pod is deleted with the eviction's options (gracefully, as a DELETE
+        of a running pod is), and the answer is 201 with a Success Status."""
+        await self.delete(res, namespace, name, opts)
+        return Result(dict(errors.success_status(), code=201), 201)
+
 
 def managed_fields(res: Resource, old: Obj | None, new: Obj, manager: str,
                    subresource: str) -> Obj:

@@ -42,6 +42,7 @@ from kubedra.proto.generated import (  # noqa: F401 - importing registers the me
     batch_v1_pb2,
     coordination_v1_pb2,
     core_v1_pb2,
+    policy_v1_pb2,
     rbac_v1_pb2,
 )
 
