@@ -32,6 +32,7 @@ class DeviceClaims:
         self._in_flight: dict[str, ResourceClaim] = {}
         self._uses: dict[str, list[DeviceKey]] = {}
         self._allocated: dict[DeviceKey, int] = {}
+        self._pool_versions: dict[tuple[str, str], int] = {}
 
     # --- informer ------------------------------------------------------------------------------
 
@@ -65,6 +66,11 @@ class DeviceClaims:
     def lookup(self, namespace: str, name: str) -> ResourceClaim | None:
         found = self._by_name.get(f"{namespace}/{name}")
         return None if found is None else self.current(found)
+
+    def pool_version(self, driver: str, pool: str) -> int:
+        """Changes whenever a device of the pool starts or stops being in use: what was
+        decided about the pool's devices holds while it stays the same."""
+        return self._pool_versions.get((driver, pool), 0)
 
     def allocated(self) -> Collection[DeviceKey]:
         """The devices in use (a live view: in-flight allocations count at once)."""
@@ -113,6 +119,9 @@ class DeviceClaims:
         old = self._uses.get(key, [])
         if new == old:
             return
+        versions = self._pool_versions
+        for driver, pool, _ in {*old, *new}:
+            versions[driver, pool] = versions.get((driver, pool), 0) + 1
         for device in old:
             left = self._allocated[device] - 1
             if left:
