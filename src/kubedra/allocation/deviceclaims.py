@@ -9,7 +9,7 @@ per change, so PreFilter hands the allocator the allocated set without a pass ov
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 
 from kubedra.allocation.model.devices import DeviceKey, claim_uses
 from kubedra.api.meta import revision
@@ -67,10 +67,12 @@ class DeviceClaims:
         found = self._by_name.get(f"{namespace}/{name}")
         return None if found is None else self.current(found)
 
-    def pool_version(self, driver: str, pool: str) -> int:
-        """Changes whenever a device of the pool starts or stops being in use: what was
-        decided about the pool's devices holds while it stays the same."""
-        return self._pool_versions.get((driver, pool), 0)
+    @property
+    def pool_versions(self) -> Mapping[tuple[str, str], int]:
+        """Per (driver, pool), a number that changes whenever a device of the pool starts or
+        stops being in use (absent: none ever was): what was decided about the pool's
+        devices holds while it stays the same."""
+        return self._pool_versions
 
     def allocated(self) -> Collection[DeviceKey]:
         """The devices in use (a live view: in-flight allocations count at once)."""

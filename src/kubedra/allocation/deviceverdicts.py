@@ -4,7 +4,7 @@ devices model's use of :class:`~.verdictcache.VerdictCache`).
 An allocation on a node depends on what the pending claims ask (their specs and the specs of
 the classes they name), on the slices the node sees (:meth:`SliceIndex.view`: one tuple object
 until a slice changes; with slices not bound to one node, also the node's labels) and on
-which devices of those slices' pools are in use (:meth:`DeviceClaims.pool_version`). While
+which devices of those slices' pools are in use (:attr:`DeviceClaims.pool_versions`). While
 those stay the same, the allocator's answer, the results it chose and the free devices the
 packing score counts are the same, so a pod's Filter runs the allocator only on the nodes
 that changed since the last pod that asked the same. Errors are not kept: they name the claim.
@@ -22,7 +22,7 @@ from kubedra.allocation.verdictcache import VerdictCache
 from kubedra.api.core import Node
 from kubedra.api.resource.v1 import AllocationResult, DeviceClass, ResourceClaim, ResourceSlice
 
-NodeState = tuple[tuple[ResourceSlice, ...], tuple[int, ...], Hashable]
+NodeState = tuple[tuple[ResourceSlice, ...], tuple[int | None, ...], Hashable]
 """(the slices the node sees, their pools' versions, its labels where they matter)."""
 
 
@@ -39,7 +39,7 @@ class DeviceVerdict:
 class DeviceVerdicts:
     def __init__(self) -> None:
         self._cache: VerdictCache[NodeState, DeviceVerdict] = VerdictCache()
-        self._free: dict[str, tuple[tuple[ResourceSlice, ...], tuple[int, ...], bool]] = {}
+        self._free: dict[str, tuple[tuple[ResourceSlice, ...], tuple[int | None, ...], bool]] = {}
 
     def signature_id(self, pending: Sequence[ResourceClaim],
                      classes: Mapping[str, DeviceClass]) -> int:
@@ -59,9 +59,8 @@ class DeviceVerdicts:
     @staticmethod
     def state(index: SliceIndex, claims: DeviceClaims, node: Node) -> NodeState:
         view = index.view(node.metadata.name or "")
-        version = claims.pool_version
         labels = tuple(sorted((node.metadata.labels or {}).items())) if index.shared else None
-        return view.slices, tuple(version(d, p) for d, p in view.pools), labels
+        return view.slices, tuple(map(claims.pool_versions.get, view.pools)), labels
 
     def lookup(self, sig: int, node: str, state: NodeState) -> DeviceVerdict | None:
         hit = self._cache.entries.get((sig, node))
@@ -81,8 +80,7 @@ class DeviceVerdicts:
         """A device of the node's own slices is not in use (re-counted only when the node's
         slices or their pools' devices in use changed)."""
         view = index.view(node)
-        version = claims.pool_version
-        versions = tuple(version(d, p) for d, p in view.pools)
+        versions = tuple(map(claims.pool_versions.get, view.pools))
         hit = self._free.get(node)
         if hit is not None and hit[0] is view.slices and hit[1] == versions:
             return hit[2]
