@@ -3,8 +3,9 @@
 Pure and synchronous (no I/O). Modules, one job each:
 
 * :mod:`.index` — :class:`~.index.AllocationIndex`, fed with slice and claim events (informer,
-  assumed and in-flight copies); free instances per node+driver, free counts for scoring,
-  nodes with free matching instances for pre-selection.
+  assumed and in-flight copies: :mod:`.claimcopies`, shared with the devices model); free
+  instances per node+driver, free counts for scoring, nodes with free matching instances for
+  pre-selection.
 * :mod:`.parameters` — :class:`~.parameters.ParameterStore`: class/claim parameters by
   reference or ``generatedFrom``, upstream defaults and error texts.
 * :mod:`.claims` — :func:`~.claims.plan_claim`: one claim's requests per driver, selectors
@@ -31,7 +32,7 @@ ask for the same thing while the node's pools stay as they were.
 
 The modules are layered (import-linter contract in ``pyproject.toml``): autoscale > simulate >
 explain, podclaims, verdicts > devicepod > engine, deviceallocator, deviceverdicts > index,
-result, deviceclaims > claims, celadapter, model, verdictcache > pool, parameters, search,
+result, deviceclaims > claims, celadapter, model, verdictcache, claimcopies > pool, parameters, search,
 features > selectors, matching > instance.
 * :mod:`.explain`, :mod:`.simulate`, :mod:`.autoscale` — offline answers for the CLI.
 """

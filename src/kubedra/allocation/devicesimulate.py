@@ -95,7 +95,7 @@ class DeviceSimulator(Simulation[DevicePlan, ResourceClaim, ResourceClaimTemplat
         for device in claim_uses(old) if old is not None else ():
             self.holders.pop(device, None)
         self.claims[key] = claim
-        self.state.upsert(claim)
+        self.state.upsert_claim(claim)
         for device in claim_uses(claim):
             self.holders[device] = kobj(*key)
 

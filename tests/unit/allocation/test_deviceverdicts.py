@@ -141,4 +141,4 @@ def test_shared_verdicts_equal_fresh_allocations_over_random_histories() -> None
                 held.append(allocated)
             elif held and rng.random() < 0.5:  # a claim deallocated
                 gone = held.pop(rng.randrange(len(held)))
-                cluster.claims.delete(gone)
+                cluster.claims.delete_claim(gone)

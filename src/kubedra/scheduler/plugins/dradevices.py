@@ -50,10 +50,10 @@ class DeviceState:
     # --- informer events ----------------------------------------------------------------------
 
     def set_claim(self, claim: ResourceClaim) -> None:
-        self.claims.upsert(claim)
+        self.claims.upsert_claim(claim)
 
     def delete_claim(self, claim: ResourceClaim) -> None:
-        self.claims.delete(claim)
+        self.claims.delete_claim(claim)
 
     def set_class(self, cls: DeviceClass) -> None:
         self.classes[cls.metadata.name or ""] = cls
