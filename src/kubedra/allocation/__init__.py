@@ -32,7 +32,7 @@ ask for the same thing while the node's pools stay as they were.
 
 The modules are layered (import-linter contract in ``pyproject.toml``): autoscale > simulate >
 explain, podclaims, verdicts > devicepod > engine, deviceallocator, deviceverdicts > index,
-result, deviceclaims > claims, celadapter, model, verdictcache, claimcopies > pool, parameters, search,
-features > selectors, matching > instance.
+result, deviceclaims > claims, celadapter, model, verdictcache, claimcopies > pool, parameters,
+search, features > selectors, matching > instance.
 * :mod:`.explain`, :mod:`.simulate`, :mod:`.autoscale` — offline answers for the CLI.
 """

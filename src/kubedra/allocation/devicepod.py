@@ -125,9 +125,7 @@ class DevicePodAllocator:
         if local is None or self.allocator.features.consumable_capacity or not all(
                 _takes_free_devices(c) for c in self.pending):
             return None
-        allocated = self.claims.allocated()
-        index, claims, free = self.allocator.slices, self.claims, self.verdicts.has_free_device
-        return {node for node in local if free(index, claims, node, allocated)}
+        return self.verdicts.nodes_with_free_devices(self.allocator.slices, self.claims, local)
 
     def free_devices(self, node: str) -> int:
         """Devices of the drivers this pod's allocation on ``node`` uses that are still free

@@ -12,12 +12,12 @@ that changed since the last pod that asked the same. Errors are not kept: they n
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Mapping, Sequence
+from collections.abc import Hashable, Iterable, Mapping, Sequence
 
 import msgspec
 
 from kubedra.allocation.deviceclaims import DeviceClaims
-from kubedra.allocation.model.devices import DeviceKey, SliceIndex
+from kubedra.allocation.model.devices import SliceIndex
 from kubedra.allocation.verdictcache import VerdictCache
 from kubedra.api.core import Node
 from kubedra.api.resource.v1 import AllocationResult, DeviceClass, ResourceClaim, ResourceSlice
@@ -75,16 +75,24 @@ class DeviceVerdicts:
               results: list[AllocationResult] | None) -> DeviceVerdict:
         return self._cache.store(sig, node, state, DeviceVerdict(results))
 
-    def has_free_device(self, index: SliceIndex, claims: DeviceClaims, node: str,
-                        allocated: Collection[DeviceKey]) -> bool:
-        """A device of the node's own slices is not in use (re-counted only when the node's
-        slices or their pools' devices in use changed)."""
-        view = index.view(node)
-        versions = tuple(map(claims.pool_versions.get, view.pools))
-        hit = self._free.get(node)
-        if hit is not None and hit[0] is view.slices and hit[1] == versions:
-            return hit[2]
-        free = any((s.spec.driver, s.spec.pool.name, d.name) not in allocated
-                   for s in view.slices for d in s.spec.devices or ())
-        self._free[node] = (view.slices, versions, free)
-        return free
+    def nodes_with_free_devices(self, index: SliceIndex, claims: DeviceClaims,
+                                nodes: Iterable[str]) -> set[str]:
+        """Those of ``nodes`` with a device of their own slices not in use (a node is looked
+        at again only when its slices or their pools' devices in use changed)."""
+        allocated = claims.allocated()
+        versions_of = claims.pool_versions.get
+        view, seen = index.view, self._free
+        out = set()
+        for node in nodes:
+            mine = view(node)
+            versions = tuple(map(versions_of, mine.pools))
+            hit = seen.get(node)
+            if hit is not None and hit[0] is mine.slices and hit[1] == versions:
+                free = hit[2]
+            else:
+                free = any((s.spec.driver, s.spec.pool.name, d.name) not in allocated
+                           for s in mine.slices for d in s.spec.devices or ())
+                seen[node] = (mine.slices, versions, free)
+            if free:
+                out.add(node)
+        return out
