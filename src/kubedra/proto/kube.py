@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import base64
 import datetime
+import functools
 import json
 import struct
 from collections.abc import Iterator
@@ -79,8 +80,10 @@ def _package(api_version: str) -> str:
 _META_KINDS = frozenset({"Status", "WatchEvent", "DeleteOptions"})
 
 
+@functools.cache
 def message_for(api_version: str, kind: str) -> Any:
-    """The message class of a kind (``_META_KINDS`` are meta/v1's in every group), or None."""
+    """The message class of a kind (``_META_KINDS`` are meta/v1's in every group), or None
+    (asked per request: negotiation needs it before anything is encoded)."""
     pool = descriptor_pool.Default()
     name = f"{_META}.{kind}" if kind in _META_KINDS else \
         f"{_package(api_version)}.{kind}"
