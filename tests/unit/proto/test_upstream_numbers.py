@@ -4,7 +4,9 @@
 (message, field, number, label, type), written apart from our .proto files. Ours are proto3 (so
 the descriptors say Go's pointer or value), upstream's proto2: the bytes are the same when names,
 numbers, labels and types agree and repeated numbers are unpacked, as Go's proto2 code writes
-them. A table covers a whole file: no message or field more, none less.
+them. A table holds the messages of our file (all of upstream's, except in the apimachinery
+files, where upstream has many we never send), each with all of upstream's fields: no message
+or field more, none less.
 """
 
 from __future__ import annotations
@@ -16,6 +18,11 @@ import pytest
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 
 from kubedra.proto.generated import (
+    apimachinery_meta_v1_pb2,
+    apimachinery_resource_pb2,
+    apimachinery_runtime_pb2,
+    coordination_v1_pb2,
+    rbac_v1_pb2,
     resource_v1_pb2,
     resource_v1alpha2_pb2,
     resource_v1beta1_pb2,
@@ -24,6 +31,11 @@ from kubedra.proto.generated import (
 
 DATA = Path(__file__).resolve().parents[2] / "data" / "upstream_proto"
 FILES: dict[str, ModuleType] = {
+    "apimachinery_meta_v1": apimachinery_meta_v1_pb2,
+    "apimachinery_runtime": apimachinery_runtime_pb2,
+    "apimachinery_resource": apimachinery_resource_pb2,
+    "coordination_v1": coordination_v1_pb2,
+    "rbac_v1": rbac_v1_pb2,
     "resource_v1alpha2": resource_v1alpha2_pb2,
     "resource_v1beta1": resource_v1beta1_pb2,
     "resource_v1beta2": resource_v1beta2_pb2,
