@@ -4,9 +4,9 @@
 (message, field, number, label, type), written apart from our .proto files. Ours are proto3 (so
 the descriptors say Go's pointer or value), upstream's proto2: the bytes are the same when names,
 numbers, labels and types agree and repeated numbers are unpacked, as Go's proto2 code writes
-them. A table holds the messages of our file (all of upstream's, except in the apimachinery
-files, where upstream has many we never send), each with all of upstream's fields: no message
-or field more, none less; a ``partial`` one (core/v1) holds only some of our file's messages.
+them. A table holds the messages of our file (all of upstream's, but for the apimachinery and
+batch files, where upstream has some we never send), each with all of upstream's fields: no
+message or field more, none less; a ``partial`` one (core/v1) holds some of our messages only.
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from kubedra.proto.generated import (
     apimachinery_meta_v1_pb2,
     apimachinery_resource_pb2,
     apimachinery_runtime_pb2,
+    batch_v1_pb2,
     coordination_v1_pb2,
     core_v1_pb2,
     rbac_v1_pb2,
@@ -35,6 +36,7 @@ FILES: dict[str, ModuleType] = {
     "apimachinery_meta_v1": apimachinery_meta_v1_pb2,
     "apimachinery_runtime": apimachinery_runtime_pb2,
     "apimachinery_resource": apimachinery_resource_pb2,
+    "batch_v1": batch_v1_pb2,
     "coordination_v1": coordination_v1_pb2,
     "core_v1": core_v1_pb2,
     "rbac_v1": rbac_v1_pb2,
