@@ -440,3 +440,31 @@ def test_v1alpha2_models_are_inline_in_json() -> None:
     assert request.resourceRequestModel.namedResources.selector == "true"
     assert request.vendorParameters.raw == b'{"a":1}'
     assert kube.decode(kube.encode(params)) == params
+
+
+def test_a_v1alpha2_claim_built_as_go_writes_it_reads_as_its_model() -> None:
+    """Go writes every value field: empty RawExtensions (JSON null), the empty node name of a
+    structured handle, ``shareable: false``; they read as Go's JSON has them."""
+    c = resource_v1alpha2_pb2.ResourceClaim()
+    c.metadata.name, c.metadata.namespace = "c", "d"
+    c.spec.resourceClassName, c.spec.allocationMode = "gpu", "WaitForFirstConsumer"
+    c.status.driverName = "gpu.example.com"
+    handle = c.status.allocation.resourceHandles.add(driverName="gpu.example.com")
+    sh = handle.structuredData
+    sh.vendorClassParameters.SetInParent()
+    sh.vendorClaimParameters.raw = b'{"size":"large"}'
+    result = sh.results.add()
+    result.vendorRequestParameters.SetInParent()
+    result.allocationResultModel.namedResources.name = "gpu-0"
+    c.status.allocation.shareable = False
+    c.status.reservedFor.add(resource="pods", name="p", uid="u1")
+    obj = kube.decode(envelope(f"{R}/v1alpha2", "ResourceClaim", c))
+    assert obj["status"]["allocation"] == {"resourceHandles": [{
+        "driverName": "gpu.example.com", "structuredData": {
+            "vendorClaimParameters": {"size": "large"},
+            "results": [{"namedResources": {"name": "gpu-0"}}]}}]}
+    model = codec.decode_object(obj)
+    data = model.status.allocation.resource_handles[0].structured_data
+    assert data.vendor_class_parameters is None and data.node_name == ""
+    assert data.results[0].named_resources.name == "gpu-0"
+    assert model.status.reserved_for[0].uid == "u1"
