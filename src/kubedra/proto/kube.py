@@ -43,6 +43,10 @@ from kubedra.proto.generated import (  # noqa: F401 - importing registers the me
     coordination_v1_pb2,
     core_v1_pb2,
     rbac_v1_pb2,
+    resource_v1_pb2,
+    resource_v1alpha2_pb2,
+    resource_v1beta1_pb2,
+    resource_v1beta2_pb2,
 )
 
 MEDIA_TYPE = "application/vnd.kubernetes.protobuf"
@@ -55,6 +59,7 @@ _RAW_EXTENSION = "k8s.io.apimachinery.pkg.runtime.RawExtension"
 _TIMES = (f"{_META}.Time", f"{_META}.MicroTime")
 _FIELDS_V1 = f"{_META}.FieldsV1"
 _CORE = "k8s.io.api.core.v1"
+_RESOURCE = "k8s.io.api.resource"
 _TYPE_META = ("apiVersion", "kind")
 # Go's embedded structs: (message, field) whose fields JSON writes into the parent
 _INLINE = frozenset({
@@ -62,6 +67,13 @@ _INLINE = frozenset({
     *((f"{_CORE}.{m}", "localObjectReference") for m in (
         "ConfigMapKeySelector", "SecretKeySelector", "ConfigMapEnvSource", "SecretEnvSource",
         "ConfigMapVolumeSource")),
+    *((f"{_RESOURCE}.v1alpha2.{m}", f) for m, f in (
+        ("ResourceSlice", "resourceModel"), ("NamedResourcesAttribute", "attributeValue"),
+        ("ResourceFilter", "resourceFilterModel"), ("ResourceRequest", "resourceRequestModel"),
+        ("DriverAllocationResult", "allocationResultModel"))),
+    *((f"{_RESOURCE}.{v}.{m}", "deviceConfiguration") for v in ("v1", "v1beta2", "v1beta1")
+      for m in ("DeviceClassConfiguration", "DeviceClaimConfiguration",
+                "DeviceAllocationConfiguration")),
 })
 
 
