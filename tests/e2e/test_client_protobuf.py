@@ -1,8 +1,8 @@
 """Our client with ``--kube-api-content-type application/vnd.kubernetes.protobuf``'s wire
 (``proto/kube.py`` handed to ``client/rest.py``): against the session's API server every
-verb works, errors arrive as protobuf Status, a watch is read from protobuf frames, and
-kinds without a protobuf form fall back to JSON; against a recording stand-in, what the
-client sends (bodies in protobuf, patches in JSON, ``Accept`` protobuf then JSON)."""
+verb works, errors arrive as protobuf Status, a watch is read from protobuf frames; against
+a recording stand-in, what the client sends (bodies in protobuf, patches in JSON, an object
+the messages cannot carry in JSON, ``Accept`` protobuf then JSON)."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ from kubedra.api.meta import ObjectMeta
 from kubedra.api.resource.v1alpha2 import ResourceClaim, ResourceClaimSpec
 from kubedra.client import kubeconfig
 from kubedra.client.errors import ApiError
-from kubedra.client.rest import Client
+from kubedra.client.rest import Client, kind_of
 from kubedra.proto import kube
 from tests.e2e.conftest import Server, stand_in_server
 
@@ -77,7 +77,6 @@ async def test_every_verb_over_protobuf(apiserver: Server) -> None:
         await asyncio.wait_for(watcher, 20)
         assert events[0] == ("ADDED", "p") and events[-1] == ("DELETED", "p")
         assert ("MODIFIED", "p") in events
-        # a kind without a protobuf message: JSON both ways
         claim = await client.create(ResourceClaim(
             metadata=ObjectMeta(name="c", namespace=ns),
             spec=ResourceClaimSpec(resource_class_name="gpu")))
@@ -112,14 +111,17 @@ async def test_what_the_client_sends(tmp_path: Path) -> None:
         assert node.metadata.labels == {"x": "y"}
         await client.patch(Node, "n1", {"metadata": {"labels": None}})
         await client.create(ResourceClaim(metadata=ObjectMeta(name="c", namespace="d")))
+        nodes = kind_of(Node)
+        await client.create_raw(nodes, {"apiVersion": "v1", "kind": "Node",
+                                        "metadata": {"name": "n2"}, "spec": {"future": 1}})
         watched = [(ev.type, ev.object.metadata.name, ev.object.metadata.resource_version)
                    async for ev in client.watch(Node)]
     accept = f"{PB},application/json"
-    assert seen[:3] == [
+    assert seen[:4] == [
         ("POST", "/api/v1/nodes", accept, PB),
         ("PATCH", "/api/v1/nodes/n1", accept, "application/merge-patch+json"),
-        ("POST", "/apis/resource.k8s.io/v1alpha2/namespaces/d/resourceclaims", accept,
-         "application/json")]
+        ("POST", "/apis/resource.k8s.io/v1alpha2/namespaces/d/resourceclaims", accept, PB),
+        ("POST", "/api/v1/nodes", accept, "application/json")]
     assert watched == [("ADDED", "n1", None), ("BOOKMARK", None, "9")]
 
 

@@ -95,16 +95,6 @@ async def test_answers_in_the_first_acceptable_type(http: aiohttp.ClientSession,
     assert (status, ctype) == (406, JSON)  # a failed negotiation is answered in JSON
     assert kube_or_json(body)["message"] == ("only the following media types are accepted: "
                                              f"{JSON}, application/yaml, {PB}")
-    # a kind without protobuf: JSON when JSON is acceptable, else 406 without protobuf
-    claims = f"/apis/resource.k8s.io/v1alpha2/namespaces/{ns}/resourceclaims"
-    assert (await call(http, "GET", claims))[1] == JSON
-    status, ctype, body = await call(http, "GET", claims, accept=PB)
-    assert (status, ctype) == (406, JSON) and kube_or_json(body)["message"].endswith(
-        f"{JSON}, application/yaml")
-    status, _, body = await call(http, "POST", claims, b"k8s\x00", PB)
-    assert status == 415 and kube_or_json(body)["message"] == (
-        "the body of the request was in an unknown format - accepted media types include: "
-        f"{JSON}, application/yaml")
 
 
 def status_of(ctype: str, data: bytes) -> meta_pb2.Status:

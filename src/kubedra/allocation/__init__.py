@@ -3,8 +3,9 @@
 Pure and synchronous (no I/O). Modules, one job each:
 
 * :mod:`.index` — :class:`~.index.AllocationIndex`, fed with slice and claim events (informer,
-  assumed and in-flight copies); free instances per node+driver, free counts for scoring,
-  nodes with free matching instances for pre-selection.
+  assumed and in-flight copies: :mod:`.claimcopies`, shared with the devices model); free
+  instances per node+driver, free counts for scoring, nodes with free matching instances for
+  pre-selection.
 * :mod:`.parameters` — :class:`~.parameters.ParameterStore`: class/claim parameters by
   reference or ``generatedFrom``, upstream defaults and error texts.
 * :mod:`.claims` — :func:`~.claims.plan_claim`: one claim's requests per driver, selectors
@@ -12,7 +13,7 @@ Pure and synchronous (no I/O). Modules, one job each:
 * :mod:`.engine` — :class:`~.engine.PodAllocator`: per pod ``filter(node)``, ``allocate``,
   ``reserve``, ``commit``/``release``; all the pod's claims are matched together, and only it
   moves claims through in flight and assumed. :mod:`.verdicts` shares its per-node verdicts
-  between pods that ask for the same thing.
+  between pods that ask for the same thing, in :mod:`.verdictcache` (both models' cache).
 * :mod:`.podclaims` — a pod's claims as the scheduler checks them: the per-pod checks
   (``prepare``) and per-node reason shared by the scheduler and the simulator (names,
   ownership, reservations and claims from templates are :mod:`kubedra.api.resourceclaim`).
@@ -25,10 +26,13 @@ The devices model (``resource.k8s.io/v1``): :mod:`.deviceallocator` (upstream's
 ``Allocate(node, claims)``: checks, texts, results) over :mod:`.search` (the complete search:
 prioritized choices, ``matchAttribute`` value groups, matching), :mod:`.model.devices` (pools,
 devices, verdicts, nodeSelector, configuration), :mod:`.model.devicecel` (CEL's ``device``
-environment) and :mod:`.features` (upstream's ``structured.Features``).
+environment) and :mod:`.features` (upstream's ``structured.Features``); a pod's cycle over it
+in :mod:`.devicepod`, whose per-node verdicts :mod:`.deviceverdicts` shares between pods that
+ask for the same thing while the node's pools stay as they were.
 
 The modules are layered (import-linter contract in ``pyproject.toml``): autoscale > simulate >
-explain, podclaims, verdicts > engine, deviceallocator > index, result > claims, celadapter,
-model > pool, parameters, search, features > selectors, matching > instance.
+explain, podclaims, verdicts > devicepod > engine, deviceallocator, deviceverdicts > index,
+result, deviceclaims > claims, celadapter, model, verdictcache, claimcopies > pool, parameters,
+search, features > selectors, matching > instance.
 * :mod:`.explain`, :mod:`.simulate`, :mod:`.autoscale` — offline answers for the CLI.
 """

@@ -139,12 +139,13 @@ class DeviceAllocator:
     """One scheduling cycle's allocator: cluster state in, :meth:`allocate` per node."""
 
     def __init__(self, features: Features, allocated: Collection[DeviceKey],
-                 classes: Mapping[str, DeviceClass], slices: Sequence[ResourceSlice],
+                 classes: Mapping[str, DeviceClass],
+                 slices: Sequence[ResourceSlice] | SliceIndex,
                  selectors: DeviceSelectors) -> None:
         self.features = features
         self.allocated = allocated
         self.classes = classes
-        self.slices = SliceIndex(slices)
+        self.slices = slices if isinstance(slices, SliceIndex) else SliceIndex(slices)
         self.selectors = selectors
 
     def allocate(self, node: Node | None, claims: Sequence[ResourceClaim],

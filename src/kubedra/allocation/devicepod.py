@@ -22,6 +22,7 @@ from kubedra.allocation.deviceallocator import (
     DeviceAllocator,
 )
 from kubedra.allocation.deviceclaims import DeviceClaims, claim_key
+from kubedra.allocation.deviceverdicts import DeviceVerdict, DeviceVerdicts
 from kubedra.allocation.model.devices import gather_pools
 from kubedra.api.core import Node, NodeSelector, Pod
 from kubedra.api.nodeaffinity import matches
@@ -45,31 +46,43 @@ class DevicePodAllocator:
     ``reserve`` for the chosen node, ``commit`` per written claim, ``release`` at the end."""
 
     def __init__(self, claims: DeviceClaims, allocator: DeviceAllocator,
-                 pending: Sequence[ResourceClaim], timeout: float | None) -> None:
+                 pending: Sequence[ResourceClaim], timeout: float | None,
+                 verdicts: DeviceVerdicts | None = None) -> None:
         self.claims = claims
         self.allocator = allocator
         self.pending = pending
         self.timeout = timeout  # seconds per node (None or 0: none)
-        self._results: dict[str, list[AllocationResult] | None] = {}
+        self.verdicts = verdicts if verdicts is not None else DeviceVerdicts()
+        self._sig = self.verdicts.signature_id(pending, allocator.classes)
+        self._found: dict[str, DeviceVerdict] = {}
         self._nodes: dict[str, Node] = {}
         self._reserved: list[str] = []
 
     def allocate(self, node: Node) -> list[AllocationResult] | None:
         """Per pending claim its result on ``node`` (None: no allocation); raises
-        :class:`AllocationError` (upstream's text; ``AllocationTimeout`` past the timeout)."""
+        :class:`AllocationError` (upstream's text; ``AllocationTimeout`` past the timeout).
+        The verdict of an earlier pod that asked the same is reused while the node's pools
+        stay as they were."""
         name = node.metadata.name or ""
-        if name in self._results:
-            return self._results[name]
-        deadline = time.monotonic() + self.timeout if self.timeout else None
-        results = self.allocator.allocate(node, self.pending, deadline=deadline)
-        self._results[name] = results
+        found = self._found.get(name)
+        if found is not None:
+            return found.results
+        verdicts = self.verdicts
+        state = verdicts.state(self.allocator.slices, self.claims, node)
+        found = verdicts.lookup(self._sig, name, state)
+        if found is None:
+            deadline = time.monotonic() + self.timeout if self.timeout else None
+            results = self.allocator.allocate(node, self.pending, deadline=deadline)
+            found = verdicts.store(self._sig, name, state, results)
+        self._found[name] = found
         self._nodes[name] = node
-        return results
+        return found.results
 
     def reserve(self, node: str) -> list[ResourceClaim]:
         """The pending claims as allocated on ``node`` (with the finalizer, as PreBind will
         write them), recorded as in flight so no other pod takes their devices."""
-        results = self._results.get(node)
+        found = self._found.get(node)
+        results = None if found is None else found.results
         if not results or len(results) != len(self.pending):
             raise AllocationError("claim allocation not found for node")
         out = []
@@ -112,17 +125,19 @@ class DevicePodAllocator:
         if local is None or self.allocator.features.consumable_capacity or not all(
                 _takes_free_devices(c) for c in self.pending):
             return None
-        allocated = self.claims.allocated()
-        return {node for node, slices in local.items()
-                if any((s.spec.driver, s.spec.pool.name, d.name) not in allocated
-                       for _, s in slices for d in s.spec.devices or ())}
+        return self.verdicts.nodes_with_free_devices(self.allocator.slices, self.claims, local)
 
     def free_devices(self, node: str) -> int:
         """Devices of the drivers this pod's allocation on ``node`` uses that are still free
         there (kubedra's packing score; 0 for a node not allocated on)."""
-        found, seen = self._results.get(node), self._nodes.get(node)
-        if not found or seen is None:
+        verdict, seen = self._found.get(node), self._nodes.get(node)
+        if verdict is None or not verdict.results or seen is None:
             return 0
+        if verdict.free is None:
+            verdict.free = self._count_free(verdict.results, seen)
+        return verdict.free
+
+    def _count_free(self, found: list[AllocationResult], seen: Node) -> int:
         drivers = {r.driver for a in found for r in a.devices.results or ()}
         allocated = self.claims.allocated()
         owner = self.allocator

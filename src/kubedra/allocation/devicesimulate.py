@@ -18,9 +18,16 @@ from kubedra.allocation.deviceallocator import AllocationError
 from kubedra.allocation.deviceclaims import DeviceClaims
 from kubedra.allocation.deviceexplain import DeviceNodeExplanation, explain_node, first_failure
 from kubedra.allocation.devicepod import CANNOT_ALLOCATE, DevicePlan
+from kubedra.allocation.deviceverdicts import DeviceVerdicts
 from kubedra.allocation.features import Features
 from kubedra.allocation.model.devicecel import cel_device_selectors
-from kubedra.allocation.model.devices import DeviceKey, DeviceSelectors, claim_uses, device_id
+from kubedra.allocation.model.devices import (
+    DeviceKey,
+    DeviceSelectors,
+    SliceIndex,
+    claim_uses,
+    device_id,
+)
 from kubedra.allocation.podclaims import pod_claims, prepare_devices
 from kubedra.allocation.selectors import Selectors
 from kubedra.allocation.simulate import (
@@ -73,7 +80,8 @@ class DeviceSimulator(Simulation[DevicePlan, ResourceClaim, ResourceClaimTemplat
         super().__init__(snapshot, snapshot.device_templates, added_nodes, chooser)
         self.features = features or Features.from_gates(FeatureGates.for_release(R1_34))
         self.selectors: DeviceSelectors = cel_device_selectors()
-        self.slices = snapshot.device_slices
+        self.slices = SliceIndex(snapshot.device_slices)
+        self.verdicts = DeviceVerdicts()  # pods from one template share them, as in Filter
         self.classes = {c.metadata.name or "": c for c in snapshot.device_classes}
         self.state = DeviceClaims()
         self.holders: dict[DeviceKey, str] = {}
@@ -87,7 +95,7 @@ class DeviceSimulator(Simulation[DevicePlan, ResourceClaim, ResourceClaimTemplat
         for device in claim_uses(old) if old is not None else ():
             self.holders.pop(device, None)
         self.claims[key] = claim
-        self.state.upsert(claim)
+        self.state.upsert_claim(claim)
         for device in claim_uses(claim):
             self.holders[device] = kobj(*key)
 
@@ -100,7 +108,7 @@ class DeviceSimulator(Simulation[DevicePlan, ResourceClaim, ResourceClaimTemplat
 
     def _plan(self, pod: Pod) -> DevicePlan:
         return prepare_devices(pod, pod_claims(pod, self._lookup), self.classes, self.state,
-                               self.slices, self.selectors, self.features)
+                               self.slices, self.selectors, self.features, None, self.verdicts)
 
     def _claim_reason(self, plan: DevicePlan, node: Node) -> str | None:
         try:

@@ -179,15 +179,9 @@ class PodAllocator:
         catches up, then stop counting it as in flight, in that order, so its instances never
         look free in between. False: the informer already has a newer copy (not assumed)."""
         key = claim_key(stored)
-        try:
-            self.index.assume(stored)
-            return True
-        except ValueError:
-            return False
-        finally:
-            self.index.clear_in_flight(key)
-            if key in self._reserved:
-                self._reserved.remove(key)
+        if key in self._reserved:
+            self._reserved.remove(key)
+        return self.index.commit(stored)
 
     def release(self) -> None:
         """Forget the in-flight allocations not committed (Unreserve, or a failed write)."""

@@ -5,19 +5,21 @@ set/clear) and updated incrementally: a slice event rebuilds only its own pool, 
 touches only the pools its allocation names. Nothing is rebuilt per pod.
 
 The allocation a claim contributes is its in-flight copy if any, else its assumed copy, else the
-informer copy (upstream's model: assume cache + in-flight map). A claim consumes its instances
-once, however many pods reserve it.
+informer copy (:class:`~.claimcopies.ClaimCopies`, which both models share). A claim consumes
+its instances once, however many pods reserve it.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator
 
+from kubedra.allocation.claimcopies import ClaimCopies, claim_key
 from kubedra.allocation.instance import Instance
 from kubedra.allocation.pool import Pool
 from kubedra.allocation.selectors import Selector
-from kubedra.api.meta import revision
 from kubedra.api.resource.v1alpha2 import ResourceClaim, ResourceSlice
+
+__all__ = ["AllocationIndex", "ModelError", "claim_key", "claim_uses"]
 
 PoolKey = tuple[str, str]  # (node, driver)
 Use = tuple[str, str, str]  # (node, driver, instance name)
@@ -43,12 +45,6 @@ class _PairNodes:
             self.nodes.pop(pool.node, None)
 
 
-def claim_key(claim: ResourceClaim) -> str:
-    """UID, or ``namespace/name`` for objects that have none yet."""
-    meta = claim.metadata
-    return meta.uid or f"{meta.namespace or ''}/{meta.name or ''}"
-
-
 def claim_uses(claim: ResourceClaim | None) -> tuple[Use, ...]:
     """The (node, driver, name) of every structured named-resources result of the claim."""
     if claim is None or claim.status.allocation is None:
@@ -68,19 +64,18 @@ class ModelError(Exception):
     """The model cannot be built (e.g. listing slices failed)."""
 
 
-class AllocationIndex:
-    """Cluster state for structured allocation (pure, synchronous, no I/O)."""
+class AllocationIndex(ClaimCopies[ResourceClaim]):
+    """Cluster state for structured allocation (pure, synchronous, no I/O): the slices' pools
+    and the instances the counted claims hold (claims through :class:`ClaimCopies`)."""
 
     def __init__(self) -> None:
+        super().__init__()
         self._slices: dict[str, ResourceSlice] = {}
         self._slice_instances: dict[str, list[Instance]] = {}
         self._pool_slices: dict[PoolKey, set[str]] = {}
         self._pools: dict[PoolKey, Pool] = {}
         self._node_pools: dict[str, dict[str, Pool]] = {}
         self._holders: dict[PoolKey, dict[str, list[str]]] = {}
-        self._informer: dict[str, ResourceClaim] = {}
-        self._assumed: dict[str, ResourceClaim] = {}
-        self._in_flight: dict[str, ResourceClaim] = {}
         self._uses: dict[str, tuple[Use, ...]] = {}
         self._claim_names: dict[str, str] = {}
         self._free_nodes: dict[str, dict[str, None]] = {}
@@ -175,52 +170,6 @@ class AllocationIndex:
             pn.update(pool)
 
     # --- claims -----------------------------------------------------------------------------
-
-    def upsert_claim(self, claim: ResourceClaim) -> None:
-        """Informer add/update. A newer informer copy replaces an assumed one."""
-        key = claim_key(claim)
-        self._informer[key] = claim
-        assumed = self._assumed.get(key)
-        if assumed is not None and revision(claim) >= revision(assumed):
-            del self._assumed[key]
-        self._refresh(key)
-
-    def delete_claim(self, claim: ResourceClaim) -> None:
-        key = claim_key(claim)
-        self._informer.pop(key, None)
-        self._assumed.pop(key, None)
-        self._refresh(key)
-
-    def assume(self, claim: ResourceClaim) -> None:
-        """Record our own newer copy (e.g. the claim returned by the allocation write)."""
-        key = claim_key(claim)
-        current = self._informer.get(key)
-        if current is not None and revision(claim) < revision(current):
-            raise ValueError(f"claim {self._display(key)} is out of sync")
-        self._assumed[key] = claim
-        self._refresh(key)
-
-    def restore(self, key: str) -> None:
-        """Drop an assumed copy: the informer copy counts again."""
-        if self._assumed.pop(key, None) is not None:
-            self._refresh(key)
-
-    def set_in_flight(self, claim: ResourceClaim) -> None:
-        """A tentative allocation (Reserve .. end of PreBind): counts immediately."""
-        key = claim_key(claim)
-        self._in_flight[key] = claim
-        self._refresh(key)
-
-    def clear_in_flight(self, key: str) -> None:
-        if self._in_flight.pop(key, None) is not None:
-            self._refresh(key)
-
-    def is_in_flight(self, key: str) -> bool:
-        return key in self._in_flight
-
-    def claim(self, key: str) -> ResourceClaim | None:
-        """The claim as the allocator sees it (in-flight, else assumed, else informer copy)."""
-        return self._in_flight.get(key) or self._assumed.get(key) or self._informer.get(key)
 
     def _display(self, key: str) -> str:
         return self._claim_names.get(key, key)

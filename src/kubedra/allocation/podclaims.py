@@ -23,10 +23,11 @@ from kubedra.allocation.deviceallocator import DeviceAllocator
 from kubedra.allocation.deviceclaims import DeviceClaims
 from kubedra.allocation.deviceclaims import claim_key as device_key
 from kubedra.allocation.devicepod import DeviceCheck, DevicePlan, DevicePodAllocator
+from kubedra.allocation.deviceverdicts import DeviceVerdicts
 from kubedra.allocation.engine import NodeVerdict, PodAllocator
 from kubedra.allocation.features import Features
 from kubedra.allocation.index import AllocationIndex, claim_key
-from kubedra.allocation.model.devices import DeviceSelectors
+from kubedra.allocation.model.devices import DeviceSelectors, SliceIndex
 from kubedra.allocation.parameters import ParameterError, ParameterStore
 from kubedra.allocation.selectors import Selectors
 from kubedra.api.core import Node, NodeSelector, Pod
@@ -215,12 +216,14 @@ def node_reason(plan: PodPlan, node: Node,
 
 def prepare_devices(pod: Pod, claims: list[v1.ResourceClaim],
                     classes: Mapping[str, v1.DeviceClass], state: DeviceClaims,
-                    slices: Sequence[v1.ResourceSlice], selectors: DeviceSelectors,
-                    features: Features, timeout: float | None = None) -> DevicePlan:
+                    slices: Sequence[v1.ResourceSlice] | SliceIndex, selectors: DeviceSelectors,
+                    features: Features, timeout: float | None = None,
+                    verdicts: DeviceVerdicts | None = None) -> DevicePlan:
     """DynamicResources PreFilter of 1.34 for the pod's v1 ``claims``: reservation rules, the
     classes of each unallocated claim's requests, no allocation in flight; then one
     allocator over the cluster's allocated devices for the pending claims (``timeout``
-    seconds per node, None: none). Raises :class:`Unschedulable`."""
+    seconds per node, None: none; ``verdicts`` kept from earlier pods). Raises
+    :class:`Unschedulable`."""
     checks: list[DeviceCheck] = []
     pending: list[v1.ResourceClaim] = []
     for claim in claims:
@@ -251,7 +254,7 @@ def prepare_devices(pod: Pod, claims: list[v1.ResourceClaim],
     allocator = None
     if pending:
         allocator = DevicePodAllocator(state, DeviceAllocator(
-            features, state.allocated(), classes, slices, selectors), pending, timeout)
+            features, state.allocated(), classes, slices, selectors), pending, timeout, verdicts)
     return DevicePlan(pod, checks, allocator)
 
 

@@ -1,4 +1,5 @@
-"""Filter verdicts of the structured allocator, shared by pods that ask for the same thing.
+"""Filter verdicts of the named-resources allocator, shared by pods that ask for the same
+thing (kept in :class:`~.verdictcache.VerdictCache`).
 
 A node's verdict depends only on what the pod's claims request (selectors, class filters, in
 pod and request order) and on the pools of the requested drivers on that node. Pods created
@@ -14,12 +15,10 @@ from collections.abc import Callable
 
 from kubedra.allocation.engine import UNSUITABLE, NodeVerdict, PodAllocator
 from kubedra.allocation.pool import Pool
+from kubedra.allocation.verdictcache import VerdictCache
 
 Signature = tuple[tuple[tuple[str, tuple[tuple[str | None, str], ...]], ...], ...]
 _PoolState = tuple[tuple[Pool | None, int], ...]
-
-LIMIT = 200_000
-
 
 def signature(allocator: PodAllocator) -> Signature:
     """What the allocator's claims request, per claim and driver (vendor parameters do not
@@ -37,12 +36,11 @@ NOTHING_FREE = NodeVerdict("", False, UNSUITABLE, claim=0)
 
 class NodeVerdicts:
     def __init__(self) -> None:
-        self._cache: dict[tuple[int, str], tuple[_PoolState, NodeVerdict]] = {}
-        self._ids: dict[Signature, int] = {}
+        self._cache: VerdictCache[_PoolState, NodeVerdict] = VerdictCache()
 
     def signature_id(self, allocator: PodAllocator) -> int:
         """A small number for what the allocator requests (cheap to hash per node)."""
-        return self._ids.setdefault(signature(allocator), len(self._ids))
+        return self._cache.signature_id(signature(allocator))
 
     def for_pod(self, allocator: PodAllocator) -> Callable[[str], NodeVerdict]:
         """The allocator's verdict by node name, reused while the node's pools of the
@@ -56,7 +54,7 @@ class NodeVerdicts:
             return functools.partial(self._several, allocator, sig)
         driver = next(iter(allocator.requests))
         pool_of = allocator.index.pool_lookup()
-        cache = self._cache
+        cache = self._cache.entries
 
         def verdict(node: str) -> NodeVerdict:
             pool = pool_of((node, driver))
@@ -78,18 +76,14 @@ class NodeVerdicts:
         if all(p is None or not p.free for p in pools):
             return NOTHING_FREE
         state = tuple((p, p.version if p is not None else 0) for p in pools)
-        hit = self._cache.get((sig, node))
+        hit = self._cache.entries.get((sig, node))
         if hit is not None and _same(hit[0], state):
             return hit[1]
         return self._evaluate(allocator, sig, node, state)
 
     def _evaluate(self, allocator: PodAllocator, sig: int, node: str,
                   state: _PoolState) -> NodeVerdict:
-        verdict = allocator.filter(node)
-        if len(self._cache) >= LIMIT:
-            self._cache.clear()  # ids stay: cycles in progress hold them
-        self._cache[sig, node] = (state, verdict)
-        return verdict
+        return self._cache.store(sig, node, state, allocator.filter(node))
 
 
 def _same(a: _PoolState, b: _PoolState) -> bool:

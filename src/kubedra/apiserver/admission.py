@@ -73,7 +73,8 @@ def ensure_namespace(res: Resource, obj: TypedObject, namespace: str) -> None:
 
 
 # Admission whose validation compiles CEL (a 2.5 MB ResourceClaimParameters takes seconds)
-# runs on this thread, one request at a time, so the event loop keeps serving everyone else;
+# runs on this thread (unless every selector is compiled already), one request at a time,
+# so the event loop keeps serving everyone else;
 # at most HEAVY_WAITING such requests wait, more are told to retry (429). Each gets a budget
 # of CPU seconds for compiling (docs/deviations.md).
 _HEAVY: Final = ThreadPoolExecutor(max_workers=1, thread_name_prefix="admission")
@@ -90,6 +91,11 @@ async def _admit(res: Resource, step: Callable[[], T]) -> T:
     if not res.strategy.compiles_cel:
         with answers(), field.apimachinery(texts):
             return step()
+    try:  # every selector compiled before (pods from one template): no need to leave the loop
+        with answers(), field.apimachinery(texts), pipeline.compiled_selectors_only():
+            return step()
+    except pipeline.CompileDeferred:
+        pass  # the steps are repeatable: they set fields from the request, never accumulate
     if _waiting >= HEAVY_WAITING:
         raise errors.too_many_requests()
     _waiting += 1

@@ -40,7 +40,8 @@ static limit). cel-cpp offers no cost tracker, so we bound evaluations different
    clock is stopped too. All surface as ``operation cancelled: actual cost limit exceeded``;
 3. per request: the API server compiles a request's selectors under
    ``compile_budget(seconds)`` (thread CPU time); past it each further compile fails with
-   upstream's CRD-validation text :data:`BUDGET_EXCEEDED`.
+   upstream's CRD-validation text :data:`BUDGET_EXCEEDED`; it first tries the validation with
+   ``cached_only()``, which raises :class:`CompileDeferred` instead of compiling.
 
 Together these keep any selector well under a second (see tests/unit/cel/test_hostile.py);
 docs/deviations.md ("CEL selectors") lists where this differs from cel-go.
@@ -56,11 +57,13 @@ from kubedra.cel._program import (
     COMPILE_CACHE_SIZE,
     MAX_EXPRESSION_LENGTH,
     STATIC_COST_LIMIT,
+    CompileDeferred,
     CompileError,
     EvalError,
     Prepared,
     Program,
     cache_info,
+    cached_only,
     clear_cache,
     compile_budget,
     compile_expression,
@@ -79,6 +82,7 @@ __all__ = [
     "MAX_EXPRESSION_LENGTH",
     "RUNTIME_COST_LIMIT",
     "STATIC_COST_LIMIT",
+    "CompileDeferred",
     "CompileError",
     "DeviceEnv",
     "EnvType",
@@ -87,6 +91,7 @@ __all__ = [
     "PreparedDevice",
     "Program",
     "cache_info",
+    "cached_only",
     "clear_cache",
     "compile",
     "compile_budget",

@@ -396,6 +396,11 @@ _CACHE: Final = _LRU(COMPILE_CACHE_SIZE)
 
 class _Budget(threading.local):
     deadline: float | None = None  # thread CPU time after which compiles are refused
+    cached_only: bool = False  # a cache miss raises CompileDeferred
+
+
+class CompileDeferred(Exception):
+    """A compile was needed inside :func:`cached_only`."""
 
 
 _BUDGET: Final = _Budget()
@@ -416,6 +421,19 @@ def compile_budget(cpu_seconds: float) -> Iterator[None]:
         _BUDGET.deadline = None
 
 
+@contextmanager
+def cached_only() -> Iterator[None]:
+    """Inside the block this thread only takes compiled expressions from the cache; one that
+    is not there raises :class:`CompileDeferred` instead of compiling. A server tries a
+    request's validation so on its event loop first (the common case: every selector seen
+    before) and moves it to a thread only when something must be compiled."""
+    _BUDGET.cached_only = True
+    try:
+        yield
+    finally:
+        _BUDGET.cached_only = False
+
+
 def compile_expression(
     expression: str, env_type: AnyEnv = EnvType.STORED_EXPRESSIONS, *, require_bool: bool = True
 ) -> Program:
@@ -430,6 +448,8 @@ def compile_expression(
     key = (expression, env_type, require_bool)
     hit = _CACHE.get(key)
     if hit is None:
+        if _BUDGET.cached_only:
+            raise CompileDeferred(expression)
         deadline = _BUDGET.deadline
         if deadline is not None and time.thread_time() > deadline:
             raise CompileError(BUDGET_EXCEEDED)

@@ -105,7 +105,6 @@ class Client:
                  wire: ObjectWire | None = None) -> None:
         self.config = config
         self._wire = wire
-        self._json_only: set[tuple[str, str]] = set()  # kinds the wire has no form for
         accept = f"{wire.media_type},{JSON}" if wire is not None else JSON
         headers = {"User-Agent": user_agent, "Accept": accept}
         if config.token:
@@ -138,13 +137,10 @@ class Client:
         wire's type when its kind has a form there, else JSON."""
         wire = self._wire
         if wire is not None:
-            raw = codec.to_builtins(obj)
-            kind = (str(raw.get("apiVersion")), str(raw.get("kind")))
-            if kind not in self._json_only:
-                try:
-                    return wire.encode(raw), wire.media_type
-                except ValueError:
-                    self._json_only.add(kind)
+            try:
+                return wire.encode(codec.to_builtins(obj)), wire.media_type
+            except ValueError:
+                pass  # no form for the kind, or for a field of this object
         return codec.encode(obj), JSON
 
     def _parsed(self, data: bytes) -> Any:

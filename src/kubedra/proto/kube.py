@@ -24,12 +24,14 @@ from __future__ import annotations
 import base64
 import binascii
 import datetime
+import functools
 import struct
 from collections.abc import Iterator
 from typing import Any
 
 from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
+from google.protobuf.message import Message
 
 from kubedra.api import codec
 from kubedra.api.meta import format_time
@@ -44,6 +46,10 @@ from kubedra.proto.generated import (  # noqa: F401 - importing registers the me
     core_v1_pb2,
     policy_v1_pb2,
     rbac_v1_pb2,
+    resource_v1_pb2,
+    resource_v1alpha2_pb2,
+    resource_v1beta1_pb2,
+    resource_v1beta2_pb2,
 )
 
 MEDIA_TYPE = "application/vnd.kubernetes.protobuf"
@@ -56,6 +62,7 @@ _RAW_EXTENSION = "k8s.io.apimachinery.pkg.runtime.RawExtension"
 _TIMES = (f"{_META}.Time", f"{_META}.MicroTime")
 _FIELDS_V1 = f"{_META}.FieldsV1"
 _CORE = "k8s.io.api.core.v1"
+_RESOURCE = "k8s.io.api.resource"
 _TYPE_META = ("apiVersion", "kind")
 # Go's embedded structs: (message, field) whose fields JSON writes into the parent
 _INLINE = frozenset({
@@ -64,6 +71,13 @@ _INLINE = frozenset({
     *((f"{_CORE}.{m}", "localObjectReference") for m in (
         "ConfigMapKeySelector", "SecretKeySelector", "ConfigMapEnvSource", "SecretEnvSource",
         "ConfigMapVolumeSource", "ConfigMapProjection", "SecretProjection")),
+    *((f"{_RESOURCE}.v1alpha2.{m}", f) for m, f in (
+        ("ResourceSlice", "resourceModel"), ("NamedResourcesAttribute", "attributeValue"),
+        ("ResourceFilter", "resourceFilterModel"), ("ResourceRequest", "resourceRequestModel"),
+        ("DriverAllocationResult", "allocationResultModel"))),
+    *((f"{_RESOURCE}.{v}.{m}", "deviceConfiguration") for v in ("v1", "v1beta2", "v1beta1")
+      for m in ("DeviceClassConfiguration", "DeviceClaimConfiguration",
+                "DeviceAllocationConfiguration")),
 })
 
 
@@ -82,8 +96,10 @@ def _package(api_version: str) -> str:
 _META_KINDS = frozenset({"Status", "WatchEvent", "DeleteOptions"})
 
 
+@functools.cache
 def message_for(api_version: str, kind: str) -> Any:
-    """The message class of a kind (``_META_KINDS`` are meta/v1's in every group), or None."""
+    """The message class of a kind (``_META_KINDS`` are meta/v1's in every group), or None
+    (asked per request: negotiation needs it before anything is encoded)."""
     pool = descriptor_pool.Default()
     name = f"{_META}.{kind}" if kind in _META_KINDS else \
         f"{_package(api_version)}.{kind}"
@@ -177,6 +193,20 @@ def watch_events(data: bytearray) -> Iterator[tuple[str, dict[str, Any]]]:
                     if inner == 1 and isinstance(raw, bytes):
                         obj = bytes(raw)
         yield event_type, decode(obj)
+
+
+def to_json(msg: Message) -> dict[str, Any]:
+    """A message of the runtime's generated classes -> its JSON form."""
+    data = msg.SerializeToString()
+    out: dict[str, Any] = _decode_message(_plan(msg.DESCRIPTOR), data, 0, len(data))
+    return out
+
+
+def from_json(cls: Any, obj: dict[str, Any]) -> Message:
+    """The JSON form of a message -> the message (``cls`` a generated class)."""
+    desc = cls.DESCRIPTOR
+    message: Message = cls.FromString(_encode_message(_plan(desc), obj, desc.name))
+    return message
 
 
 class Wire:

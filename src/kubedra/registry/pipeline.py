@@ -225,3 +225,11 @@ def _raise_invalid(kind: Kind, obj: TypedObject, errs: list[FieldError]) -> None
 def compile_budget(cpu_seconds: float) -> AbstractContextManager[None]:
     """The CPU seconds one request's validation may spend compiling CEL selectors."""
     return cel.compile_budget(cpu_seconds)
+
+
+CompileDeferred = cel.CompileDeferred
+
+
+def compiled_selectors_only() -> AbstractContextManager[None]:
+    """Validation that raises :data:`CompileDeferred` where it would compile a selector."""
+    return cel.cached_only()

@@ -172,26 +172,51 @@ def node_matches(node: Node | None, name: str | None, all_nodes: bool | None,
 class SliceIndex:
     """The slices one node may see, found without looking at every other node's: node-local
     slices by node name, the others (``allNodes``, ``nodeSelector``, per device) apart;
-    either way in input order, which orders a pool's slices."""
+    either way in input order, which orders a pool's slices. Built once per change of the
+    slices, so a node's view is the same tuple object until then (cheap to compare)."""
 
     def __init__(self, slices: Iterable[ResourceSlice]) -> None:
         self._local: dict[str, list[tuple[int, ResourceSlice]]] = {}
         self._shared: list[tuple[int, ResourceSlice]] = []
+        self._views: dict[str, NodeView] = {}
         for i, s in enumerate(slices):
             if s.spec.node_name:
                 self._local.setdefault(s.spec.node_name, []).append((i, s))
             else:
                 self._shared.append((i, s))
 
+    @property
+    def shared(self) -> bool:
+        """Some slice is not bound to one node (what a node sees depends on its labels)."""
+        return bool(self._shared)
+
     def node_local(self) -> Mapping[str, list[tuple[int, ResourceSlice]]] | None:
         """Each node's own slices, or None when some slice is not bound to one node."""
         return None if self._shared else self._local
 
-    def for_node(self, node: Node | None) -> list[ResourceSlice]:
-        local = self._local.get(node.metadata.name or "", []) if node is not None else []
-        if not self._shared:
-            return [s for _, s in local]
-        return [s for _, s in sorted(local + self._shared, key=lambda p: p[0])]
+    def view(self, name: str) -> NodeView:
+        """The slices a node of that name may see (before its labels are matched) and
+        their pools; the same object until the index is rebuilt."""
+        found = self._views.get(name)
+        if found is None:
+            local = self._local.get(name, [])
+            slices = tuple(s for _, s in sorted(local + self._shared, key=lambda p: p[0])
+                           ) if self._shared else tuple(s for _, s in local)
+            pools = tuple(dict.fromkeys((s.spec.driver, s.spec.pool.name) for s in slices))
+            found = self._views[name] = NodeView(slices, pools)
+        return found
+
+    def for_node(self, node: Node | None) -> Sequence[ResourceSlice]:
+        return self.view(node.metadata.name or "").slices if node is not None else tuple(
+            s for _, s in self._shared)
+
+
+@dataclass(frozen=True, slots=True)
+class NodeView:
+    """:meth:`SliceIndex.view`: slices in input order, their (driver, pool) names once each."""
+
+    slices: tuple[ResourceSlice, ...]
+    pools: tuple[tuple[str, str], ...]
 
 
 def claim_uses(claim: ResourceClaim) -> list[DeviceKey]:

@@ -22,37 +22,107 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from kubedra.proto.generated import apimachinery_meta_v1_pb2 as apimachinery__meta__v1__pb2
 from kubedra.proto.generated import apimachinery_resource_pb2 as apimachinery__resource__pb2
 from kubedra.proto.generated import apimachinery_runtime_pb2 as apimachinery__runtime__pb2
+from kubedra.proto.generated import core_v1_pb2 as core__v1__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17resource_v1alpha2.proto\x12\x1ck8s.io.api.resource.v1alpha2\x1a\x1b\x61pimachinery_resource.proto\x1a\x1a\x61pimachinery_runtime.proto\"^\n\rResourceModel\x12M\n\x0enamedResources\x18\x01 \x01(\x0b\x32\x35.k8s.io.api.resource.v1alpha2.NamedResourcesResources\"b\n\x17NamedResourcesResources\x12G\n\tinstances\x18\x01 \x03(\x0b\x32\x34.k8s.io.api.resource.v1alpha2.NamedResourcesInstance\"q\n\x16NamedResourcesInstance\x12\x0c\n\x04name\x18\x01 \x01(\t\x12I\n\nattributes\x18\x02 \x03(\x0b\x32\x35.k8s.io.api.resource.v1alpha2.NamedResourcesAttribute\"{\n\x17NamedResourcesAttribute\x12\x0c\n\x04name\x18\x01 \x01(\t\x12R\n\x0e\x61ttributeValue\x18\x02 \x01(\x0b\x32:.k8s.io.api.resource.v1alpha2.NamedResourcesAttributeValue\"\xb2\x02\n\x1cNamedResourcesAttributeValue\x12@\n\x08quantity\x18\x06 \x01(\x0b\x32..k8s.io.apimachinery.pkg.api.resource.Quantity\x12\x0c\n\x04\x62ool\x18\x02 \x01(\x08\x12\x0b\n\x03int\x18\x07 \x01(\x03\x12\x46\n\x08intSlice\x18\x08 \x01(\x0b\x32\x34.k8s.io.api.resource.v1alpha2.NamedResourcesIntSlice\x12\x0e\n\x06string\x18\x05 \x01(\t\x12L\n\x0bstringSlice\x18\t \x01(\x0b\x32\x37.k8s.io.api.resource.v1alpha2.NamedResourcesStringSlice\x12\x0f\n\x07version\x18\n \x01(\t\"&\n\x16NamedResourcesIntSlice\x12\x0c\n\x04ints\x18\x01 \x03(\x03\",\n\x19NamedResourcesStringSlice\x12\x0f\n\x07strings\x18\x01 \x03(\t\"\x8f\x02\n\x18StructuredResourceHandle\x12L\n\x15vendorClassParameters\x18\x01 \x01(\x0b\x32-.k8s.io.apimachinery.pkg.runtime.RawExtension\x12L\n\x15vendorClaimParameters\x18\x02 \x01(\x0b\x32-.k8s.io.apimachinery.pkg.runtime.RawExtension\x12\x10\n\x08nodeName\x18\x04 \x01(\t\x12\x45\n\x07results\x18\x05 \x03(\x0b\x32\x34.k8s.io.api.resource.v1alpha2.DriverAllocationResult\"\xbc\x01\n\x16\x44riverAllocationResult\x12N\n\x17vendorRequestParameters\x18\x01 \x01(\x0b\x32-.k8s.io.apimachinery.pkg.runtime.RawExtension\x12R\n\x15\x61llocationResultModel\x18\x02 \x01(\x0b\x32\x33.k8s.io.api.resource.v1alpha2.AllocationResultModel\"m\n\x15\x41llocationResultModel\x12T\n\x0enamedResources\x18\x01 \x01(\x0b\x32<.k8s.io.api.resource.v1alpha2.NamedResourcesAllocationResult\".\n\x1eNamedResourcesAllocationResult\x12\x0c\n\x04name\x18\x01 \x01(\t')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17resource_v1alpha2.proto\x12\x1ck8s.io.api.resource.v1alpha2\x1a\x1a\x61pimachinery_meta_v1.proto\x1a\x1b\x61pimachinery_resource.proto\x1a\x1a\x61pimachinery_runtime.proto\x1a\rcore_v1.proto\"^\n\rResourceModel\x12M\n\x0enamedResources\x18\x01 \x01(\x0b\x32\x35.k8s.io.api.resource.v1alpha2.NamedResourcesResources\"b\n\x17NamedResourcesResources\x12G\n\tinstances\x18\x01 \x03(\x0b\x32\x34.k8s.io.api.resource.v1alpha2.NamedResourcesInstance\"q\n\x16NamedResourcesInstance\x12\x0c\n\x04name\x18\x01 \x01(\t\x12I\n\nattributes\x18\x02 \x03(\x0b\x32\x35.k8s.io.api.resource.v1alpha2.NamedResourcesAttribute\"{\n\x17NamedResourcesAttribute\x12\x0c\n\x04name\x18\x01 \x01(\t\x12R\n\x0e\x61ttributeValue\x18\x02 \x01(\x0b\x32:.k8s.io.api.resource.v1alpha2.NamedResourcesAttributeValue\"\xee\x02\n\x1cNamedResourcesAttributeValue\x12@\n\x08quantity\x18\x06 \x01(\x0b\x32..k8s.io.apimachinery.pkg.api.resource.Quantity\x12\x11\n\x04\x62ool\x18\x02 \x01(\x08H\x00\x88\x01\x01\x12\x10\n\x03int\x18\x07 \x01(\x03H\x01\x88\x01\x01\x12\x46\n\x08intSlice\x18\x08 \x01(\x0b\x32\x34.k8s.io.api.resource.v1alpha2.NamedResourcesIntSlice\x12\x13\n\x06string\x18\x05 \x01(\tH\x02\x88\x01\x01\x12L\n\x0bstringSlice\x18\t \x01(\x0b\x32\x37.k8s.io.api.resource.v1alpha2.NamedResourcesStringSlice\x12\x14\n\x07version\x18\n \x01(\tH\x03\x88\x01\x01\x42\x07\n\x05_boolB\x06\n\x04_intB\t\n\x07_stringB\n\n\x08_version\"*\n\x16NamedResourcesIntSlice\x12\x10\n\x04ints\x18\x01 \x03(\x03\x42\x02\x10\x00\",\n\x19NamedResourcesStringSlice\x12\x0f\n\x07strings\x18\x01 \x03(\t\")\n\x15NamedResourcesRequest\x12\x10\n\x08selector\x18\x01 \x01(\t\"(\n\x14NamedResourcesFilter\x12\x10\n\x08selector\x18\x01 \x01(\t\".\n\x1eNamedResourcesAllocationResult\x12\x0c\n\x04name\x18\x01 \x01(\t\"c\n ResourceClassParametersReference\x12\x10\n\x08\x61piGroup\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x11\n\tnamespace\x18\x04 \x01(\t\"P\n ResourceClaimParametersReference\x12\x10\n\x08\x61piGroup\x18\x01 \x01(\t\x12\x0c\n\x04kind\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\"_\n\x1eResourceClaimConsumerReference\x12\x10\n\x08\x61piGroup\x18\x01 \x01(\t\x12\x10\n\x08resource\x18\x03 \x01(\t\x12\x0c\n\x04name\x18\x04 \x01(\t\x12\x0b\n\x03uid\x18\x05 \x01(\t\"\xb3\x02\n\rResourceClass\x12\x42\n\x08metadata\x18\x01 \x01(\x0b\x32\x30.k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta\x12\x12\n\ndriverName\x18\x02 \x01(\t\x12U\n\rparametersRef\x18\x03 \x01(\x0b\x32>.k8s.io.api.resource.v1alpha2.ResourceClassParametersReference\x12\x37\n\rsuitableNodes\x18\x04 \x01(\x0b\x32 .k8s.io.api.core.v1.NodeSelector\x12!\n\x14structuredParameters\x18\x05 \x01(\x08H\x00\x88\x01\x01\x42\x17\n\x15_structuredParameters\"\x91\x01\n\x11ResourceClassList\x12@\n\x08metadata\x18\x01 \x01(\x0b\x32..k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta\x12:\n\x05items\x18\x02 \x03(\x0b\x32+.k8s.io.api.resource.v1alpha2.ResourceClass\"i\n\x10VendorParameters\x12\x12\n\ndriverName\x18\x01 \x01(\t\x12\x41\n\nparameters\x18\x02 \x01(\x0b\x32-.k8s.io.apimachinery.pkg.runtime.RawExtension\"t\n\x0eResourceFilter\x12\x12\n\ndriverName\x18\x01 \x01(\t\x12N\n\x13resourceFilterModel\x18\x02 \x01(\x0b\x32\x31.k8s.io.api.resource.v1alpha2.ResourceFilterModel\"a\n\x13ResourceFilterModel\x12J\n\x0enamedResources\x18\x01 \x01(\x0b\x32\x32.k8s.io.api.resource.v1alpha2.NamedResourcesFilter\"\xbd\x02\n\x17ResourceClassParameters\x12\x42\n\x08metadata\x18\x01 \x01(\x0b\x32\x30.k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta\x12U\n\rgeneratedFrom\x18\x02 \x01(\x0b\x32>.k8s.io.api.resource.v1alpha2.ResourceClassParametersReference\x12H\n\x10vendorParameters\x18\x03 \x03(\x0b\x32..k8s.io.api.resource.v1alpha2.VendorParameters\x12=\n\x07\x66ilters\x18\x04 \x03(\x0b\x32,.k8s.io.api.resource.v1alpha2.ResourceFilter\"\xa5\x01\n\x1bResourceClassParametersList\x12@\n\x08metadata\x18\x01 \x01(\x0b\x32..k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta\x12\x44\n\x05items\x18\x02 \x03(\x0b\x32\x35.k8s.io.api.resource.v1alpha2.ResourceClassParameters\"\xac\x01\n\x0fResourceRequest\x12G\n\x10vendorParameters\x18\x01 \x01(\x0b\x32-.k8s.io.apimachinery.pkg.runtime.RawExtension\x12P\n\x14resourceRequestModel\x18\x02 \x01(\x0b\x32\x32.k8s.io.api.resource.v1alpha2.ResourceRequestModel\"c\n\x14ResourceRequestModel\x12K\n\x0enamedResources\x18\x01 \x01(\x0b\x32\x33.k8s.io.api.resource.v1alpha2.NamedResourcesRequest\"\xae\x01\n\x0e\x44riverRequests\x12\x12\n\ndriverName\x18\x01 \x01(\t\x12G\n\x10vendorParameters\x18\x02 \x01(\x0b\x32-.k8s.io.apimachinery.pkg.runtime.RawExtension\x12?\n\x08requests\x18\x03 \x03(\x0b\x32-.k8s.io.api.resource.v1alpha2.ResourceRequest\"\x8d\x02\n\x17ResourceClaimParameters\x12\x42\n\x08metadata\x18\x01 \x01(\x0b\x32\x30.k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta\x12U\n\rgeneratedFrom\x18\x02 \x01(\x0b\x32>.k8s.io.api.resource.v1alpha2.ResourceClaimParametersReference\x12\x11\n\tshareable\x18\x03 \x01(\x08\x12\x44\n\x0e\x64riverRequests\x18\x04 \x03(\x0b\x32,.k8s.io.api.resource.v1alpha2.DriverRequests\"\xa5\x01\n\x1bResourceClaimParametersList\x12@\n\x08metadata\x18\x01 \x01(\x0b\x32..k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta\x12\x44\n\x05items\x18\x02 \x03(\x0b\x32\x35.k8s.io.api.resource.v1alpha2.ResourceClaimParameters\"\xbd\x01\n\rResourceSlice\x12\x42\n\x08metadata\x18\x01 \x01(\x0b\x32\x30.k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta\x12\x10\n\x08nodeName\x18\x02 \x01(\t\x12\x12\n\ndriverName\x18\x03 \x01(\t\x12\x42\n\rresourceModel\x18\x04 \x01(\x0b\x32+.k8s.io.api.resource.v1alpha2.ResourceModel\"\x91\x01\n\x11ResourceSliceList\x12@\n\x08metadata\x18\x01 \x01(\x0b\x32..k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta\x12:\n\x05items\x18\x02 \x03(\x0b\x32+.k8s.io.api.resource.v1alpha2.ResourceSlice\"\x9d\x01\n\x11ResourceClaimSpec\x12\x19\n\x11resourceClassName\x18\x01 \x01(\t\x12U\n\rparametersRef\x18\x02 \x01(\x0b\x32>.k8s.io.api.resource.v1alpha2.ResourceClaimParametersReference\x12\x16\n\x0e\x61llocationMode\x18\x03 \x01(\t\"\xbc\x01\n\x16\x44riverAllocationResult\x12N\n\x17vendorRequestParameters\x18\x01 \x01(\x0b\x32-.k8s.io.apimachinery.pkg.runtime.RawExtension\x12R\n\x15\x61llocationResultModel\x18\x02 \x01(\x0b\x32\x33.k8s.io.api.resource.v1alpha2.AllocationResultModel\"m\n\x15\x41llocationResultModel\x12T\n\x0enamedResources\x18\x01 \x01(\x0b\x32<.k8s.io.api.resource.v1alpha2.NamedResourcesAllocationResult\"\x8f\x02\n\x18StructuredResourceHandle\x12L\n\x15vendorClassParameters\x18\x01 \x01(\x0b\x32-.k8s.io.apimachinery.pkg.runtime.RawExtension\x12L\n\x15vendorClaimParameters\x18\x02 \x01(\x0b\x32-.k8s.io.apimachinery.pkg.runtime.RawExtension\x12\x10\n\x08nodeName\x18\x04 \x01(\t\x12\x45\n\x07results\x18\x05 \x03(\x0b\x32\x34.k8s.io.api.resource.v1alpha2.DriverAllocationResult\"\x82\x01\n\x0eResourceHandle\x12\x12\n\ndriverName\x18\x01 \x01(\t\x12\x0c\n\x04\x64\x61ta\x18\x02 \x01(\t\x12N\n\x0estructuredData\x18\x05 \x01(\x0b\x32\x36.k8s.io.api.resource.v1alpha2.StructuredResourceHandle\"\xa8\x01\n\x10\x41llocationResult\x12\x45\n\x0fresourceHandles\x18\x01 \x03(\x0b\x32,.k8s.io.api.resource.v1alpha2.ResourceHandle\x12:\n\x10\x61vailableOnNodes\x18\x02 \x01(\x0b\x32 .k8s.io.api.core.v1.NodeSelector\x12\x11\n\tshareable\x18\x03 \x01(\x08\"\xdf\x01\n\x13ResourceClaimStatus\x12\x12\n\ndriverName\x18\x01 \x01(\t\x12\x42\n\nallocation\x18\x02 \x01(\x0b\x32..k8s.io.api.resource.v1alpha2.AllocationResult\x12Q\n\x0breservedFor\x18\x03 \x03(\x0b\x32<.k8s.io.api.resource.v1alpha2.ResourceClaimConsumerReference\x12\x1d\n\x15\x64\x65\x61llocationRequested\x18\x04 \x01(\x08\"\xd5\x01\n\rResourceClaim\x12\x42\n\x08metadata\x18\x01 \x01(\x0b\x32\x30.k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta\x12=\n\x04spec\x18\x02 \x01(\x0b\x32/.k8s.io.api.resource.v1alpha2.ResourceClaimSpec\x12\x41\n\x06status\x18\x03 \x01(\x0b\x32\x31.k8s.io.api.resource.v1alpha2.ResourceClaimStatus\"\x91\x01\n\x11ResourceClaimList\x12@\n\x08metadata\x18\x01 \x01(\x0b\x32..k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta\x12:\n\x05items\x18\x02 \x03(\x0b\x32+.k8s.io.api.resource.v1alpha2.ResourceClaim\"\x9e\x01\n\x19ResourceClaimTemplateSpec\x12\x42\n\x08metadata\x18\x01 \x01(\x0b\x32\x30.k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta\x12=\n\x04spec\x18\x02 \x01(\x0b\x32/.k8s.io.api.resource.v1alpha2.ResourceClaimSpec\"\xa2\x01\n\x15ResourceClaimTemplate\x12\x42\n\x08metadata\x18\x01 \x01(\x0b\x32\x30.k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta\x12\x45\n\x04spec\x18\x02 \x01(\x0b\x32\x37.k8s.io.api.resource.v1alpha2.ResourceClaimTemplateSpec\"\xa1\x01\n\x19ResourceClaimTemplateList\x12@\n\x08metadata\x18\x01 \x01(\x0b\x32..k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta\x12\x42\n\x05items\x18\x02 \x03(\x0b\x32\x33.k8s.io.api.resource.v1alpha2.ResourceClaimTemplate\"H\n\x18PodSchedulingContextSpec\x12\x14\n\x0cselectedNode\x18\x01 \x01(\t\x12\x16\n\x0epotentialNodes\x18\x02 \x03(\t\"F\n\x1dResourceClaimSchedulingStatus\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x17\n\x0funsuitableNodes\x18\x02 \x03(\t\"q\n\x1aPodSchedulingContextStatus\x12S\n\x0eresourceClaims\x18\x01 \x03(\x0b\x32;.k8s.io.api.resource.v1alpha2.ResourceClaimSchedulingStatus\"\xea\x01\n\x14PodSchedulingContext\x12\x42\n\x08metadata\x18\x01 \x01(\x0b\x32\x30.k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta\x12\x44\n\x04spec\x18\x02 \x01(\x0b\x32\x36.k8s.io.api.resource.v1alpha2.PodSchedulingContextSpec\x12H\n\x06status\x18\x03 \x01(\x0b\x32\x38.k8s.io.api.resource.v1alpha2.PodSchedulingContextStatus\"\x9f\x01\n\x18PodSchedulingContextList\x12@\n\x08metadata\x18\x01 \x01(\x0b\x32..k8s.io.apimachinery.pkg.apis.meta.v1.ListMeta\x12\x41\n\x05items\x18\x02 \x03(\x0b\x32\x32.k8s.io.api.resource.v1alpha2.PodSchedulingContextb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'resource_v1alpha2_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_RESOURCEMODEL']._serialized_start=114
-  _globals['_RESOURCEMODEL']._serialized_end=208
-  _globals['_NAMEDRESOURCESRESOURCES']._serialized_start=210
-  _globals['_NAMEDRESOURCESRESOURCES']._serialized_end=308
-  _globals['_NAMEDRESOURCESINSTANCE']._serialized_start=310
-  _globals['_NAMEDRESOURCESINSTANCE']._serialized_end=423
-  _globals['_NAMEDRESOURCESATTRIBUTE']._serialized_start=425
-  _globals['_NAMEDRESOURCESATTRIBUTE']._serialized_end=548
-  _globals['_NAMEDRESOURCESATTRIBUTEVALUE']._serialized_start=551
-  _globals['_NAMEDRESOURCESATTRIBUTEVALUE']._serialized_end=857
-  _globals['_NAMEDRESOURCESINTSLICE']._serialized_start=859
-  _globals['_NAMEDRESOURCESINTSLICE']._serialized_end=897
-  _globals['_NAMEDRESOURCESSTRINGSLICE']._serialized_start=899
-  _globals['_NAMEDRESOURCESSTRINGSLICE']._serialized_end=943
-  _globals['_STRUCTUREDRESOURCEHANDLE']._serialized_start=946
-  _globals['_STRUCTUREDRESOURCEHANDLE']._serialized_end=1217
-  _globals['_DRIVERALLOCATIONRESULT']._serialized_start=1220
-  _globals['_DRIVERALLOCATIONRESULT']._serialized_end=1408
-  _globals['_ALLOCATIONRESULTMODEL']._serialized_start=1410
-  _globals['_ALLOCATIONRESULTMODEL']._serialized_end=1519
-  _globals['_NAMEDRESOURCESALLOCATIONRESULT']._serialized_start=1521
-  _globals['_NAMEDRESOURCESALLOCATIONRESULT']._serialized_end=1567
+  _globals['_NAMEDRESOURCESINTSLICE'].fields_by_name['ints']._loaded_options = None
+  _globals['_NAMEDRESOURCESINTSLICE'].fields_by_name['ints']._serialized_options = b'\020\000'
+  _globals['_RESOURCEMODEL']._serialized_start=157
+  _globals['_RESOURCEMODEL']._serialized_end=251
+  _globals['_NAMEDRESOURCESRESOURCES']._serialized_start=253
+  _globals['_NAMEDRESOURCESRESOURCES']._serialized_end=351
+  _globals['_NAMEDRESOURCESINSTANCE']._serialized_start=353
+  _globals['_NAMEDRESOURCESINSTANCE']._serialized_end=466
+  _globals['_NAMEDRESOURCESATTRIBUTE']._serialized_start=468
+  _globals['_NAMEDRESOURCESATTRIBUTE']._serialized_end=591
+  _globals['_NAMEDRESOURCESATTRIBUTEVALUE']._serialized_start=594
+  _globals['_NAMEDRESOURCESATTRIBUTEVALUE']._serialized_end=960
+  _globals['_NAMEDRESOURCESINTSLICE']._serialized_start=962
+  _globals['_NAMEDRESOURCESINTSLICE']._serialized_end=1004
+  _globals['_NAMEDRESOURCESSTRINGSLICE']._serialized_start=1006
+  _globals['_NAMEDRESOURCESSTRINGSLICE']._serialized_end=1050
+  _globals['_NAMEDRESOURCESREQUEST']._serialized_start=1052
+  _globals['_NAMEDRESOURCESREQUEST']._serialized_end=1093
+  _globals['_NAMEDRESOURCESFILTER']._serialized_start=1095
+  _globals['_NAMEDRESOURCESFILTER']._serialized_end=1135
+  _globals['_NAMEDRESOURCESALLOCATIONRESULT']._serialized_start=1137
+  _globals['_NAMEDRESOURCESALLOCATIONRESULT']._serialized_end=1183
+  _globals['_RESOURCECLASSPARAMETERSREFERENCE']._serialized_start=1185
+  _globals['_RESOURCECLASSPARAMETERSREFERENCE']._serialized_end=1284
+  _globals['_RESOURCECLAIMPARAMETERSREFERENCE']._serialized_start=1286
+  _globals['_RESOURCECLAIMPARAMETERSREFERENCE']._serialized_end=1366
+  _globals['_RESOURCECLAIMCONSUMERREFERENCE']._serialized_start=1368
+  _globals['_RESOURCECLAIMCONSUMERREFERENCE']._serialized_end=1463
+  _globals['_RESOURCECLASS']._serialized_start=1466
+  _globals['_RESOURCECLASS']._serialized_end=1773
+  _globals['_RESOURCECLASSLIST']._serialized_start=1776
+  _globals['_RESOURCECLASSLIST']._serialized_end=1921
+  _globals['_VENDORPARAMETERS']._serialized_start=1923
+  _globals['_VENDORPARAMETERS']._serialized_end=2028
+  _globals['_RESOURCEFILTER']._serialized_start=2030
+  _globals['_RESOURCEFILTER']._serialized_end=2146
+  _globals['_RESOURCEFILTERMODEL']._serialized_start=2148
+  _globals['_RESOURCEFILTERMODEL']._serialized_end=2245
+  _globals['_RESOURCECLASSPARAMETERS']._serialized_start=2248
+  _globals['_RESOURCECLASSPARAMETERS']._serialized_end=2565
+  _globals['_RESOURCECLASSPARAMETERSLIST']._serialized_start=2568
+  _globals['_RESOURCECLASSPARAMETERSLIST']._serialized_end=2733
+  _globals['_RESOURCEREQUEST']._serialized_start=2736
+  _globals['_RESOURCEREQUEST']._serialized_end=2908
+  _globals['_RESOURCEREQUESTMODEL']._serialized_start=2910
+  _globals['_RESOURCEREQUESTMODEL']._serialized_end=3009
+  _globals['_DRIVERREQUESTS']._serialized_start=3012
+  _globals['_DRIVERREQUESTS']._serialized_end=3186
+  _globals['_RESOURCECLAIMPARAMETERS']._serialized_start=3189
+  _globals['_RESOURCECLAIMPARAMETERS']._serialized_end=3458
+  _globals['_RESOURCECLAIMPARAMETERSLIST']._serialized_start=3461
+  _globals['_RESOURCECLAIMPARAMETERSLIST']._serialized_end=3626
+  _globals['_RESOURCESLICE']._serialized_start=3629
+  _globals['_RESOURCESLICE']._serialized_end=3818
+  _globals['_RESOURCESLICELIST']._serialized_start=3821
+  _globals['_RESOURCESLICELIST']._serialized_end=3966
+  _globals['_RESOURCECLAIMSPEC']._serialized_start=3969
+  _globals['_RESOURCECLAIMSPEC']._serialized_end=4126
+  _globals['_DRIVERALLOCATIONRESULT']._serialized_start=4129
+  _globals['_DRIVERALLOCATIONRESULT']._serialized_end=4317
+  _globals['_ALLOCATIONRESULTMODEL']._serialized_start=4319
+  _globals['_ALLOCATIONRESULTMODEL']._serialized_end=4428
+  _globals['_STRUCTUREDRESOURCEHANDLE']._serialized_start=4431
+  _globals['_STRUCTUREDRESOURCEHANDLE']._serialized_end=4702
+  _globals['_RESOURCEHANDLE']._serialized_start=4705
+  _globals['_RESOURCEHANDLE']._serialized_end=4835
+  _globals['_ALLOCATIONRESULT']._serialized_start=4838
+  _globals['_ALLOCATIONRESULT']._serialized_end=5006
+  _globals['_RESOURCECLAIMSTATUS']._serialized_start=5009
+  _globals['_RESOURCECLAIMSTATUS']._serialized_end=5232
+  _globals['_RESOURCECLAIM']._serialized_start=5235
+  _globals['_RESOURCECLAIM']._serialized_end=5448
+  _globals['_RESOURCECLAIMLIST']._serialized_start=5451
+  _globals['_RESOURCECLAIMLIST']._serialized_end=5596
+  _globals['_RESOURCECLAIMTEMPLATESPEC']._serialized_start=5599
+  _globals['_RESOURCECLAIMTEMPLATESPEC']._serialized_end=5757
+  _globals['_RESOURCECLAIMTEMPLATE']._serialized_start=5760
+  _globals['_RESOURCECLAIMTEMPLATE']._serialized_end=5922
+  _globals['_RESOURCECLAIMTEMPLATELIST']._serialized_start=5925
+  _globals['_RESOURCECLAIMTEMPLATELIST']._serialized_end=6086
+  _globals['_PODSCHEDULINGCONTEXTSPEC']._serialized_start=6088
+  _globals['_PODSCHEDULINGCONTEXTSPEC']._serialized_end=6160
+  _globals['_RESOURCECLAIMSCHEDULINGSTATUS']._serialized_start=6162
+  _globals['_RESOURCECLAIMSCHEDULINGSTATUS']._serialized_end=6232
+  _globals['_PODSCHEDULINGCONTEXTSTATUS']._serialized_start=6234
+  _globals['_PODSCHEDULINGCONTEXTSTATUS']._serialized_end=6347
+  _globals['_PODSCHEDULINGCONTEXT']._serialized_start=6350
+  _globals['_PODSCHEDULINGCONTEXT']._serialized_end=6584
+  _globals['_PODSCHEDULINGCONTEXTLIST']._serialized_start=6587
+  _globals['_PODSCHEDULINGCONTEXTLIST']._serialized_end=6746
 # @@protoc_insertion_point(module_scope)

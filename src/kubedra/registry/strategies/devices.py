@@ -22,7 +22,7 @@ Pure: no I/O; the namespace's labels come from the caller.
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
@@ -49,22 +49,45 @@ ADMIN_ACCESS_LABEL = v1.DRA_ADMIN_NAMESPACE_LABEL_KEY
 # --- fields of disabled gates ---------------------------------------------------------------
 
 
-def _walk(obj: Any, path: tuple[str, ...]) -> Iterator[tuple[Any, str]]:
+Reached = list[tuple[Any, str]]
+
+
+def _walk(obj: Any, path: tuple[str, ...]) -> Reached:
     """(struct, attribute) pairs a path reaches: ``name[]`` steps into each list element,
     ``name{}`` into each map value; missing (None) values end the path."""
-    if obj is None:
-        return
+    out: Reached = []
+    if obj is not None:
+        _reacher(path)(obj, out)
+    return out
+
+
+@functools.cache
+def _reacher(path: tuple[str, ...]) -> Callable[[Any, Reached], None]:
+    """The walk of one path as nested functions, built once (every claim write walks the
+    gated paths of its kind twice)."""
     head, rest = path[0], path[1:]
     if not rest:
-        yield obj, head
-        return
-    if head.endswith("[]") or head.endswith("{}"):
-        value = getattr(obj, head[:-2])
-        items = value.values() if head.endswith("{}") and value else value or ()
-        for item in items:
-            yield from _walk(item, rest)
-    else:
-        yield from _walk(getattr(obj, head), rest)
+        return lambda obj, out: out.append((obj, head))
+    inner = _reacher(rest)
+    name = head[:-2]
+    if head.endswith("[]"):
+        def each(obj: Any, out: Reached) -> None:
+            for item in getattr(obj, name) or ():
+                if item is not None:
+                    inner(item, out)
+        return each
+    if head.endswith("{}"):
+        def values(obj: Any, out: Reached) -> None:
+            for item in (getattr(obj, name) or {}).values():
+                if item is not None:
+                    inner(item, out)
+        return values
+
+    def step(obj: Any, out: Reached) -> None:
+        value = getattr(obj, head)
+        if value is not None:
+            inner(value, out)
+    return step
 
 
 @functools.cache

@@ -19,9 +19,10 @@ from kubedra.allocation.deviceallocator import AllocationError
 from kubedra.allocation.deviceclaims import DeviceClaims
 from kubedra.allocation.deviceexplain import first_failure
 from kubedra.allocation.devicepod import DevicePlan
+from kubedra.allocation.deviceverdicts import DeviceVerdicts
 from kubedra.allocation.features import Features
 from kubedra.allocation.model.devicecel import cel_device_selectors
-from kubedra.allocation.model.devices import DeviceSelectors
+from kubedra.allocation.model.devices import DeviceSelectors, SliceIndex
 from kubedra.allocation.podclaims import Unschedulable, prepare_devices
 from kubedra.api.core import Node, Pod
 from kubedra.api.resource.v1 import DeviceClass, ResourceClaim, ResourceSlice
@@ -42,16 +43,17 @@ class DeviceState:
     claims: DeviceClaims = field(default_factory=DeviceClaims)
     classes: dict[str, DeviceClass] = field(default_factory=dict)
     selectors: DeviceSelectors = field(default_factory=cel_device_selectors)
+    verdicts: DeviceVerdicts = field(default_factory=DeviceVerdicts)
     _slices: dict[str, ResourceSlice] = field(default_factory=dict)
-    _slice_list: list[ResourceSlice] | None = None
+    _slice_index: SliceIndex | None = None
 
     # --- informer events ----------------------------------------------------------------------
 
     def set_claim(self, claim: ResourceClaim) -> None:
-        self.claims.upsert(claim)
+        self.claims.upsert_claim(claim)
 
     def delete_claim(self, claim: ResourceClaim) -> None:
-        self.claims.delete(claim)
+        self.claims.delete_claim(claim)
 
     def set_class(self, cls: DeviceClass) -> None:
         self.classes[cls.metadata.name or ""] = cls
@@ -61,17 +63,18 @@ class DeviceState:
 
     def set_slice(self, slice_: ResourceSlice) -> None:
         self._slices[slice_.metadata.name or ""] = slice_
-        self._slice_list = None
+        self._slice_index = None
 
     def delete_slice(self, slice_: ResourceSlice) -> None:
         self._slices.pop(slice_.metadata.name or "", None)
-        self._slice_list = None
+        self._slice_index = None
 
-    def slices(self) -> list[ResourceSlice]:
-        """Every slice, in the order the informer first saw them (one list until a change)."""
-        if self._slice_list is None:
-            self._slice_list = list(self._slices.values())
-        return self._slice_list
+    def slices(self) -> SliceIndex:
+        """Every slice, in the order the informer first saw them, indexed by node (one index
+        until a change)."""
+        if self._slice_index is None:
+            self._slice_index = SliceIndex(self._slices.values())
+        return self._slice_index
 
     # --- the model's part of the plugin ---------------------------------------------------------
 
@@ -106,7 +109,8 @@ class DeviceState:
     def cycle(self, pod: Pod, claims: list[ResourceClaim], plugin: DynamicResources
               ) -> DeviceCycle:
         plan = prepare_devices(pod, claims, self.classes, self.claims, self.slices(),
-                               self.selectors, self.features, plugin.filter_timeout or None)
+                               self.selectors, self.features, plugin.filter_timeout or None,
+                               self.verdicts)
         return DeviceCycle(plan, self.claims)
 
 
