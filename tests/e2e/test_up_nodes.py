@@ -16,6 +16,7 @@ from kubedra.api.core import Node, Pod
 from kubedra.api.resource.v1alpha2 import ResourceSlice
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
+from kubedra.proto import kube
 from tests.e2e.conftest import certificate_subject
 from tests.e2e.node_support import socket_root
 from tests.e2e.test_up import DRIVER, create_workload, read_until
@@ -27,14 +28,38 @@ async def test_up_with_simulated_nodes() -> None:
         await _up(data)
 
 
-async def _up(data: Path) -> None:
+@pytest.mark.timeout(150)
+async def test_up_with_components_speaking_protobuf() -> None:
+    """``--kube-api-content-type`` reaches the scheduler, the controller manager and the
+    node agents, and the cluster works as with JSON."""
+    with socket_root() as data:
+        await _up(data, "--kube-api-content-type", kube.MEDIA_TYPE)
+
+
+def _flagged(data: Path) -> set[str]:
+    """The kubedra commands under ``data`` started with ``--kube-api-content-type``."""
+    out = set()
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            args = cmdline.read_bytes().split(b"\0")
+        except OSError:
+            continue
+        if str(data).encode() in b" ".join(args) and b"--kube-api-content-type" in args:
+            out |= {a.decode() for a in args} & {"scheduler", "controller-manager", "node-pool"}
+    return out
+
+
+async def _up(data: Path, *flags: str) -> None:
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-c", "from kubedra.cli.main import main; main()", "up",
         "--data-dir", str(data), "--port", "0", "--nodes", "3", "--nodes-per-process", "2",
-        "--instances", "2", stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+        "--instances", "2", *flags, stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT)
     assert proc.stdout is not None
     try:
         await read_until(proc.stdout, "Press Ctrl-C to stop.", 60)
+        expected = {"scheduler", "controller-manager", "node-pool"} if flags else set()
+        assert _flagged(data) == expected
         async with Client(kubeconfig.load(data / "kubeconfig")) as client:
             deadline = time.monotonic() + 60
             while True:
