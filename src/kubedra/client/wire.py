@@ -20,9 +20,8 @@ class ObjectWire(Protocol):
     """An encoding of API objects with their type meta inside (as protobuf's envelope)."""
 
     media_type: str
-    """The Content-Type of a body in it, first in ``Accept``."""
-    watch_media_type: str
-    """The Content-Type of a watch stream of its events."""
+    """The Content-Type of a body in it, first in ``Accept`` (a watch stream of its events
+    has it with parameters)."""
     magic: bytes
     """How an answer in it starts (an answer that does not is JSON)."""
 

@@ -214,7 +214,6 @@ class Wire:
     ``cli/`` hands to the clients of ``--kube-api-content-type`` protobuf."""
 
     media_type = MEDIA_TYPE
-    watch_media_type = WATCH_MEDIA_TYPE
     magic = MAGIC
 
     def encode(self, obj: dict[str, Any]) -> bytes:
