@@ -7,6 +7,7 @@ scheduler, controller manager, ``kubedra kubelet``, ``kubedra example-driver``):
   generation, spec §8) hold a removed device; a claim allocated to a removed device keeps its
   allocation and its pod keeps running; a new claim only gets a device that exists; once the
   devices are back the free one is allocated, the held one not while its claim holds it;
+  the driver stopped for good has its slices wiped by the kubelet after the wiping delay;
 - the scheduler with a pool's old generation beside an incomplete new one (slices written by
   hand): the old generation is ignored, the incomplete pool serves ExactCount requests, an
   ``All`` request fails while the pool is being updated and is allocated once it is complete.
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -254,6 +256,20 @@ async def _restart_scenario(client: Client, node: NodeProcesses) -> None:
     await client.delete(Pod, "holder", NS)
     await eventually("held Running", lambda: running(client, "held"), 120)
     assert await allocated(client, "held") == ["device-130"]
+
+    # the driver stopped for good: the kubelet wipes its slices after the 30 s wiping delay
+    assert node.driver is not None
+    await node.driver.stop()
+    await asyncio.sleep(10)
+    assert await node_slices(client), "wiped before the delay"
+    await eventually("the gone driver's slices wiped", _no_slices(client), 60)
+    assert await running(client, "held")  # what runs keeps running
+
+
+def _no_slices(client: Client) -> Callable[[], Awaitable[bool]]:
+    async def check() -> bool:
+        return not await node_slices(client)
+    return check
 
 
 OTHER = "pool.example.com"
