@@ -46,6 +46,8 @@ from kubedra.scheduler.queue import ClusterEvent, QueuedPod, SchedulingQueue, po
 log = logging.getLogger(__name__)
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
+SCHEDULER_ERROR = "SchedulerError"
+"""The PodScheduled condition's reason after an error (upstream ``PodReasonSchedulerError``)."""
 
 GATED_REPORT_DELAY = 2.0
 """Seconds a PreEnqueue plugin must keep rejecting a pod before the pod is reported, so a
@@ -273,6 +275,10 @@ class Scheduler:
             self._attempted(state, ERROR)
             log.info("Error scheduling pod; retrying", {"pod": qp.key, "err": status.message})
             self.queue.requeue_error(qp)
+            # upstream's handleSchedulingFailure reports an error as it reports a misfit
+            await self._report_unschedulable(pod, status.message,
+                                             event_message(status.message, Diagnosis()),
+                                             SCHEDULER_ERROR)
             return
         if status is None:
             for plugin in state.profile.post_filter:
@@ -287,11 +293,13 @@ class Scheduler:
         self.queue.requeue_unschedulable(qp, rejectors)
         await self._report_unschedulable(pod, message, event_message(message, diagnosis))
 
-    async def _report_unschedulable(self, pod: Pod, message: str, event: str) -> None:
-        """The FailedScheduling ``event`` and the PodScheduled condition with ``message``."""
+    async def _report_unschedulable(self, pod: Pod, message: str, event: str,
+                                    reason: str = "Unschedulable") -> None:
+        """The FailedScheduling ``event`` and the PodScheduled condition with ``message``
+        (``reason`` ``SchedulerError`` for an error rather than a misfit)."""
         if self._record_event is not None:
             await self._record_event(pod, "Warning", "FailedScheduling", event)
-        condition = {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+        condition = {"type": "PodScheduled", "status": "False", "reason": reason,
                      "message": message, "lastTransitionTime": _now(), "lastProbeTime": None}
         for c in pod.status.conditions or ():
             if (c.type == "PodScheduled" and c.status == "False" and c.message == message):
