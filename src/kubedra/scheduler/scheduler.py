@@ -36,6 +36,7 @@ from kubedra.scheduler.framework import (
     Profile,
     ReservePlugin,
     Status,
+    error,
     event_message,
     feasible_nodes_to_find,
     fit_error_message,
@@ -424,8 +425,9 @@ class NodeSearch:
             for check, plugin in checks:
                 status = check(state, pod, info)
                 if status is not SUCCESS and status.code is not Code.SUCCESS:
-                    if status.code is Code.ERROR:
-                        raise FilterError(_by(status, plugin))
+                    if status.code is Code.ERROR:  # upstream RunFilterPlugins' wording
+                        raise FilterError(_by(error(
+                            f'running "{plugin.name}" filter plugin: {status.message}'), plugin))
                     if status is not last[0] or plugin is not last[1]:  # the same one, mostly
                         last = (status, plugin, _by(status, plugin))
                     diagnosis.node_statuses[info.name] = last[2]

@@ -452,8 +452,9 @@ async def test_an_allocator_error_aborts_the_cycle(tmp_path: Path,
                             if r.msg == "Error scheduling pod; retrying"]
                 (args, *_) = await eventually("the error", retried)
             assert isinstance(args, dict)
-            assert args["err"].startswith("class broken: selector #0 on device "
-                                          f"{DRIVER}/n1/gpu-0: CEL runtime error: "), args
+            assert args["err"].startswith(
+                'running "DynamicResources" filter plugin: class broken: selector #0 on device '
+                f"{DRIVER}/n1/gpu-0: CEL runtime error: "), args
 
             async def reported() -> list[Event]:
                 return [e for e in (await client.list(Event, NS)).items
