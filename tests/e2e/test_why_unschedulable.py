@@ -66,7 +66,13 @@ async def test_pending_pods_say_why(tmp_path: Path) -> None:
         assert message == (
             f"{UPSTREAM} On 2 node(s): {NS}/{claim}#0: the selector `{CLAIM_SELECTOR}` matches "
             f'none of the free instances of driver "{DRIVER}" the class admits.')
-        # the condition (and the log) keep upstream's text exactly
+        # the condition (and the log) keep upstream's text exactly; written after the event,
+        # as upstream's handleSchedulingFailure does
+        deadline = time.monotonic() + 30
+        while not any(c.type == "PodScheduled" for c in pod.status.conditions or ()):
+            assert time.monotonic() < deadline, "no PodScheduled condition"
+            await asyncio.sleep(0.2)
+            pod = await client.get(Pod, "wants-gpu", NS)
         (condition,) = [c for c in pod.status.conditions or () if c.type == "PodScheduled"]
         assert (condition.status, condition.reason, condition.message) == (
             "False", "Unschedulable", UPSTREAM)

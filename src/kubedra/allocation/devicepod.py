@@ -68,8 +68,7 @@ class DevicePodAllocator:
         if found is not None:
             return found.results
         verdicts = self.verdicts
-        state = verdicts.state(self.allocator.slices, self.claims, node)
-        found = verdicts.lookup(self._sig, name, state)
+        state, found = verdicts.find(self._sig, self.allocator.slices, self.claims, node)
         if found is None:
             deadline = time.monotonic() + self.timeout if self.timeout else None
             results = self.allocator.allocate(node, self.pending, deadline=deadline)

@@ -12,12 +12,12 @@ that changed since the last pod that asked the same. Errors are not kept: they n
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
 
 import msgspec
 
 from kubedra.allocation.deviceclaims import DeviceClaims
-from kubedra.allocation.model.devices import SliceIndex
+from kubedra.allocation.model.devices import DeviceKey, SliceIndex
 from kubedra.allocation.verdictcache import VerdictCache
 from kubedra.api.core import Node
 from kubedra.api.resource.v1 import AllocationResult, DeviceClass, ResourceClaim, ResourceSlice
@@ -39,7 +39,10 @@ class DeviceVerdict:
 class DeviceVerdicts:
     def __init__(self) -> None:
         self._cache: VerdictCache[NodeState, DeviceVerdict] = VerdictCache()
-        self._free: dict[str, tuple[tuple[ResourceSlice, ...], tuple[int | None, ...], bool]] = {}
+        self._free_nodes: set[str] = set()  # of _free_index, as of _free_mark
+        self._free_index: SliceIndex | None = None
+        self._free_mark = 0
+        self._pool_nodes: dict[tuple[str, str], list[str]] = {}
 
     def signature_id(self, pending: Sequence[ResourceClaim],
                      classes: Mapping[str, DeviceClass]) -> int:
@@ -56,20 +59,19 @@ class DeviceVerdicts:
             tuple(encode(c.spec) for c in pending),
             tuple(None if c is None else encode(c.spec) for c in found)))
 
-    @staticmethod
-    def state(index: SliceIndex, claims: DeviceClaims, node: Node) -> NodeState:
-        view = index.view(node.metadata.name or "")
+    def find(self, sig: int, index: SliceIndex, claims: DeviceClaims, node: Node
+             ) -> tuple[NodeState, DeviceVerdict | None]:
+        """The node's state now, and the verdict reached in that state (None: none yet)."""
+        name = node.metadata.name or ""
+        view = index.view(name)
         labels = tuple(sorted((node.metadata.labels or {}).items())) if index.shared else None
-        return view.slices, tuple(map(claims.pool_versions.get, view.pools)), labels
-
-    def lookup(self, sig: int, node: str, state: NodeState) -> DeviceVerdict | None:
-        hit = self._cache.entries.get((sig, node))
-        if hit is None:
-            return None
-        held = hit[0]
-        if held[0] is state[0] and held[1] == state[1] and held[2] == state[2]:
-            return hit[1]
-        return None
+        state = (view.slices, tuple(map(claims.pool_versions.get, view.pools)), labels)
+        hit = self._cache.entries.get((sig, name))
+        if hit is not None:
+            held = hit[0]
+            if held[0] is state[0] and held[1] == state[1] and held[2] == labels:
+                return state, hit[1]
+        return state, None
 
     def store(self, sig: int, node: str, state: NodeState,
               results: list[AllocationResult] | None) -> DeviceVerdict:
@@ -77,22 +79,29 @@ class DeviceVerdicts:
 
     def nodes_with_free_devices(self, index: SliceIndex, claims: DeviceClaims,
                                 nodes: Iterable[str]) -> set[str]:
-        """Those of ``nodes`` with a device of their own slices not in use (a node is looked
-        at again only when its slices or their pools' devices in use changed)."""
+        """Those of ``nodes`` (every node with slices of its own in ``index``) with a device
+        of those slices not in use. Kept from pod to pod: only the nodes of pools whose
+        devices in use changed since (:meth:`DeviceClaims.pools_changed_since`) are looked
+        at again, all of them after a slice change."""
+        changed, self._free_mark = claims.pools_changed_since(self._free_mark)
         allocated = claims.allocated()
-        versions_of = claims.pool_versions.get
-        view, seen = index.view, self._free
-        out = set()
-        for node in nodes:
-            mine = view(node)
-            versions = tuple(map(versions_of, mine.pools))
-            hit = seen.get(node)
-            if hit is not None and hit[0] is mine.slices and hit[1] == versions:
-                free = hit[2]
-            else:
-                free = any((s.spec.driver, s.spec.pool.name, d.name) not in allocated
-                           for s in mine.slices for d in s.spec.devices or ())
-                seen[node] = (mine.slices, versions, free)
-            if free:
-                out.add(node)
-        return out
+        if index is not self._free_index or changed is None:
+            self._free_index = index
+            self._pool_nodes = {}
+            for node in nodes:
+                for pool in index.view(node).pools:
+                    self._pool_nodes.setdefault(pool, []).append(node)
+            self._free_nodes = {n for n in nodes if _has_free(index, n, allocated)}
+        else:
+            free = self._free_nodes
+            for node in {n for pool in changed for n in self._pool_nodes.get(pool, ())}:
+                if _has_free(index, node, allocated):
+                    free.add(node)
+                else:
+                    free.discard(node)
+        return set(self._free_nodes)
+
+
+def _has_free(index: SliceIndex, node: str, allocated: Collection[DeviceKey]) -> bool:
+    return any((s.spec.driver, s.spec.pool.name, d.name) not in allocated
+               for s in index.view(node).slices for d in s.spec.devices or ())

@@ -15,6 +15,7 @@ from pathlib import Path
 import click
 
 from kubedra.api.release import R1_34
+from kubedra.api.resource import v1
 from kubedra.cli.runtime import run_until_signalled, setup_logging
 from kubedra.client import kubeconfig as kubeconfig_file
 from kubedra.client.rest import Client
@@ -28,6 +29,7 @@ from kubedra.driver.example import (
     load_instances,
     names_of,
     publish_devices,
+    publish_when_registered,
 )
 
 log = logging.getLogger("kubedra.example-driver")
@@ -72,15 +74,13 @@ def example_driver(driver_name: str, root_dir: Path, instances: int, cdi_dir: Pa
     except (OSError, ValueError) as err:
         raise click.ClickException(f"--config: {err}") from None
 
+    def devices() -> list[v1.Device]:
+        return load_devices(config) if config is not None else generated_devices(
+            max(instances, 0))
+
     def published(driver: Driver, example: ExampleDriver) -> None:
-        """What the era publishes after start (1.34's devices; 1.30's instances from a
-        ``--config`` read only now)."""
-        if driver.release is R1_34:
-            devices = (load_devices(config) if config is not None
-                       else generated_devices(max(instances, 0)))
-            publish_devices(driver, example, devices)
-            log.info("publishing %d devices in pool %s", len(devices), node)
-        elif config is not None and early is None:
+        """1.30: the instances of a ``--config`` read only now, once the era is known."""
+        if config is not None and early is None:
             fresh = load_instances(config)
             driver.publish(fresh)
             example.set_instances(names_of(fresh))
@@ -89,7 +89,9 @@ def example_driver(driver_name: str, root_dir: Path, instances: int, cdi_dir: Pa
         assert config is not None
         try:
             if driver.release is R1_34:
-                published(driver, example)
+                fresh_devices = devices()
+                publish_devices(driver, example, fresh_devices)
+                log.info("SIGHUP: publishing %d devices from %s", len(fresh_devices), config)
                 return
             fresh = load_instances(config)
             driver.publish(fresh)
@@ -112,9 +114,13 @@ def example_driver(driver_name: str, root_dir: Path, instances: int, cdi_dir: Pa
         try:
             if publish:
                 try:
+                    initial_devices = devices() if driver.release is R1_34 else []
                     published(driver, example)
                 except (OSError, ValueError) as err:
                     raise click.ClickException(f"--config: {err}") from None
+                if driver.release is R1_34 and await publish_when_registered(
+                        driver, example, initial_devices, stop):
+                    log.info("publishing %d devices in pool %s", len(initial_devices), node)
             if config is not None and publish:
                 asyncio.get_running_loop().add_signal_handler(
                     signal.SIGHUP, reload, driver, example)

@@ -10,8 +10,11 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import os
+from collections.abc import Callable, Coroutine
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -32,10 +35,16 @@ from kubedra.client import kubeconfig
 from kubedra.client.discovery import discover_release, dra_served
 from kubedra.client.rest import Client
 from kubedra.driver import Driver, dra_socket_path
-from kubedra.driver.example import build, generated_devices, instance_names, publish_devices
+from kubedra.driver.example import (
+    build,
+    generated_devices,
+    instance_names,
+    publish_when_registered,
+)
 from kubedra.kubelet.agent import NodeAgent, bound_pods
 from kubedra.kubelet.holder import RootDirInUse
 from kubedra.kubelet.node import NodeClaimed
+from kubedra.tasks import cancel_and_wait
 from kubedra.testing import gpu_attributes
 
 MAX_SOCKET_PATH = 107
@@ -97,7 +106,7 @@ def node_pool(kubeconfig_path: str | None, kubeconfig_dir: Path | None, root_dir
             common = (await clients.enter_async_context(
                 Client(shared, user_agent="kubedra-node-pool", wire=wire(content_type)))
                 if shared is not None else None)
-            agents = []
+            agents: list[tuple[NodeAgent, Callable[[], Coroutine[Any, Any, bool]] | None]] = []
             # one node identity may not watch other nodes' pods: sharing needs one client
             bound = bound_pods(common) if common is not None else None
             dra: bool | None = None
@@ -113,6 +122,7 @@ def node_pool(kubeconfig_path: str | None, kubeconfig_dir: Path | None, root_dir
                         dra = await dra_served(client, "node-pool", "the example drivers",
                                                version=claim_api(release).version)
                     root = (root_dir / name).absolute()
+                    publishing = None
                     if dra:
                         # on 1.34 the driver reads claims and publishes with the node's client
                         driver, example = build(driver_name, root, root / "cdi", name,
@@ -120,12 +130,15 @@ def node_pool(kubeconfig_path: str | None, kubeconfig_dir: Path | None, root_dir
                         await driver.start()
                         drivers.append(driver)
                         if driver.release is R1_34:
-                            publish_devices(driver, example, generated_devices(instances))
+                            publishing = functools.partial(
+                                publish_when_registered, driver, example,
+                                generated_devices(instances))
                     config = node_config(name, cpu, memory, pods, labels, taints)
                     config.kubelet_version = release.git_version
-                    agents.append(NodeAgent(client, config, root, bound, dra, release=release,
-                                            serving=tls.get(name)))
-                await until_stopped(stop, *(a.run() for a in agents))
+                    agent = NodeAgent(client, config, root, bound, dra, release=release,
+                                      serving=tls.get(name))
+                    agents.append((agent, publishing))
+                await until_stopped(stop, *(_node(a, p) for a, p in agents))
             except (NodeClaimed, RootDirInUse) as e:
                 raise click.ClickException(str(e)) from None
             finally:
@@ -135,6 +148,20 @@ def node_pool(kubeconfig_path: str | None, kubeconfig_dir: Path | None, root_dir
                     await driver.stop()
 
     run_until_signalled(main, control_loop=True)
+
+
+async def _node(agent: NodeAgent,
+                publishing: Callable[[], Coroutine[Any, Any, bool]] | None) -> None:
+    """Run ``agent``, and beside it (1.34) its driver's publishing, which waits for the
+    agent to take the driver's registration."""
+    if publishing is None:
+        await agent.run()
+        return
+    task = asyncio.create_task(publishing())
+    try:
+        await agent.run()
+    finally:
+        await cancel_and_wait(task)
 
 
 def pool_components(data_dir: Path, nodes: int, per_process: int, instances: int, driver: str,

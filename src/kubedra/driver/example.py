@@ -20,6 +20,7 @@ gets one device per allocated instance (``claim-<uid>-<instance>``), each with t
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import re
@@ -37,6 +38,7 @@ from kubedra.driver.claims import Claim, ClaimError, ClaimRef, Device, PrepareRe
 from kubedra.driver.draplugin import base_request
 from kubedra.driver.plugin import Driver
 from kubedra.driver.resourceslices import DriverResources, Pool, Slice
+from kubedra.tasks import cancel_and_wait
 
 
 def instance_names(count: int) -> list[str]:
@@ -321,3 +323,23 @@ def publish_devices(driver: Driver, example: ExampleDriver, devices: Sequence[v1
     """1.34: publish ``devices`` as the node's pool, and prepare only those from now on."""
     driver.publish_resources(node_resources(example.node_name, devices))
     example.set_instances(d.name for d in devices)
+
+
+async def publish_when_registered(driver: Driver, example: ExampleDriver,
+                                  devices: Sequence[v1.Device],
+                                  stop: asyncio.Event | None = None) -> bool:
+    """1.34: :func:`publish_devices` once the kubelet has accepted the driver (False when
+    ``stop`` came first). A starting kubelet deletes every ResourceSlice of its node before
+    it takes registrations (upstream runs a node's drivers only once it is up): slices
+    written earlier would be wiped, and put back only after the controller's sync delay."""
+    waits = [asyncio.ensure_future(driver.registered.wait())]
+    if stop is not None:
+        waits.append(asyncio.ensure_future(stop.wait()))
+    try:
+        await asyncio.wait(waits, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        await cancel_and_wait(*waits)
+    if not driver.registered.is_set():
+        return False
+    publish_devices(driver, example, devices)
+    return True

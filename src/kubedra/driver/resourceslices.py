@@ -16,7 +16,6 @@ failed sync is reported to ``error_handler`` and retried with backoff.
 from __future__ import annotations
 
 import asyncio
-import copy
 import dataclasses
 import logging
 import time
@@ -25,6 +24,7 @@ from datetime import datetime
 
 import msgspec
 
+from kubedra.api import codec
 from kubedra.api.core import Node, NodeSelector
 from kubedra.api.meta import ObjectMeta, OwnerReference
 from kubedra.api.resource import v1
@@ -189,7 +189,8 @@ class ResourceSliceController:
                                  f"slices of node {self._node_name!r} (the owner)")
         for name in self._resources.pools:
             self.queue.add(name)
-        self._resources = copy.deepcopy(resources) if resources else DriverResources()
+        self._resources = (codec.deep_copy(resources, DriverResources) if resources
+                           else DriverResources())
         for name in self._resources.pools:
             self.queue.add(name)
 
@@ -303,14 +304,15 @@ class ResourceSliceController:
             if i not in changed and not bumped:
                 continue
             want = pool.slices[i]
-            updated = copy.deepcopy(existing)
-            spec = updated.spec
-            spec.pool = copy.deepcopy(desired_pool)
-            spec.node_selector = pool.node_selector
-            spec.all_nodes = True if all_nodes else None
-            spec.shared_counters = want.shared_counters
-            spec.per_device_node_selection = want.per_device_node_selection
-            spec.devices = _keep_taint_times(existing.spec.devices, want.devices)
+            # the informer's copy stays as it is: a new object over its metadata, none of
+            # its devices copied (the desired ones replace them)
+            spec = msgspec.structs.replace(
+                existing.spec, pool=msgspec.structs.replace(desired_pool),
+                node_selector=pool.node_selector, all_nodes=True if all_nodes else None,
+                shared_counters=want.shared_counters,
+                per_device_node_selection=want.per_device_node_selection,
+                devices=_keep_taint_times(existing.spec.devices, want.devices))
+            updated = msgspec.structs.replace(existing, spec=spec)
             actual = await self.client.update(updated)
             self.stats.updates += 1
             log.debug("updated ResourceSlice %s of pool %s", actual.metadata.name, name)
@@ -325,7 +327,7 @@ class ResourceSliceController:
                                     name=owner.name, uid=owner.uid, controller=True)]
                     if owner is not None else None)),
                 spec=v1.ResourceSliceSpec(
-                    driver=self.driver, pool=copy.deepcopy(desired_pool),
+                    driver=self.driver, pool=msgspec.structs.replace(desired_pool),
                     node_name=self._node_name or None, node_selector=pool.node_selector,
                     all_nodes=True if all_nodes else None, devices=want.devices,
                     shared_counters=want.shared_counters,

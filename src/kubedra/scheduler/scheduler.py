@@ -36,6 +36,7 @@ from kubedra.scheduler.framework import (
     Profile,
     ReservePlugin,
     Status,
+    error,
     event_message,
     feasible_nodes_to_find,
     fit_error_message,
@@ -46,6 +47,8 @@ from kubedra.scheduler.queue import ClusterEvent, QueuedPod, SchedulingQueue, po
 log = logging.getLogger(__name__)
 
 DEFAULT_SCHEDULER_NAME = "default-scheduler"
+SCHEDULER_ERROR = "SchedulerError"
+"""The PodScheduled condition's reason after an error (upstream ``PodReasonSchedulerError``)."""
 
 GATED_REPORT_DELAY = 2.0
 """Seconds a PreEnqueue plugin must keep rejecting a pod before the pod is reported, so a
@@ -273,6 +276,10 @@ class Scheduler:
             self._attempted(state, ERROR)
             log.info("Error scheduling pod; retrying", {"pod": qp.key, "err": status.message})
             self.queue.requeue_error(qp)
+            # upstream's handleSchedulingFailure reports an error as it reports a misfit
+            await self._report_unschedulable(pod, status.message,
+                                             event_message(status.message, Diagnosis()),
+                                             SCHEDULER_ERROR)
             return
         if status is None:
             for plugin in state.profile.post_filter:
@@ -287,11 +294,13 @@ class Scheduler:
         self.queue.requeue_unschedulable(qp, rejectors)
         await self._report_unschedulable(pod, message, event_message(message, diagnosis))
 
-    async def _report_unschedulable(self, pod: Pod, message: str, event: str) -> None:
-        """The FailedScheduling ``event`` and the PodScheduled condition with ``message``."""
+    async def _report_unschedulable(self, pod: Pod, message: str, event: str,
+                                    reason: str = "Unschedulable") -> None:
+        """The FailedScheduling ``event`` and the PodScheduled condition with ``message``
+        (``reason`` ``SchedulerError`` for an error rather than a misfit)."""
         if self._record_event is not None:
             await self._record_event(pod, "Warning", "FailedScheduling", event)
-        condition = {"type": "PodScheduled", "status": "False", "reason": "Unschedulable",
+        condition = {"type": "PodScheduled", "status": "False", "reason": reason,
                      "message": message, "lastTransitionTime": _now(), "lastProbeTime": None}
         for c in pod.status.conditions or ():
             if (c.type == "PodScheduled" and c.status == "False" and c.message == message):
@@ -416,8 +425,9 @@ class NodeSearch:
             for check, plugin in checks:
                 status = check(state, pod, info)
                 if status is not SUCCESS and status.code is not Code.SUCCESS:
-                    if status.code is Code.ERROR:
-                        raise FilterError(_by(status, plugin))
+                    if status.code is Code.ERROR:  # upstream RunFilterPlugins' wording
+                        raise FilterError(_by(error(
+                            f'running "{plugin.name}" filter plugin: {status.message}'), plugin))
                     if status is not last[0] or plugin is not last[1]:  # the same one, mostly
                         last = (status, plugin, _by(status, plugin))
                     diagnosis.node_statuses[info.name] = last[2]

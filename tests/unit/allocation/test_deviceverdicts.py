@@ -142,3 +142,32 @@ def test_shared_verdicts_equal_fresh_allocations_over_random_histories() -> None
             elif held and rng.random() < 0.5:  # a claim deallocated
                 gone = held.pop(rng.randrange(len(held)))
                 cluster.claims.delete_claim(gone)
+
+
+def test_the_kept_free_node_set_follows_every_change() -> None:
+    rng = random.Random(11)
+    names = [f"n{k}" for k in range(6)]
+    cluster = Cluster([slice_(n, rng.randint(0, 2)) for n in names])
+    held: list[ResourceClaim] = []
+    for i in range(200):
+        if rng.random() < 0.05:  # a driver republishes: a new index
+            cluster.index = SliceIndex([slice_(n, rng.randint(0, 2), generation=i + 2)
+                                        for n in names])
+        c = claim(i)
+        name = rng.choice(names)
+        pod_allocator, got = cluster.results(i, c, name)
+        local = cluster.index.node_local()
+        assert local is not None
+        brute = {n for n in local if any(
+            (s.spec.driver, s.spec.pool.name, d.name) not in cluster.claims.allocated()
+            for _, s in local[n] for d in s.spec.devices or ())}
+        assert pod_allocator.nodes_with_free_devices() == brute
+        if got is not None and rng.random() < 0.6:
+            (allocated,) = pod_allocator.reserve(name)
+            if rng.random() < 0.8:
+                assert pod_allocator.commit(allocated)
+                held.append(allocated)
+            else:
+                pod_allocator.release()
+        elif held and rng.random() < 0.5:
+            cluster.claims.delete_claim(held.pop(rng.randrange(len(held))))

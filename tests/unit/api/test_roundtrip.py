@@ -11,7 +11,7 @@ import pytest
 
 from kubedra.api import codec, core
 from kubedra.api.quantity import Quantity
-from kubedra.api.resource import v1alpha2
+from kubedra.api.resource import v1, v1alpha2
 from tests.unit.api.samples import (
     all_objects,
     example_objects,
@@ -264,3 +264,19 @@ def test_decoded_models_are_left_out_of_the_cycle_collector() -> None:
     seen = [m for _, raw in OBJECTS for m in models(codec.decode_object(raw))]
     assert len(seen) > 100
     assert not [type(m).__name__ for m in seen if gc.is_tracked(m)]
+
+
+def test_deep_copy_is_equal_and_shares_nothing_mutable() -> None:
+    devices = [v1.Device(name=f"gpu-{i}", attributes={
+        "model": v1.DeviceAttribute(string="a100"), "numa": v1.DeviceAttribute(int_=i),
+        "mig": v1.DeviceAttribute(bool_=True), "fw": v1.DeviceAttribute(version="1.2.3")},
+        capacity={"memory": v1.DeviceCapacity(value=Quantity.parse("80Gi"))})
+        for i in range(3)]
+    copied = codec.deep_copy(devices, list[v1.Device])
+    assert copied == devices and copied is not devices
+    assert all(a is not b and a.attributes is not b.attributes
+               for a, b in zip(copied, devices, strict=True))
+    assert copied[0].attributes is not None
+    copied[0].attributes["model"].string = "h100"
+    assert devices[0].attributes is not None
+    assert devices[0].attributes["model"].string == "a100"

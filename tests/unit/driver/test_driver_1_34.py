@@ -1,7 +1,8 @@
 """The SDK's 1.34 Driver against the 1.34 fake kubelet and a 1.34 API server in a subprocess:
 registration offering ``v1.DRAPlugin`` then ``v1beta1.DRAPlugin``, claims read from the API
 (allocation and uid checked, with upstream's texts), per-claim results and errors,
-serialization, publishing ResourceSlices, and the era chosen by the API server."""
+serialization, publishing ResourceSlices (the example driver once the kubelet took its
+registration), and the era chosen by the API server."""
 
 from __future__ import annotations
 
@@ -17,6 +18,7 @@ from kubedra.api.release import R1_30, R1_34
 from kubedra.api.resource import v1
 from kubedra.client.rest import Client
 from kubedra.driver import Claim, ClaimRef, Device, Driver, PrepareResult
+from kubedra.driver.example import build, generated_devices, publish_when_registered
 from kubedra.driver.resourceslices import DriverResources, Pool, Slice
 from kubedra.driver.testing import ApiServer, FakeKubelet
 from kubedra.driver.testing import PrepareResult as Answer
@@ -231,3 +233,30 @@ async def test_an_unreachable_api_server_fails_the_call_with_the_reason(short_di
             assert batch.prepared == [], failed.value.details()
     finally:
         await server.__aexit__(None, None, None)
+
+
+async def test_the_example_driver_publishes_once_the_kubelet_took_it(api: Client,
+                                                                     short_dir: Path) -> None:
+    """A starting kubelet deletes its node's slices before it takes registrations: slices
+    published earlier would be wiped (and put back only after the controller's sync delay)."""
+    driver, example = build(DRIVER, short_dir, short_dir / "cdi", NODE, [], api)
+    async with driver:
+        stop = asyncio.Event()
+        unregistered = asyncio.create_task(publish_when_registered(
+            driver, example, generated_devices(1), stop))
+        publishing = asyncio.create_task(publish_when_registered(
+            driver, example, generated_devices(2)))
+        await asyncio.sleep(0.5)
+        assert not publishing.done() and (await api.list(v1.ResourceSlice)).items == []
+        stop.set()
+        assert await unregistered is False
+        async with FakeKubelet(driver.registration_socket, client=api, node_name=NODE):
+            assert await asyncio.wait_for(publishing, 10) is True
+            for _ in range(300):
+                slices = (await api.list(v1.ResourceSlice)).items
+                if slices:
+                    break
+                await asyncio.sleep(0.1)
+            (published,) = slices
+            assert [d.name for d in published.spec.devices] == ["device-00", "device-01"]
+            assert example.instances == {"device-00", "device-01"}

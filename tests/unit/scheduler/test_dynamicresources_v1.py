@@ -428,8 +428,10 @@ async def test_prebind_refuses_a_claim_allocated_elsewhere(tmp_path: Path) -> No
 
 async def test_an_allocator_error_aborts_the_cycle(tmp_path: Path,
                                                   caplog: pytest.LogCaptureFixture) -> None:
-    """Upstream's Filter Error: no node is tried further, the pod goes to backoff and no
-    FitError (``0/N nodes are available``) is reported."""
+    """Upstream's Filter Error: no node is tried further, the pod goes to backoff and the
+    error, not a FitError (``0/N nodes are available``), is reported: the FailedScheduling
+    event and the PodScheduled condition (reason SchedulerError) say it, as upstream's
+    handleSchedulingFailure does."""
     async with server(tmp_path) as client:
         for name in ("n1", "n2"):
             await client.create(fake_node(name))
@@ -450,10 +452,22 @@ async def test_an_allocator_error_aborts_the_cycle(tmp_path: Path,
                             if r.msg == "Error scheduling pod; retrying"]
                 (args, *_) = await eventually("the error", retried)
             assert isinstance(args, dict)
-            assert args["err"].startswith("class broken: selector #0 on device "
-                                          f"{DRIVER}/n1/gpu-0: CEL runtime error: "), args
-            events = await client.list(Event, NS)
-            assert not [e for e in events.items if e.reason == "FailedScheduling"]
+            assert args["err"].startswith(
+                'running "DynamicResources" filter plugin: class broken: selector #0 on device '
+                f"{DRIVER}/n1/gpu-0: CEL runtime error: "), args
+
+            async def reported() -> list[Event]:
+                return [e for e in (await client.list(Event, NS)).items
+                        if e.reason == "FailedScheduling"]
+            (event, *_) = await eventually("the error reported", reported)
+            assert event.message == args["err"]
+
+            async def condition() -> list[tuple[str | None, str | None]]:
+                return [(c.reason, c.message) for c in
+                        (await client.get(Pod, "p", NS)).status.conditions or ()
+                        if c.type == "PodScheduled"]
+            assert await eventually("the condition", condition) == [
+                ("SchedulerError", args["err"])]
             assert (await client.get(Pod, "p", NS)).spec.node_name is None
         finally:
             await cancel_and_wait(task)
