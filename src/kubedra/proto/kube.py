@@ -701,7 +701,9 @@ def _message_json(plan: _Plan, data: Any, at: int, end: int) -> Any:
     return out
 
 
-def _int_json(kind: int, raw: int, key: str) -> int | bool:
+def _int_json(kind: int, raw: int, key: str) -> Any:
+    """A varint as its JSON value (typed Any: compiled, ``int | bool`` would be ``int``, and a
+    bool would come back as 0 or 1)."""
     if kind == _BOOL:
         return raw != 0
     if kind == _INT32:
