@@ -107,13 +107,16 @@ async def test_the_1_34_walkthrough_on_make_up(tmp_path: Path) -> None:
                 assert time.monotonic() < deadline, pod.status
                 await asyncio.sleep(0.5)
             assert pod.spec.node_name in nodes
-            (claim,) = (await client.list(v1.ResourceClaim, "default")).items
+            (status,) = pod.status.resource_claim_statuses or []
+            claim = await client.get(v1.ResourceClaim, status.resource_claim_name or "",
+                                     "default")
             assert claim.status.allocation is not None
             (result,) = claim.status.allocation.devices.results or []
             assert (result.driver, result.pool) == ("gpu.example.com", pod.spec.node_name)
             table = (await run(binary, env, "get", "resourceclaims")).splitlines()
             assert table[0].split() == ["NAME", "STATE", "AGE"], table
-            assert table[1].split()[:2] == [claim.metadata.name, "allocated,reserved"], table
+            assert [claim.metadata.name, "allocated,reserved"] in [
+                line.split()[:2] for line in table], table
             logs = await run(binary, env, "logs", "gpu-pod")
             assert (f"request gpu: driver gpu.example.com pool {pod.spec.node_name} device "
                     f"{result.device}") in logs, logs
