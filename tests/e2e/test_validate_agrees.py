@@ -175,10 +175,11 @@ def test_validate_and_the_server_agree(release: Release, gates: str, tmp_path: P
 def test_appendix_c_is_accepted_with_the_gate_off_and_rejected_with_it_on(
     tmp_path: Path,
 ) -> None:
-    """The case that once split the two: upstream drops the field when the gate is off."""
+    """The case that once split the two: upstream drops the field when the gate is off (as
+    1.30 has it by default)."""
     body = json.dumps(_managed_by_job("not a valid/value!!"))
-    off = CliRunner().invoke(validate, ["-f", "-"], input=body)
-    on = CliRunner().invoke(validate, ["-f", "-", "--feature-gates", "JobManagedBy=true"],
-                            input=body)
+    off = CliRunner().invoke(validate, ["-f", "-", "--emulated-version", "1.30"], input=body)
+    on = CliRunner().invoke(validate, ["-f", "-", "--emulated-version", "1.30",
+                                       "--feature-gates", "JobManagedBy=true"], input=body)
     assert (off.exit_code, off.stdout) == (0, "Job/j valid\n")
     assert on.exit_code == 1 and on.stderr.startswith('The Job "j" is invalid: spec.managedBy')

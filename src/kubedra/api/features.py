@@ -80,8 +80,8 @@ class FeatureGateError(ValueError):
 class FeatureGates:
     """The gates of one release; the class defaults are v1.30's table (:meth:`for_release`
     gives a release's, as the commands build theirs from ``--emulated-version``). Attributes
-    of gates a release lacks hold what that release does:
-    off before a gate exists, on once it was removed after GA."""
+    of gates a release lacks hold what that release does: off before a gate exists, on once
+    it was removed after GA."""
 
     release: Release = R1_30
     dynamic_resource_allocation: bool = True

@@ -1,5 +1,5 @@
 """``kubedra fetch-kubectl [--version 1.30|1.34]`` (``make kubectl``): the kubectl of a
-release kubedra emulates (by default the default release's: v1.34.5; v1.30.0 for
+release kubedra emulates (v1.34.5 for the default release, 1.34; v1.30.0 for
 ``--emulated-version 1.30``), for users and for the end-to-end tests.
 
 Neither is packaged for Debian (it ships 1.20), so we take the static linux/amd64 binary

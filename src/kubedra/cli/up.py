@@ -45,7 +45,7 @@ RESTART_LIMIT = 5
                    "ResourceSlice of GPU-like instances (1.34: Nodes only)")
 @click.option("--nodes", default=0, show_default=True,
               help="run this many simulated nodes (node-0, ...): node agents, each with the "
-                   "example driver publishing its instances")
+                   "example driver publishing its devices (1.30: instances)")
 @click.option("--nodes-per-process", default=25, show_default=True,
               help="node agents hosted by one process")
 @click.option("--instances", default=8, show_default=True,
