@@ -8,8 +8,8 @@
 #   make compile  compile the API server's request path with mypyc (setup.py); `make test`
 #                 and the benchmarks run on this build, `make up` uses it once it is there
 #   make bench    a benchmark on the compiled build (BENCH="scheduler_perf --runs 3")
-#   make kubectl  fetch kubectl v1.30.0 (the release kubedra serves by default) once and print
-#                 its path (kubedra fetch-kubectl --version 1.34: the kubectl of 1.34)
+#   make kubectl  fetch kubectl v1.34.5 (the release kubedra serves by default) once and print
+#                 its path (kubedra fetch-kubectl --version 1.30: the kubectl of 1.30)
 #   make protos   regenerate src/kubedra/proto/generated/ from the .proto files
 PYTHON ?= python3
 VENV := .venv
@@ -64,7 +64,7 @@ UP_NODES = $(if $(filter --nodes --nodes=% --fake-nodes --fake-nodes=%,$(ARGS)),
 up: $(RUNTIME_STAMP) drop-stale-compiled
 	$(BIN)/kubedra up $(UP_NODES) $(ARGS)
 
-# kubectl v1.30.0, the release kubedra serves: fetched once, its path printed.
+# kubectl v1.34.5, of the release kubedra serves by default: fetched once, its path printed.
 kubectl: $(RUNTIME_STAMP)
 	@$(BIN)/kubedra fetch-kubectl
 

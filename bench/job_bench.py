@@ -122,7 +122,7 @@ async def _until(what: str, ok: Callable[[], bool], timeout: float) -> None:
 async def run(jobs: int, pods: int, run_seconds: float, data_dir: Path) -> Result:
     total = jobs * pods
     nodes = max(2, -(-total // PODS_PER_NODE))
-    cluster = LocalCluster(data_dir, feature_gates="JobManagedBy=true")
+    cluster = LocalCluster(data_dir, emulated_version="1.30", feature_gates="JobManagedBy=true")
     cluster.node_names = node_names(nodes)  # each node its own identity, as in up
     cluster.others += pool_components(data_dir, nodes, NODES_PER_PROCESS, 1, DRIVER)
     await cluster.start()

@@ -196,6 +196,7 @@ def run(rounds: int, pods: int, concurrency: int, callgrind: bool,
             prefix = ("valgrind", "--tool=callgrind",
                       f"--callgrind-out-file={data / 'callgrind.out.%p'}")
         proc, kubeconfig = start_server(data, tls=True, prefix=prefix,
+                                        flags=("--emulated-version", "1.30"),
                                         timeout=300 if callgrind else 30)
         try:
             per_round = asyncio.run(

@@ -120,7 +120,7 @@ WORKLOADS = {
 
 
 def _kind(name: str) -> kinds.Kind:
-    kind = kinds.lookup(name)
+    kind = kinds.lookup(name, R1_30)
     assert kind is not None
     return kind
 
@@ -552,8 +552,7 @@ async def run_once(workload: str, workdir: Path, timeout: float, backend: str = 
     # scheduler_perf runs without one)
     cluster = LocalCluster(workdir, etcd_members=1 if backend == "etcd" else 0, audit_log=False,
                            controller_manager_args=WITHOUT_NODE_LIFECYCLE,
-                           emulated_version="" if release == R1_30 else release.name,
-                           content_type=content_type)
+                           emulated_version=release.name, content_type=content_type)
     async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
         await era.publish(client, w)
         await create_namespace(client, "init")

@@ -26,6 +26,12 @@ def example_files() -> list[Path]:
     """The manifests of ``examples/`` (what ``kubectl apply -f examples/`` applies), then the
     reference objects kept out of it (``examples/reference/``)."""
     return sorted(EXAMPLES.glob("*.yaml")) + sorted((EXAMPLES / "reference").glob("*.yaml"))
+
+
+def example_files_1_34() -> list[Path]:
+    """The manifests of ``examples/v1.34/`` (``kubectl apply -f examples/v1.34/`` on the
+    default release's cluster)."""
+    return sorted((EXAMPLES / "v1.34").glob("*.yaml"))
 _Test = TypeVar("_Test", bound=Callable[..., Any])
 
 

@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from kubedra.api.release import R1_30
 from kubedra.api.resource import v1alpha2 as r
 from kubedra.validation import nodeauthz as na
 from tests.conformance.validation_support import decode
@@ -36,7 +37,7 @@ def test_authorizer(case: dict[str, Any]) -> None:
         namespace=a.get("namespace", ""), resource_request=a.get("resourceRequest", True),
     )
     user = case["user"]
-    verdict = na.authorize_node_request(user["name"], user["groups"], attrs, _graph())
+    verdict = na.authorize_node_request(user["name"], user["groups"], attrs, _graph(), R1_30)
     assert verdict is not None
     assert verdict.decision.value == case["decision"]
     assert verdict.reason == case.get("reason", "")

@@ -1,7 +1,9 @@
 """E2E fixtures: a real ``kubedra apiserver`` subprocess on 127.0.0.1 (SQLite in a temp dir,
 HTTPS with the cluster CA, the administrator's kubeconfig written by the server), the official
-Python client, and kubectl 1.30. Raw HTTP clients use :func:`kubeconfig_session`: TLS verified
-against the kubeconfig's CA and its user's credentials."""
+Python client, and kubectl 1.30; the same for 1.34 (``apiserver_134``, ``kubectl_134``). The
+servers emulate the release they name (1.30 unless a test says), not the command's default.
+Raw HTTP clients use :func:`kubeconfig_session`: TLS verified against the kubeconfig's CA and
+its user's credentials."""
 
 from __future__ import annotations
 
@@ -119,15 +121,18 @@ async def stand_in_server(answer: Any, path: Path) -> Any:
 
 
 @contextlib.contextmanager
-def apiserver_process(data: Path, *args: str) -> Iterator[Path]:
-    """A ``kubedra apiserver`` on 127.0.0.1 (port 0) storing in ``data``, with ``args``;
+def apiserver_process(data: Path, *args: str, release: str | None = "1.30") -> Iterator[Path]:
+    """A ``kubedra apiserver`` on 127.0.0.1 (port 0) storing in ``data``, with ``args``,
+    emulating ``release`` unless ``args`` name one (``None``: the command's default);
     yields its kubeconfig once written, and checks its log stays clean."""
     kubeconfig = data / "kubeconfig"
     log_path = data / "log"
+    emulated = ["--emulated-version", release] if release and "--emulated-version" not in args \
+        else []
     with log_path.open("wb") as log:
         proc = subprocess.Popen(
             [*_kubedra_command(), "apiserver", "--data-dir", str(data), "--port", "0",
-             "--kubeconfig", str(kubeconfig), *args],
+             "--kubeconfig", str(kubeconfig), *emulated, *args],
             stdout=log, stderr=subprocess.STDOUT,
         )
         try:
@@ -150,7 +155,8 @@ def apiserver(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
     log_path = data / "apiserver.log"
     log: IO[bytes] = log_path.open("wb")
     cmd = [*_kubedra_command(), "apiserver", "--data-dir", str(data), "--port", "0",
-           "--kubeconfig", str(kubeconfig), "--feature-gates", "JobManagedBy=true"]
+           "--kubeconfig", str(kubeconfig), "--emulated-version", "1.30",
+           "--feature-gates", "JobManagedBy=true"]
     proc = subprocess.Popen(cmd, stdout=log, stderr=subprocess.STDOUT)
     server = Server(kubeconfig, data, log_path, proc)
     try:

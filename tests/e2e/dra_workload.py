@@ -10,6 +10,7 @@ from typing import Any
 
 from kubedra.api import kinds
 from kubedra.api.core import Node, Pod
+from kubedra.api.release import R1_30
 from kubedra.api.resource.v1alpha2 import FINALIZER, ResourceClaim
 from kubedra.client.informer import Informer
 from kubedra.client.rest import Client
@@ -29,7 +30,7 @@ GOOD = {"model": "a100", "memory": "80Gi", "driver": "1.4.0"}
 
 
 def kind(name: str) -> kinds.Kind:
-    found = kinds.lookup(name)
+    found = kinds.lookup(name, R1_30)
     assert found is not None, name
     return found
 

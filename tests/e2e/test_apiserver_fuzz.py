@@ -117,7 +117,8 @@ def server(tmp_path_factory: pytest.TempPathFactory,
     log = log_path.open("wb")
     proc = subprocess.Popen(
         [sys.executable, "-c", "from kubedra.cli.main import main; main()", "apiserver",
-         "--data-dir", str(data), "--port", "0", "--kubeconfig", str(kubeconfig)],
+         "--data-dir", str(data), "--port", "0", "--kubeconfig", str(kubeconfig),
+         "--emulated-version", "1.30"],
         stdout=log, stderr=subprocess.STDOUT,
     )
     try:

@@ -106,7 +106,8 @@ async def test_watch_cache_is_bounded_by_bytes(tmp_path: Path) -> None:
     log = (tmp_path / "log").open("wb")
     proc = subprocess.Popen(
         [sys.executable, "-m", "kubedra", "apiserver", "--data-dir", str(tmp_path),
-         "--port", "0", "--kubeconfig", str(kc), "--watch-cache-bytes", "16Mi"],
+         "--port", "0", "--kubeconfig", str(kc), "--watch-cache-bytes", "16Mi",
+         "--emulated-version", "1.30"],
         stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 60

@@ -244,7 +244,7 @@ def test_namespace_role_and_escalation(cluster: Cluster) -> None:
 @pytest.fixture(scope="module")
 def kubectl_bin() -> Path:
     try:
-        return ensure_kubectl()
+        return ensure_kubectl("1.30")
     except KubectlUnavailable as err:
         pytest.skip(str(err))
 

@@ -60,7 +60,8 @@ async def kill_leader(client: Client, cluster: LocalCluster) -> str:
 
 @pytest.mark.timeout(420)
 async def test_control_loop(tmp_path: Path) -> None:
-    cluster = LocalCluster(tmp_path, schedulers=2, scheduler_args=LEADER_FLAGS,
+    cluster = LocalCluster(tmp_path, emulated_version="1.30",
+                           schedulers=2, scheduler_args=LEADER_FLAGS,
                            controller_manager_args=WITHOUT_NODE_LIFECYCLE)
     async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
         await create_workload(client, NS, NODES, PER_NODE)

@@ -21,7 +21,7 @@ LEASE = "kube-controller-manager"
 
 @pytest.mark.timeout(180)
 async def test_one_controller_manager_leads(tmp_path: Path) -> None:
-    cluster = LocalCluster(tmp_path, schedulers=0, verbose=1)
+    cluster = LocalCluster(tmp_path, emulated_version="1.30", schedulers=0, verbose=1)
     async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
         second = Component("controller-manager-2", [
             "controller-manager", "--kubeconfig",

@@ -32,7 +32,7 @@ async def test_the_tutorial_driver_serves_the_tutorial_pod(tmp_path: Path) -> No
         project, root = short / "project", short / "root"
         project.mkdir()
         write_project(project)
-        async with LocalCluster(tmp_path) as cluster, \
+        async with LocalCluster(tmp_path, emulated_version="1.30") as cluster, \
                 Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
             agent = Component("kubelet", [
                 "kubelet", "--kubeconfig", str(cluster.node_kubeconfig(NODE)), "--node-name",

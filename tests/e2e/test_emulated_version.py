@@ -1,10 +1,10 @@
-"""``--emulated-version`` and ``--runtime-config`` with real processes: a 1.34 API server
-answers ``/version`` as v1.34.0 and serves no ``resource.k8s.io/v1alpha2`` (404, absent from
-discovery and OpenAPI); bad flag values are refused before serving, with upstream's texts;
-``kubedra up --emulated-version 1.34`` comes up, its node agents say in one line that they
-run without their v1alpha2 DRA parts (the controller manager's claim controller and the
-scheduler's DynamicResources serve v1), and a Job of two pods completes on its node agents; its
-nodes (agents or fake) report v1.34.0."""
+"""``--emulated-version`` and ``--runtime-config`` with real processes: a 1.34 API server (the
+default, or named) answers ``/version`` as v1.34.0 and serves no ``resource.k8s.io/v1alpha2``
+(404, absent from discovery and OpenAPI); bad flag values are refused before serving, with
+upstream's texts; ``kubedra up --emulated-version 1.34`` comes up, its node agents say in one
+line that they run without their v1alpha2 DRA parts (the controller manager's claim controller
+and the scheduler's DynamicResources serve v1), and a Job of two pods completes on its node
+agents; its nodes (agents or fake) report v1.34.0."""
 
 from __future__ import annotations
 
@@ -39,8 +39,10 @@ def _group_versions(group_list: Any) -> set[str]:
 
 
 @pytest.mark.timeout(120)
-async def test_a_1_34_server_serves_the_1_34_api_only(tmp_path: Path) -> None:
-    with apiserver_process(tmp_path, "--emulated-version", "1.34") as kubeconfig:
+@pytest.mark.parametrize("release", [None, "1.34"], ids=["default", "named"])
+async def test_a_1_34_server_serves_the_1_34_api_only(tmp_path: Path,
+                                                     release: str | None) -> None:
+    with apiserver_process(tmp_path, release=release) as kubeconfig:
         async with kubeconfig_session(kubeconfig) as session:
             status, version = await _get(session, "/version")
             assert status == 200
@@ -73,7 +75,7 @@ async def test_a_1_34_server_serves_the_1_34_api_only(tmp_path: Path) -> None:
 
 @pytest.mark.timeout(120)
 async def test_a_1_30_server_is_unchanged(tmp_path: Path) -> None:
-    with apiserver_process(tmp_path) as kubeconfig:
+    with apiserver_process(tmp_path, "--emulated-version", "1.30") as kubeconfig:
         async with kubeconfig_session(kubeconfig) as session:
             _, version = await _get(session, "/version")
             assert (version["gitVersion"], version["minor"]) == ("v1.30.0", "30")
@@ -100,7 +102,7 @@ async def test_runtime_config_turns_a_version_off(tmp_path: Path) -> None:
     (["--emulated-version", "1.34", "--runtime-config", "batch/v1beta1=true"],
      "Invalid value for --runtime-config: group version batch/v1beta1 that has not been "
      "registered"),
-    (["--runtime-config", "resource.k8s.io/v1=true"],
+    (["--emulated-version", "1.30", "--runtime-config", "resource.k8s.io/v1=true"],
      "Invalid value for --runtime-config: group version resource.k8s.io/v1 that has not "
      "been registered"),
     (["--runtime-config", "api/all=false"],
@@ -110,7 +112,7 @@ async def test_runtime_config_turns_a_version_off(tmp_path: Path) -> None:
     (["--runtime-config", "batch/v1=maybe"],
      "Invalid value for --runtime-config: invalid value of batch/v1: maybe, err: "
      'strconv.ParseBool: parsing "maybe": invalid syntax'),
-    (["--feature-gates", "DRAAdminAccess=true"],
+    (["--emulated-version", "1.30", "--feature-gates", "DRAAdminAccess=true"],
      "Invalid value for --feature-gates: unrecognized feature gate: DRAAdminAccess"),
     (["--emulated-version", "1.34", "--feature-gates", "JobReadyPods=true"],
      "Invalid value for --feature-gates: unrecognized feature gate: JobReadyPods"),

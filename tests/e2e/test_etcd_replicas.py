@@ -46,7 +46,8 @@ NS = "e2e-etcd"
 
 async def test_replicas_on_three_member_etcd(tmp_path: Path) -> None:
     require_etcd()
-    cluster = LocalCluster(tmp_path, etcd_members=3, apiservers=2, verbose=1,
+    cluster = LocalCluster(tmp_path, emulated_version="1.30",
+                           etcd_members=3, apiservers=2, verbose=1,
                            controller_manager_args=WITHOUT_NODE_LIFECYCLE)
     async with cluster, \
             Client(kubeconfig.load(cluster.kubeconfigs[0])) as first, \

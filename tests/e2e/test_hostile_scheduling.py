@@ -72,7 +72,8 @@ def _condition_message(pod: Pod) -> str:
 @pytest.mark.timing
 @pytest.mark.timeout(180)
 async def test_hostile_selectors_do_not_hold_the_scheduler(tmp_path: Path) -> None:
-    async with LocalCluster(tmp_path, controller_manager_args=WITHOUT_NODE_LIFECYCLE) as cluster, \
+    async with LocalCluster(tmp_path, emulated_version="1.30",
+                            controller_manager_args=WITHOUT_NODE_LIFECYCLE) as cluster, \
             Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
         for ns in ("hostile", "normal"):
             await client.create_raw(kind("namespaces"), {

@@ -51,7 +51,7 @@ class Cluster:
 @pytest.fixture(scope="module")
 def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Cluster]:
     try:
-        binary = ensure_kubectl()
+        binary = ensure_kubectl("1.30")
     except KubectlUnavailable as err:
         pytest.skip(str(err))
     data = tmp_path_factory.mktemp("impersonation")

@@ -120,7 +120,7 @@ async def _interop(tmp_path: Path, root: Path) -> None:
     generate_stubs(stubs)
     script = tmp_path / "driver.py"
     script.write_text(DRIVER_SCRIPT)
-    cluster = LocalCluster(tmp_path)
+    cluster = LocalCluster(tmp_path, emulated_version="1.30")
     async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
         agent = Component("kubelet", ["kubelet", "--kubeconfig", str(cluster.node_kubeconfig(NODE)),
                                       "--node-name", NODE, "--root-dir", str(root), "-v"],

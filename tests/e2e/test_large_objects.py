@@ -133,7 +133,8 @@ def _ns(informer: Informer[Any]) -> str | None:
 
 @pytest.mark.timeout(420)
 async def test_large_objects_do_not_stop_scheduling(tmp_path: Path) -> None:
-    cluster = LocalCluster(tmp_path, controller_manager_args=WITHOUT_NODE_LIFECYCLE)
+    cluster = LocalCluster(tmp_path, emulated_version="1.30",
+                           controller_manager_args=WITHOUT_NODE_LIFECYCLE)
     async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
         await client.create_raw(kind("namespaces"), {
             "apiVersion": "v1", "kind": "Namespace", "metadata": {"name": NS}})

@@ -101,7 +101,7 @@ class NodeProcs:
 
 @pytest.mark.timeout(300)
 async def test_node_agents_with_example_drivers(tmp_path: Path) -> None:
-    cluster = LocalCluster(tmp_path)
+    cluster = LocalCluster(tmp_path, emulated_version="1.30")
     with socket_root() as sockets:
         async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
             await _scenario(tmp_path, sockets, cluster, client)

@@ -89,7 +89,7 @@ class Node:
 
 @asynccontextmanager
 async def node_with_cluster(tmp_path: Path) -> AsyncIterator[tuple[Node, Client]]:
-    cluster = LocalCluster(tmp_path)
+    cluster = LocalCluster(tmp_path, emulated_version="1.30")
     with socket_root() as sockets:
         async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
             node = Node(tmp_path, sockets / NODE, cluster.node_kubeconfig(NODE))

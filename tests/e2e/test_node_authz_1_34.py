@@ -192,7 +192,7 @@ def test_claims_of_the_nodes_pods(cluster: Cluster) -> None:
 @pytest.fixture(scope="module")
 def kubectl_bin() -> Path:
     try:
-        return ensure_kubectl()
+        return ensure_kubectl("1.30")
     except KubectlUnavailable as err:
         pytest.skip(str(err))
 

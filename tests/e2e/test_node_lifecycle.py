@@ -64,7 +64,7 @@ async def events(client: Client, name: str, reason: str) -> list[str]:
 @pytest.mark.timeout(300)
 async def test_stopped_agent_node_is_tainted_and_evicted_then_comes_back(
         tmp_path: Path) -> None:
-    cluster = LocalCluster(tmp_path, controller_manager_args=[
+    cluster = LocalCluster(tmp_path, emulated_version="1.30", controller_manager_args=[
         f"--node-monitor-grace-period={GRACE:.0f}s", "--node-monitor-period=1s"])
     with socket_root() as sockets:
         async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:

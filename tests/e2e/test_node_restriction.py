@@ -166,7 +166,7 @@ def test_pod_status_keeps_labels_and_claim_statuses(api: Api) -> None:
 def test_kubectl_as_the_node(api: Api) -> None:
     """kubectl's strategic merge patches (label, taint) get the same answers."""
     try:
-        kubectl = ensure_kubectl()
+        kubectl = ensure_kubectl("1.30")
     except KubectlUnavailable as err:
         pytest.skip(str(err))
     doc = yaml.safe_load((api.data / "kubeconfig").read_text())

@@ -42,7 +42,8 @@ def sample(text: str, name: str, **labels: str) -> float | None:
 
 @pytest.mark.timeout(180)
 async def test_logs_and_metrics(tmp_path: Path) -> None:
-    cluster = LocalCluster(tmp_path, scheduler_args=["--metrics-port", "0"],
+    cluster = LocalCluster(tmp_path, emulated_version="1.30",
+                           scheduler_args=["--metrics-port", "0"],
                            controller_manager_args=WITHOUT_NODE_LIFECYCLE)
     async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
         sched_log = cluster.schedulers[0].log_path

@@ -87,7 +87,7 @@ spec:
 @pytest.mark.timeout(300)
 async def test_kubectl_logs_1_30(tmp_path: Path) -> None:
     with socket_root() as data:
-        async with _up(data) as kubeconfig:
+        async with _up(data, "--emulated-version", "1.30") as kubeconfig:
             await asyncio.to_thread(_logs_1_30, _kubectl("1.30", kubeconfig, tmp_path))
 
 

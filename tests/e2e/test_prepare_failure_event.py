@@ -50,7 +50,7 @@ async def test_failed_prepare_event_is_one_line(tmp_path: Path) -> None:
     script.write_text(DRIVER_SCRIPT)
     logs = tmp_path / "logs"
     logs.mkdir()
-    cluster = LocalCluster(tmp_path / "cluster")
+    cluster = LocalCluster(tmp_path / "cluster", emulated_version="1.30")
     with socket_root() as sockets:
         async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
             kubelet = Component("kubelet", [

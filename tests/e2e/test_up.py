@@ -29,7 +29,10 @@ from tests.etcd_processes import require_etcd
 
 DRIVER = "gpu.example.com"
 BANNER_END = "Press Ctrl-C to stop."
-UP = [sys.executable, "-c", "from kubedra.cli.main import main; main()", "up"]
+KUBEDRA = [sys.executable, "-c", "from kubedra.cli.main import main; main()"]
+UP = [*KUBEDRA, "up", "--emulated-version", "1.30"]
+"""``kubedra up`` of the 1.30 era, which these tests are about (a later ``--emulated-version``
+in the arguments wins)."""
 
 
 async def read_until(stream: asyncio.StreamReader, marker: str, timeout: float) -> str:

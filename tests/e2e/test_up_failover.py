@@ -96,7 +96,7 @@ async def work_after_kill(config: kubeconfig.ClientConfig, round_: int) -> None:
 async def test_cluster_survives_either_replica_killed() -> None:
     require_etcd()
     try:
-        kubectl = ensure_kubectl()
+        kubectl = ensure_kubectl("1.30")
     except KubectlUnavailable as err:
         pytest.skip(str(err))
     with socket_root() as data:
@@ -145,11 +145,11 @@ async def test_cluster_survives_either_replica_killed() -> None:
 async def test_cluster_works_while_either_replica_stays_down() -> None:
     require_etcd()
     try:
-        kubectl = ensure_kubectl()
+        kubectl = ensure_kubectl("1.30")
     except KubectlUnavailable as err:
         pytest.skip(str(err))
     with socket_root() as data:
-        cluster = LocalCluster(data, etcd_members=1, apiservers=2)
+        cluster = LocalCluster(data, emulated_version="1.30", etcd_members=1, apiservers=2)
         cluster.node_names = node_names(2)
         cluster.others += pool_components(data, 2, 25, 4, DRIVER)
         async with cluster:

@@ -1,8 +1,8 @@
-"""The README's own ``make up ARGS="--fake-nodes 10 --instances 4"``: the command make runs
-(read from its dry run) gives ten fake Nodes and no node agent to take them over, and
-``kubectl apply -f examples/`` works: the example pod's claim is allocated from a fake Node's
-slice and the pod is bound there (no agent runs it: it stays Pending, as the README says), and
-the example Job's pods get claims and nodes too."""
+"""The README's own ``make up ARGS="--emulated-version 1.30 --fake-nodes 10 --instances 4"``: the
+command make runs (read from its dry run) gives ten fake Nodes and no node agent to take them
+over, and ``kubectl apply -f examples/`` works: the example pod's claim is allocated from a fake
+Node's slice and the pod is bound there (no agent runs it: it stays Pending, as the README
+says), and the example Job's pods get claims and nodes too."""
 
 from __future__ import annotations
 
@@ -22,15 +22,16 @@ from tests.e2e.node_support import eventually
 from tests.e2e.test_up import BANNER_END, UP, pids_using, read_until
 from tests.unit.cli.test_makefile import REPO, dry_run
 
-README_ARGS = "--fake-nodes 10 --instances 4"
+README_ARGS = "--emulated-version 1.30 --fake-nodes 10 --instances 4"
 
 
 @pytest.mark.timeout(300)
 async def test_readme_fake_nodes_example(tmp_path: Path) -> None:
     try:
-        kubectl = ensure_kubectl()
+        kubectl = ensure_kubectl("1.30")
     except KubectlUnavailable as err:
         pytest.skip(str(err))
+    assert f'make up ARGS="{README_ARGS}"' in (REPO / "README.md").read_text()
     command = dry_run("up", tmp_path, f"ARGS={README_ARGS}")[-1].split()
     assert command[1] == "up"
     data = tmp_path / "data"

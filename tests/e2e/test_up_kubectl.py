@@ -1,6 +1,8 @@
-"""kubectl 1.30's everyday read-only commands against ``kubedra up`` as a user starts it:
+"""kubectl 1.30's everyday read-only commands against ``kubedra up --emulated-version 1.30``:
 ``kubectl version`` (client and server), ``kubectl explain`` of the DRA kinds, ``kubectl auth
-whoami`` and impersonation by the administrator ``up``'s kubeconfig names."""
+whoami`` and impersonation by the administrator ``up``'s kubeconfig names; ``kubedra
+fetch-kubectl`` prints the path of the default release's kubectl (1.34), ``--version``
+another's."""
 
 from __future__ import annotations
 
@@ -21,14 +23,15 @@ BANNER = "Press Ctrl-C to stop."
 @pytest.fixture(scope="module")
 def up_env(tmp_path_factory: pytest.TempPathFactory) -> Iterator[dict[str, str]]:
     try:
-        binary = ensure_kubectl()
+        binary = ensure_kubectl("1.30")
     except KubectlUnavailable as err:
         pytest.skip(str(err))
     data = tmp_path_factory.mktemp("up-kubectl")
     log = (data / "up.out").open("w+b")
     proc = subprocess.Popen(
         [sys.executable, "-c", "from kubedra.cli.main import main; main()", "up",
-         "--data-dir", str(data / "data"), "--port", "0", "--fake-nodes", "1"],
+         "--data-dir", str(data / "data"), "--port", "0", "--fake-nodes", "1",
+         "--emulated-version", "1.30"],
         stdout=log, stderr=subprocess.STDOUT)
     try:
         deadline = time.monotonic() + 60
@@ -80,34 +83,23 @@ def test_kubectl_explain_claim_parameters_requests(up_env: dict[str, str]) -> No
     assert "namedResources\t<NamedResourcesRequest>" in out
 
 
-def test_fetch_kubectl_prints_the_path_of_kubectl_1_30() -> None:
-    """``kubedra fetch-kubectl`` (``make kubectl``): the path of the cached kubectl 1.30."""
+@pytest.mark.parametrize(("args", "release", "version"), [
+    ((), "1.34", "v1.34.5"), (("--version", "1.30"), "1.30", "v1.30.0"),
+    (("--version", "1.34"), "1.34", "v1.34.5")], ids=["default", "1.30", "1.34"])
+def test_fetch_kubectl_prints_the_path_of_the_release_s_kubectl(
+        args: tuple[str, ...], release: str, version: str) -> None:
+    """``kubedra fetch-kubectl`` (``make kubectl``): the cached kubectl of the default
+    release, 1.34; ``--version`` names another; each release's beside the other's."""
     try:
-        binary = ensure_kubectl()
-    except KubectlUnavailable as err:
-        pytest.skip(str(err))
-    proc = subprocess.run(
-        [sys.executable, "-c", "from kubedra.cli.main import main; main()", "fetch-kubectl"],
-        capture_output=True, text=True, timeout=120, check=False)
-    assert proc.returncode == 0, proc.stderr
-    assert proc.stdout == f"{binary}\n"
-    version = subprocess.run([proc.stdout.strip(), "version", "--client"], capture_output=True,
-                             text=True, timeout=60, check=True)
-    assert "v1.30.0" in version.stdout
-
-
-def test_fetch_kubectl_version_1_34_prints_the_path_of_kubectl_1_34() -> None:
-    """``kubedra fetch-kubectl --version 1.34``: the kubectl of 1.34, cached beside 1.30's."""
-    try:
-        binary = ensure_kubectl("1.34")
+        binary = ensure_kubectl(release)
     except KubectlUnavailable as err:
         pytest.skip(str(err))
     proc = subprocess.run(
         [sys.executable, "-c", "from kubedra.cli.main import main; main()", "fetch-kubectl",
-         "--version", "1.34"], capture_output=True, text=True, timeout=120, check=False)
+         *args], capture_output=True, text=True, timeout=120, check=False)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout == f"{binary}\n"
-    assert binary != ensure_kubectl()
-    version = subprocess.run([proc.stdout.strip(), "version", "--client"], capture_output=True,
-                             text=True, timeout=60, check=True)
-    assert "v1.34.5" in version.stdout
+    assert binary.parent.name == version
+    done = subprocess.run([proc.stdout.strip(), "version", "--client"], capture_output=True,
+                          text=True, timeout=60, check=True)
+    assert version in done.stdout

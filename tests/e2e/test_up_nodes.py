@@ -53,7 +53,7 @@ async def _up(data: Path, *flags: str) -> None:
     proc = await asyncio.create_subprocess_exec(
         sys.executable, "-c", "from kubedra.cli.main import main; main()", "up",
         "--data-dir", str(data), "--port", "0", "--nodes", "3", "--nodes-per-process", "2",
-        "--instances", "2", *flags, stdout=asyncio.subprocess.PIPE,
+        "--instances", "2", "--emulated-version", "1.30", *flags, stdout=asyncio.subprocess.PIPE,
         stderr=asyncio.subprocess.STDOUT)
     assert proc.stdout is not None
     try:

@@ -1,14 +1,14 @@
 """``kubedra validate`` and a real API server answer every object alike.
 
 Every object of a served kind found in the conformance vectors and every document in
-``examples/`` is checked twice under the same release and feature gates: by ``kubedra
-validate -f -`` and by a dry-run create (``fieldValidation=Strict``, as kubectl sends) against
-a ``kubedra apiserver`` on 127.0.0.1. Both must accept, or both must reject with the same
-text: the 422 causes rendered as kubectl renders them, or the 400/413 message. Each release
-checks the objects its server serves: 1.30 under the default gates and with ``JobManagedBy``
-on, which covers the ``spec.managedBy`` case (off: the create strategy drops the field, so an
-invalid value is accepted); 1.34 under its defaults and with the alpha DRA gates the v1
-vectors name on (off: the strategy drops their fields).
+``examples/`` (and ``examples/v1.34/``) is checked twice under the same release and feature
+gates: by ``kubedra validate -f -`` and by a dry-run create (``fieldValidation=Strict``, as
+kubectl sends) against a ``kubedra apiserver`` on 127.0.0.1. Both must accept, or both must
+reject with the same text: the 422 causes rendered as kubectl renders them, or the 400/413
+message. Each release checks the objects its server serves: 1.30 under the default gates and
+with ``JobManagedBy`` on, which covers the ``spec.managedBy`` case (off: the create strategy
+drops the field, so an invalid value is accepted); 1.34 under its defaults and with the alpha
+DRA gates the v1 vectors name on (off: the strategy drops their fields).
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ from kubedra.cli.validate import cause_text, render_invalid, validate
 from kubedra.registry.pipeline import MAX_REQUEST_BYTES
 from kubedra.validation.names import name_is_dns_label
 from tests.e2e.conftest import apiserver_process, kubeconfig_session
-from tests.vectors import REPO, VECTORS, example_files, load
+from tests.vectors import REPO, VECTORS, example_files, example_files_1_34, load
 
 SERVED = {(k.api_version, k.kind): k for k in kinds.KINDS}
 V1_GATES = ("DRADeviceTaints=true,DRAPartitionableDevices=true,DRADeviceBindingConditions=true,"
@@ -56,7 +56,7 @@ def _cases() -> list[tuple[str, dict[str, Any]]]:
     cases: list[tuple[str, dict[str, Any]]] = []
     for path in sorted(VECTORS.glob("*.json")):
         cases += _objects(load(path.name), path.name)
-    for path in example_files():
+    for path in [*example_files(), *example_files_1_34()]:
         for i, doc in enumerate(codec.load_documents(path.read_bytes())):
             cases.append((f"{path.relative_to(REPO)}[{i}]", doc))
     return cases
@@ -175,10 +175,11 @@ def test_validate_and_the_server_agree(release: Release, gates: str, tmp_path: P
 def test_appendix_c_is_accepted_with_the_gate_off_and_rejected_with_it_on(
     tmp_path: Path,
 ) -> None:
-    """The case that once split the two: upstream drops the field when the gate is off."""
+    """The case that once split the two: upstream drops the field when the gate is off (as
+    1.30 has it by default)."""
     body = json.dumps(_managed_by_job("not a valid/value!!"))
-    off = CliRunner().invoke(validate, ["-f", "-"], input=body)
-    on = CliRunner().invoke(validate, ["-f", "-", "--feature-gates", "JobManagedBy=true"],
-                            input=body)
+    off = CliRunner().invoke(validate, ["-f", "-", "--emulated-version", "1.30"], input=body)
+    on = CliRunner().invoke(validate, ["-f", "-", "--emulated-version", "1.30",
+                                       "--feature-gates", "JobManagedBy=true"], input=body)
     assert (off.exit_code, off.stdout) == (0, "Job/j valid\n")
     assert on.exit_code == 1 and on.stderr.startswith('The Job "j" is invalid: spec.managedBy')

@@ -44,7 +44,7 @@ def explain(*args: str, env: dict[str, str] | None = None) -> subprocess.Complet
 
 @pytest.mark.timeout(180)
 async def test_pending_pods_say_why(tmp_path: Path) -> None:
-    async with LocalCluster(tmp_path) as cluster, \
+    async with LocalCluster(tmp_path, emulated_version="1.30") as cluster, \
             Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
         # two nodes with only the decoys: one t4 (class filter) and one 16Gi a100 (selector)
         await create_workload(client, NS, 2, 0)

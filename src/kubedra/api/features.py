@@ -19,7 +19,7 @@ from types import MappingProxyType
 from typing import Any, Final
 
 from kubedra.api.goformat import parse_bool
-from kubedra.api.release import DEFAULT_RELEASE, R1_30, R1_34, Release
+from kubedra.api.release import R1_30, R1_34, Release
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,11 +78,12 @@ class FeatureGateError(ValueError):
 
 @dataclass(frozen=True, slots=True)
 class FeatureGates:
-    """The gates of one release; the defaults are v1.30's (:meth:`for_release` gives
-    another release's). Attributes of gates a release lacks hold what that release does:
-    off before a gate exists, on once it was removed after GA."""
+    """The gates of one release; the class defaults are v1.30's table (:meth:`for_release`
+    gives a release's, as the commands build theirs from ``--emulated-version``). Attributes
+    of gates a release lacks hold what that release does: off before a gate exists, on once
+    it was removed after GA."""
 
-    release: Release = DEFAULT_RELEASE
+    release: Release = R1_30
     dynamic_resource_allocation: bool = True
     elastic_indexed_job: bool = True
     job_backoff_limit_per_index: bool = True

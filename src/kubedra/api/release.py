@@ -31,7 +31,9 @@ class Release:
 
 R1_30: Final = Release("1.30", "v1.30.0")
 R1_34: Final = Release("1.34", "v1.34.0")
-DEFAULT_RELEASE: Final = R1_30
+DEFAULT_RELEASE: Final = R1_34
+"""What a cluster emulates, and ``validate`` and ``fetch-kubectl`` assume, unless
+``--emulated-version`` (``--version``) says."""
 RELEASES: Final = (R1_30, R1_34)
 
 

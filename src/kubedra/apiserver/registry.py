@@ -16,7 +16,7 @@ from kubedra.api import codec, kinds, scheme
 from kubedra.api.base import Obj
 from kubedra.api.features import FeatureGates
 from kubedra.api.kinds import Kind
-from kubedra.api.release import DEFAULT_RELEASE, Release
+from kubedra.api.release import Release
 from kubedra.api.runtimeconfig import RuntimeConfig
 from kubedra.registry import resources
 from kubedra.registry.strategies.base import AnyStrategy
@@ -26,10 +26,10 @@ from kubedra.registry.strategies.base import AnyStrategy
 class Resource:
     kind: Kind
     strategy: AnyStrategy
+    release: Release
+    """The release served: its apimachinery renders the field errors of a write."""
     ttl: int = 0
     """Seconds the store keeps an object after each write (0: until deleted)."""
-    release: Release = DEFAULT_RELEASE
-    """The release served: its apimachinery renders the field errors of a write."""
 
     @property
     def prefix(self) -> str:
@@ -92,7 +92,7 @@ class Registry:
             if kind.gvr not in self.served:
                 continue
             ttl = event_ttl if (kind.group, kind.plural) == ("", "events") else 0
-            res = Resource(kind, strategies[kind.resource.storage_gvr], ttl, self.gates.release)
+            res = Resource(kind, strategies[kind.resource.storage_gvr], self.gates.release, ttl)
             self._by_resource[(kind.group, kind.version, kind.plural)] = res
             self._by_kind[(kind.api_version, kind.kind)] = res
 

@@ -123,8 +123,8 @@ async def serve(
               help="Write a kubeconfig for this server here.")
 @click.option("--feature-gates", default="", help="A=true,B=false (upstream gate names).")
 @click.option("--emulated-version", default=DEFAULT_RELEASE.name, show_default=True,
-              help="The Kubernetes release served: 1.30 (resource.k8s.io/v1alpha2) or 1.34 "
-              "(resource.k8s.io/v1); it sets the APIs, the feature gates' defaults and "
+              help="The Kubernetes release served: 1.34 (resource.k8s.io/v1) or 1.30 "
+              "(resource.k8s.io/v1alpha2); it sets the APIs, the feature gates' defaults and "
               "/version.")
 @click.option("--runtime-config", default="",
               help="group/version=true|false[,...] (also api/all, api/ga, api/beta, "

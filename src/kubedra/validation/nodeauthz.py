@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from types import MappingProxyType
 
-from kubedra.api.release import DEFAULT_RELEASE, R1_30, R1_34, Release
+from kubedra.api.release import R1_30, R1_34, Release
 
 NODE_USER_PREFIX = "system:node:"
 NODES_GROUP = "system:nodes"
@@ -141,8 +141,7 @@ def _edge(node_name: str, attrs: RequestAttributes, graph: SliceGraph) -> Verdic
 
 
 def authorize_node_request(user_name: str, groups: Sequence[str], attrs: RequestAttributes,
-                           graph: SliceGraph,
-                           release: Release = DEFAULT_RELEASE) -> Verdict | None:
+                           graph: SliceGraph, release: Release) -> Verdict | None:
     """The Node authorizer's answer when it decides alone, else ``None``.
 
     ``None`` means "not a ResourceSlice request of a node": the caller goes on with its other

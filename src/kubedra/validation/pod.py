@@ -17,7 +17,7 @@ from collections.abc import Sequence
 import msgspec
 
 from kubedra.api.core import ClaimSource, Container, Pod, PodResourceClaim, PodSpec, PodStatus
-from kubedra.api.release import DEFAULT_RELEASE, R1_30, Release
+from kubedra.api.release import R1_30, Release
 from kubedra.validation.equality import semantic_equal
 from kubedra.validation.field import (
     ErrorList,
@@ -83,7 +83,7 @@ def _claim_value(claim: PodResourceClaim) -> dict[str, str | None]:
 
 def validate_pod_resource_claims(
     pod_name: str, claims: Sequence[PodResourceClaim] | None, path: Path,
-    release: Release = DEFAULT_RELEASE,
+    release: Release,
 ) -> ErrorList:
     """``spec.resourceClaims``: unique DNS-label names and one reference each; in v1.30 a
     template-backed claim's generated name (``<pod>-<claim>``) must also be a valid
@@ -144,7 +144,7 @@ def _check_request_ref(name: str, request: str | None, p: Path, seen: list[str])
 
 
 def validate_container_claims(
-    container: Container, known: set[str], path: Path, release: Release = DEFAULT_RELEASE
+    container: Container, known: set[str], path: Path, release: Release
 ) -> ErrorList:
     """``<container>.resources.claims``: named, unique, and one of the pod's claims (v1.34:
     unique per claim and request)."""
@@ -168,7 +168,7 @@ def validate_container_claims(
 
 
 def validate_pod_dra_fields(
-    pod_name: str, spec: PodSpec, path: Path = SPEC, release: Release = DEFAULT_RELEASE
+    pod_name: str, spec: PodSpec, path: Path, release: Release
 ) -> ErrorList:
     """All DRA checks of a pod spec (resource claims and the containers' references)."""
     errs = validate_pod_resource_claims(pod_name, spec.resource_claims,
@@ -182,7 +182,7 @@ def validate_pod_dra_fields(
     return errs
 
 
-def validate_pod(pod: Pod, release: Release = DEFAULT_RELEASE) -> ErrorList:
+def validate_pod(pod: Pod, release: Release) -> ErrorList:
     """A pod create (after defaulting): metadata, the pod-spec subset and the DRA fields of
     ``release``."""
     errs = validate_object_meta(pod.metadata, True, name_is_dns_subdomain, METADATA)
@@ -261,7 +261,7 @@ def _pod_spec_fields() -> tuple[msgspec.structs.FieldInfo, ...]:
     return msgspec.structs.fields(PodSpec)
 
 
-def validate_pod_update(pod: Pod, old: Pod, release: Release = DEFAULT_RELEASE) -> ErrorList:
+def validate_pod_update(pod: Pod, old: Pod, release: Release) -> ErrorList:
     """A pod update: metadata update checks, the new pod's own validity, and the rule that
     only a few spec fields may change (which keeps ``spec.resourceClaims`` and the containers'
     claims immutable). The Forbidden text names the changed fields instead of Go's cmp.Diff."""

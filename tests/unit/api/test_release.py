@@ -12,7 +12,7 @@ def test_the_two_releases() -> None:
         "1.30", "v1.30.0", "1", "30")
     assert (R1_34.name, R1_34.git_version, R1_34.major, R1_34.minor) == (
         "1.34", "v1.34.0", "1", "34")
-    assert DEFAULT_RELEASE is R1_30
+    assert DEFAULT_RELEASE is R1_34
 
 
 @pytest.mark.parametrize(("text", "release"), [

@@ -30,14 +30,19 @@ def run_edited_example(name: str, old: str, new: str) -> Result:
 
 
 def test_every_example_is_valid() -> None:
-    """Each example as the release it is written for: the 1.34 snapshots (their Pods in 1.34's
-    shape) with ``--emulated-version 1.34``, the others as 1.30."""
+    """Each example as the release it is written for: ``examples/v1.34/`` and the 1.34
+    snapshots (their Pods in 1.34's shape) as the default release, 1.34; the others with
+    ``--emulated-version 1.30``."""
     files = sorted(EXAMPLES.rglob("*.yaml"))
-    newer = [f for f in files if "apiVersion: resource.k8s.io/v1\n" in f.read_text()]
-    assert newer  # examples/snapshots/v1-*.yaml
-    later = run("--emulated-version", "1.34", *(a for f in newer for a in ("-f", str(f))))
+    newer = [f for f in files if f.parent.name == "v1.34"
+             or "apiVersion: resource.k8s.io/v1\n" in f.read_text()]
+    assert any(f.parent.name == "snapshots" for f in newer)  # examples/snapshots/v1-*.yaml
+    later = run(*(a for f in newer for a in ("-f", str(f))))
     assert later.exit_code == 0, later.output
-    result = run(*(a for f in files if f not in newer for a in ("-f", str(f))))
+    assert {"DeviceClass/gpu.example.com valid", "ResourceClaimTemplate/large-gpu valid",
+            "Pod/gpu-pod valid", "Job/gpu-training valid"} <= set(later.stdout.splitlines())
+    result = run("--emulated-version", "1.30",
+                 *(a for f in files if f not in newer for a in ("-f", str(f))))
     assert result.exit_code == 0, result.output
     lines = result.stdout.splitlines()
     assert "ResourceSlice/worker-1-gpu.example.com-x7k2p valid" in lines  # reference/
@@ -52,7 +57,7 @@ def test_every_example_is_valid() -> None:
 
 
 def test_installed_command_reads_stdin() -> None:
-    text = (EXAMPLES / "pod-with-gpu.yaml").read_text()
+    text = (EXAMPLES / "v1.34" / "pod-with-gpu.yaml").read_text()
     proc = subprocess.run(
         [str(Path(sys.executable).parent / "kubedra"), "validate", "-f", "-"],
         input=text,
@@ -120,7 +125,7 @@ def test_pod_claim_errors() -> None:
             "containers": [{"name": "c", "image": "i", "resources": {"claims": [{"name": "tpu"}]}}],
         },
     }
-    result = run("-f", "-", stdin=json.dumps(pod))
+    result = run("-f", "-", "--emulated-version", "1.30", stdin=json.dumps(pod))
     assert result.exit_code == 1
     assert "* spec.resourceClaims[0].source: Invalid value:" in result.stderr
     assert (
@@ -130,13 +135,14 @@ def test_pod_claim_errors() -> None:
 
 
 def test_job_managed_by_follows_the_gate_as_the_server_does() -> None:
-    """JobManagedBy off (the default): the create strategy drops the field before
+    """JobManagedBy off (1.30's default): the create strategy drops the field before
     validation, so an invalid value is no error; with the gate on it is."""
     text = (EXAMPLES / "job-managed-by.yaml").read_text()
     text = text.replace("example.com/custom-controller", "not a path")
-    dropped = run("-f", "-", stdin=text)
+    dropped = run("-f", "-", "--emulated-version", "1.30", stdin=text)
     assert (dropped.exit_code, dropped.stdout) == (0, "Job/external-batch valid\n")
-    gated = run("-f", "-", "--feature-gates", "JobManagedBy=true", stdin=text)
+    gated = run("-f", "-", "--emulated-version", "1.30", "--feature-gates", "JobManagedBy=true",
+                stdin=text)
     assert gated.exit_code == 1
     assert gated.stderr.startswith('The Job "external-batch" is invalid: spec.managedBy: ')
 

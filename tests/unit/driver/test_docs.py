@@ -56,8 +56,8 @@ def test_tutorial_test_runs_in_a_project_of_its_own(short_dir: Path) -> None:
 
 def test_tutorial_manifests_are_valid() -> None:
     (manifests,) = blocks("yaml")
-    result = CliRunner().invoke(validate, ["-f", "-"], input=manifests,
-                                catch_exceptions=False)
+    result = CliRunner().invoke(validate, ["-f", "-", "--emulated-version", "1.30"],
+                                input=manifests, catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert result.stdout.splitlines() == [
         "ResourceClass/mygpu valid", "ResourceClaimParameters/fast-a100 valid",

@@ -71,7 +71,7 @@ def test_1_30_is_unchanged() -> None:
     assert verdict.reason == "can only get, create, update, patch, or delete a ResourceSlice"
     assert na.authorize_node_request(
         *NODE, na.RequestAttributes("get", "resource.k8s.io", "resourceslices", name="mine"),
-        _graph()) == na.Verdict(na.Decision.ALLOW)  # the default release is 1.30
+        _graph(), R1_30) == na.Verdict(na.Decision.ALLOW)
 
 
 CREATE = "can only create ResourceSlice with the same NodeName as the requesting node"

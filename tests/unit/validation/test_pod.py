@@ -1,4 +1,5 @@
-"""Pod DRA fields: spec.resourceClaims, containers' claims, resourceClaimStatuses, updates."""
+"""Pod DRA fields as v1.30 checks them: spec.resourceClaims, containers' claims,
+resourceClaimStatuses, updates."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ import msgspec
 
 from kubedra.api import codec
 from kubedra.api.core import Pod
+from kubedra.api.release import R1_30
 from kubedra.validation.field import FieldError
 from kubedra.validation.pod import (
     validate_pod,
@@ -46,7 +48,7 @@ def test_valid_pod_with_claims() -> None:
         ],
         refs=[{"name": "gpu"}, {"name": "shared"}],
     )
-    assert validate_pod(pod) == []
+    assert validate_pod(pod, R1_30) == []
 
 
 def test_claim_names_and_sources() -> None:
@@ -58,7 +60,7 @@ def test_claim_names_and_sources() -> None:
             {"name": "Bad", "source": {"resourceClaimName": "Not_OK"}},
         ]
     )
-    assert [(t, f) for t, f, _ in summary(validate_pod(pod))] == [
+    assert [(t, f) for t, f, _ in summary(validate_pod(pod, R1_30))] == [
         ("FieldValueRequired", "spec.resourceClaims[0].name"),
         ("FieldValueInvalid", "spec.resourceClaims[1].source"),
         ("FieldValueDuplicate", "spec.resourceClaims[2].name"),
@@ -66,7 +68,7 @@ def test_claim_names_and_sources() -> None:
         ("FieldValueInvalid", "spec.resourceClaims[3].name"),
         ("FieldValueInvalid", "spec.resourceClaims[3].source.resourceClaimName"),
     ]
-    errs = validate_pod(pod)
+    errs = validate_pod(pod, R1_30)
     assert errs[1].detail == "must specify one of: `resourceClaimName`, `resourceClaimTemplateName`"
     assert errs[3].detail == (
         "at most one of `resourceClaimName` or `resourceClaimTemplateName` may be specified"
@@ -80,14 +82,14 @@ def test_final_claim_name_too_long() -> None:
             {"name": "claim", "source": {"resourceClaimTemplateName": "t"}},
         ],
     )
-    errs = validate_pod(pod)
+    errs = validate_pod(pod, R1_30)
     assert [(str(e.field), e.bad_value) for e in errs] == [
         ("spec.resourceClaims[0].name", "p" * 250 + "-claim")
     ]
     assert errs[0].detail == "final ResourceClaim name: must be no more than 253 characters"
     # A claim that names an existing ResourceClaim generates nothing.
     pod = make_pod(name="p" * 250, claims=[{"name": "claim", "source": {"resourceClaimName": "c"}}])
-    assert validate_pod(pod) == []
+    assert validate_pod(pod, R1_30) == []
 
 
 def test_container_claim_references() -> None:
@@ -98,7 +100,7 @@ def test_container_claim_references() -> None:
         ],
         refs=[{"name": ""}, {"name": "a"}, {"name": "a"}, {"name": "zz"}],
     )
-    errs = validate_pod(pod)
+    errs = validate_pod(pod, R1_30)
     assert summary(errs) == [
         ("FieldValueRequired", "spec.containers[0].resources.claims[0]", ""),
         ("FieldValueDuplicate", "spec.containers[0].resources.claims[2]", ""),
@@ -113,7 +115,7 @@ def test_container_claim_references() -> None:
         "one of the names in pod.spec.resourceClaims: a, b"
     )
     pod = make_pod(refs=[{"name": "a"}])
-    assert validate_pod(pod)[0].detail == (
+    assert validate_pod(pod, R1_30)[0].detail == (
         "must be one of the names in pod.spec.resourceClaims which is empty"
     )
 
@@ -123,7 +125,7 @@ def test_init_container_claims() -> None:
         initContainers=[{"name": "i", "image": "x", "resources": {"claims": [{"name": "nope"}]}}]
     )
     default_pod_spec(pod.spec)
-    assert [str(e.field) for e in validate_pod(pod)] == [
+    assert [str(e.field) for e in validate_pod(pod, R1_30)] == [
         "spec.initContainers[0].resources.claims[0]"
     ]
 
@@ -131,7 +133,7 @@ def test_init_container_claims() -> None:
 def test_resource_claims_are_immutable() -> None:
     old = make_pod(claims=[{"name": "a", "source": {"resourceClaimName": "x"}}])
     new = msgspec.structs.replace(old, spec=msgspec.structs.replace(old.spec, resource_claims=[]))
-    errs = validate_pod_update(new, old)
+    errs = validate_pod_update(new, old, R1_30)
     assert [(e.type.value, str(e.field)) for e in errs] == [("FieldValueForbidden", "spec")]
     assert errs[0].detail.startswith(
         "pod updates may not change fields other than `spec.containers[*].image`,"
@@ -149,9 +151,9 @@ def test_allowed_pod_updates() -> None:
         activeDeadlineSeconds=50, tolerations=[{"key": "k", "operator": "Exists"}, {"key": "k2"}]
     )
     new.spec.containers[0].image = "other"
-    assert validate_pod_update(new, old) == []
+    assert validate_pod_update(new, old, R1_30) == []
     grown = make_pod(activeDeadlineSeconds=200, schedulingGates=[{"name": "g"}, {"name": "h"}])
-    assert summary(validate_pod_update(grown, old)) == [
+    assert summary(validate_pod_update(grown, old, R1_30)) == [
         (
             "FieldValueInvalid",
             "spec.activeDeadlineSeconds",

@@ -23,7 +23,7 @@ from kubedra.api.core import (
     Service,
     ServiceAccount,
 )
-from kubedra.api.release import DEFAULT_RELEASE, Release
+from kubedra.api.release import Release
 from kubedra.registry.strategies.base import (
     Strategy,
     keep_all_but_status,
@@ -160,7 +160,7 @@ class PodStrategy(Strategy[Pod]):
         "status.nominatedNodeName",
     )
 
-    def __init__(self, release: Release = DEFAULT_RELEASE) -> None:
+    def __init__(self, release: Release) -> None:
         self.release = release
 
     def default(self, obj: Pod) -> None:
