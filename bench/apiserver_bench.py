@@ -394,8 +394,9 @@ def start_server(data: Path, tls: bool, rbac_user: bool = False, audit_log: bool
 
 def _run_once(args: argparse.Namespace, media: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="kubedra-bench-") as tmp:
+        # 1.30: the release of the reference figures, and of the v1alpha2 slices it writes
         proc, kubeconfig = start_server(Path(tmp), not args.no_tls, args.rbac_user,
-                                         args.audit_log)
+                                         args.audit_log, flags=("--emulated-version", "1.30"))
         try:
             if args.rbac_user:
                 kubeconfig = asyncio.run(_grant(kubeconfig, KINDS[args.kind][0]))
