@@ -96,8 +96,9 @@ def main(argv: list[str] | None = None) -> int:
         args.cycles, args.clients, args.watch_cache_bytes = 20, 2, "4Mi"
     bound_mib = (Quantity.parse(args.watch_cache_bytes).as_int64() or 0) / (1 << 20)
     with tempfile.TemporaryDirectory(prefix="kubedra-bench-") as tmp:
-        proc, kc = start_server(Path(tmp), tls=True,
-                                flags=("--watch-cache-bytes", args.watch_cache_bytes))
+        proc, kc = start_server(Path(tmp), tls=True,  # 1.30: the release of its objects
+                                flags=("--watch-cache-bytes", args.watch_cache_bytes,
+                                       "--emulated-version", "1.30"))
         try:
             result = asyncio.run(_run(kc, proc.pid, args.cycles, args.clients))
         finally:
