@@ -79,6 +79,19 @@ async def _until(ok: Callable[[], bool], changed: asyncio.Event, timeout: float 
             await asyncio.wait_for(changed.wait(), remaining)
 
 
+async def _bind_until_running(client: Client, pods: Informer[Any], changed: asyncio.Event,
+                              name: str) -> float:
+    """Bind the pod to the agent's node; seconds until the agent reports it Running."""
+    start = time.perf_counter()
+    await client.bind(NS, name, NODE)
+
+    def is_running() -> bool:
+        p = pods.get(name, NS)
+        return p is not None and p.status.phase == "Running"
+    await _until(is_running, changed)
+    return time.perf_counter() - start
+
+
 def _informer(client: Client, model: Any, changed: asyncio.Event, **kw: Any) -> Informer[Any]:
     informer: Informer[Any] = Informer(client, model, **kw)
     informer.add_handler(on_add=lambda _o: changed.set(),
@@ -161,14 +174,7 @@ async def _bench_running(client: Client, count: int) -> dict[str, float]:
                 "reservedFor": [{"resource": "pods", "name": name,
                                  "uid": pod["metadata"]["uid"]}]}
             await _put_status(client, claim)
-            start = time.perf_counter()
-            await client.bind(NS, name, NODE)
-
-            def is_running(name: str = name) -> bool:
-                p = pods.get(name, NS)
-                return p is not None and p.status.phase == "Running"
-            await _until(is_running, changed)
-            latencies.append(time.perf_counter() - start)
+            latencies.append(await _bind_until_running(client, pods, changed, name))
     finally:
         await pods.stop()
     return _p50_p99(latencies)
@@ -296,14 +302,7 @@ async def _bench_running_1_34(client: Client, count: int) -> dict[str, float]:
                     "request": "gpu", "driver": DRIVER, "pool": NODE, "device": devices[i]}]}},
                 "reservedFor": [{"resource": "pods", "name": name, "uid": pod.metadata.uid}]}
             await client.update_status(codec.decode(body, v1.ResourceClaim))
-            start = time.perf_counter()
-            await client.bind(NS, name, NODE)
-
-            def is_running(name: str = name) -> bool:
-                p = pods.get(name, NS)
-                return p is not None and p.status.phase == "Running"
-            await _until(is_running, changed)
-            latencies.append(time.perf_counter() - start)
+            latencies.append(await _bind_until_running(client, pods, changed, name))
     finally:
         await pods.stop()
     return _p50_p99(latencies)

@@ -8,9 +8,6 @@ is done, deleted by the claim controller; deleting the Job removes its pods."""
 
 from __future__ import annotations
 
-import asyncio
-import signal
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -19,12 +16,11 @@ import pytest
 from kubedra.api.batch import Job
 from kubedra.api.core import Event, Pod
 from kubedra.api.resource import v1
-from kubedra.client import kubeconfig
 from kubedra.client.informer import Informer
 from kubedra.client.rest import Client
 from kubedra.kubelet.runtime import RUN_SECONDS
 from tests.e2e.node_support import eventually, socket_root
-from tests.e2e.test_up import BANNER_END, read_until
+from tests.e2e.test_up import up_client
 from tests.e2e.test_up_nodes_1_34 import DRIVER, kind
 
 NS = "default"
@@ -34,23 +30,9 @@ NODES = ("node-0", "node-1")
 @pytest.mark.timeout(300)
 async def test_a_job_with_a_gpu_claim_template_completes_on_1_34() -> None:
     with socket_root() as data:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", "from kubedra.cli.main import main; main()", "up",
-            "--data-dir", str(data), "--port", "0", "--nodes", "2", "--instances", "2",
-            "--emulated-version", "1.34",
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
-        assert proc.stdout is not None
-        try:
-            await read_until(proc.stdout, BANNER_END, 90)
-            async with Client(kubeconfig.load(data / "kubeconfig")) as client:
-                await _scenario(client, data)
-            proc.send_signal(signal.SIGINT)
-            rest = await read_until(proc.stdout, "kubedra stopped.", 60)
-            assert await asyncio.wait_for(proc.wait(), 30) == 0, rest
-        finally:
-            if proc.returncode is None:
-                proc.kill()
-                await proc.wait()
+        async with up_client(data, "--nodes", "2", "--instances", "2",
+                             "--emulated-version", "1.34") as client:
+            await _scenario(client, data)
 
 
 async def _scenario(client: Client, data: Path) -> None:

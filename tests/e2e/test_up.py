@@ -14,6 +14,7 @@ import signal
 import socket
 import sys
 import time
+from collections.abc import AsyncIterator
 from pathlib import Path
 
 import aiohttp
@@ -44,6 +45,27 @@ async def read_until(stream: asyncio.StreamReader, marker: str, timeout: float) 
             raise AssertionError(f"output ended before {marker!r}:\n{seen}")
         seen += line.decode()
     return seen
+
+
+@contextlib.asynccontextmanager
+async def up_client(data: Path, *args: str) -> AsyncIterator[Client]:
+    """``kubedra up`` on port 0 in ``data`` with ``args``, and a client once it says it is up;
+    afterwards SIGINT, after which it must stop cleanly (exit 0)."""
+    proc = await asyncio.create_subprocess_exec(
+        *KUBEDRA, "up", "--data-dir", str(data), "--port", "0", *args,
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
+    assert proc.stdout is not None
+    try:
+        await read_until(proc.stdout, BANNER_END, 90)
+        async with Client(kubeconfig.load(data / "kubeconfig")) as client:
+            yield client
+        proc.send_signal(signal.SIGINT)
+        rest = await read_until(proc.stdout, "kubedra stopped.", 60)
+        assert await asyncio.wait_for(proc.wait(), 30) == 0, rest
+    finally:
+        if proc.returncode is None:
+            proc.kill()
+            await proc.wait()
 
 
 async def create_workload(client: Client) -> None:

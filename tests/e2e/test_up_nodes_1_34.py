@@ -7,13 +7,8 @@ the claim (the spec is gone)."""
 
 from __future__ import annotations
 
-import asyncio
 import json
-import signal
-import sys
-from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -21,10 +16,9 @@ from kubedra.api import kinds
 from kubedra.api.core import Node, Pod
 from kubedra.api.release import R1_34
 from kubedra.api.resource import v1
-from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
-from tests.e2e.node_support import socket_root
-from tests.e2e.test_up import read_until
+from tests.e2e.node_support import eventually, socket_root
+from tests.e2e.test_up import up_client
 
 DRIVER = "gpu.example.com"
 
@@ -35,34 +29,12 @@ def kind(name: str) -> kinds.Kind:
     return found
 
 
-async def eventually(what: str, check: Callable[[], Awaitable[Any]], timeout: float = 90) -> Any:
-    deadline = asyncio.get_running_loop().time() + timeout
-    while not (found := await check()):
-        assert asyncio.get_running_loop().time() < deadline, f"timed out waiting for {what}"
-        await asyncio.sleep(0.25)
-    return found
-
-
 @pytest.mark.timeout(240)
 async def test_up_1_34_with_nodes_runs_a_pod_with_a_device() -> None:
     with socket_root() as data:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-c", "from kubedra.cli.main import main; main()", "up",
-            "--data-dir", str(data), "--port", "0", "--nodes", "2", "--instances", "2",
-            "--emulated-version", "1.34",
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT)
-        assert proc.stdout is not None
-        try:
-            await read_until(proc.stdout, "Press Ctrl-C to stop.", 90)
-            async with Client(kubeconfig.load(data / "kubeconfig")) as client:
-                await _scenario(client, data)
-            proc.send_signal(signal.SIGINT)
-            rest = await read_until(proc.stdout, "kubedra stopped.", 60)
-            assert await asyncio.wait_for(proc.wait(), 30) == 0, rest
-        finally:
-            if proc.returncode is None:
-                proc.kill()
-                await proc.wait()
+        async with up_client(data, "--nodes", "2", "--instances", "2",
+                             "--emulated-version", "1.34") as client:
+            await _scenario(client, data)
 
 
 async def _scenario(client: Client, data: Path) -> None:
@@ -72,13 +44,13 @@ async def _scenario(client: Client, data: Path) -> None:
             c.type == "Ready" and c.status == "True" for c in n.status.conditions or ())} == {
             "node-0", "node-1"}
 
-    await eventually("nodes Ready", ready)
+    await eventually("nodes Ready", ready, 90)
 
     async def published() -> list[v1.ResourceSlice]:
         items = (await client.list(v1.ResourceSlice)).items
         return items if len(items) == 2 else []
 
-    slices = await eventually("each node's ResourceSlice", published)
+    slices = await eventually("each node's ResourceSlice", published, 90)
     by_node = {s.spec.node_name: s for s in slices}
     assert set(by_node) == {"node-0", "node-1"}
     for node, slice_ in by_node.items():

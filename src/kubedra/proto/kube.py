@@ -384,14 +384,7 @@ def _fields_bytes(plan: _Plan, obj: dict[str, Any], out: bytearray) -> int:
             continue
         if f.single_string and value.__class__ is str:
             if value or f.presence:
-                raw = value.encode()
-                out += f.tag
-                size = len(raw)
-                if size < 0x80:
-                    out.append(size)
-                else:
-                    _varint(out, size)
-                out += raw
+                _put_string(out, f.tag, value)
             continue
         try:
             _field_bytes(f, value, out)
