@@ -16,7 +16,7 @@ from kubedra.api import codec, core
 from kubedra.proto import kube
 from kubedra.proto.generated import apimachinery_meta_v1_pb2 as meta_pb2
 from kubedra.proto.generated import apimachinery_runtime_pb2 as runtime_pb2
-from kubedra.proto.generated import batch_v1_pb2, core_v1_pb2
+from kubedra.proto.generated import authentication_v1_pb2, batch_v1_pb2, core_v1_pb2
 
 POD: dict[str, Any] = {
     "apiVersion": "v1", "kind": "Pod",
@@ -128,6 +128,41 @@ def test_json_protobuf_json_is_the_same_object(obj: dict[str, Any]) -> None:
     data = kube.encode(obj)
     assert data.startswith(b"k8s\x00")
     assert kube.decode(data) == obj
+
+
+def test_fields_of_upstreams_files_we_lacked_round_trip() -> None:
+    """Fields added when our files were checked against upstream's generated.proto: 1.34's pod,
+    container, node and service fields, and BoundObjectReference's uid, named uID upstream."""
+    pod = {
+        "apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "d"},
+        "spec": {"hostnameOverride": "h", "containers": [{
+            "name": "c", "restartPolicy": "Never", "restartPolicyRules": [
+                {"action": "Restart", "exitCodes": {"operator": "In", "values": [42, 7]}}]}]},
+        "status": {
+            "observedGeneration": 3,
+            "conditions": [{"type": "Ready", "status": "True", "observedGeneration": 3}],
+            "extendedResourceClaimStatus": {"resourceClaimName": "p-extended", "requestMappings": [
+                {"containerName": "c", "resourceName": "example.com/gpu", "requestName": "r"}]},
+            "containerStatuses": [{
+                "name": "c", "ready": True, "restartCount": 1, "image": "i", "imageID": "sha",
+                "stopSignal": "SIGTERM",
+                "user": {"linux": {"uid": 0, "gid": 0, "supplementalGroups": [5, 6]}},
+                "allocatedResourcesStatus": [{"name": "claim:c/r", "resources": [
+                    {"resourceID": "dev-0", "health": "Healthy"}]}]}]},
+    }
+    node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n"}, "status": {
+        "features": {"supplementalGroupsPolicy": False}, "nodeInfo": {"swap": {"capacity": 0}}}}
+    service = dict(SERVICE, spec=dict(
+        SERVICE["spec"], sessionAffinity="ClientIP",
+        sessionAffinityConfig={"clientIP": {"timeoutSeconds": 10800}}))
+    request = {"apiVersion": "authentication.k8s.io/v1", "kind": "TokenRequest",
+               "metadata": {"name": "sa", "namespace": "d"}, "spec": {
+                   "audiences": ["a"], "boundObjectRef": {
+                       "kind": "Pod", "apiVersion": "v1", "name": "p", "uid": "u-1"}}}
+    for obj in (pod, node, service, request):
+        assert kube.decode(kube.encode(obj)) == obj
+    raw = runtime_pb2.Unknown.FromString(kube.encode(request)[4:]).raw
+    assert authentication_v1_pb2.TokenRequest.FromString(raw).spec.boundObjectRef.uID == "u-1"
 
 
 def test_the_pod_reads_back_as_our_model() -> None:

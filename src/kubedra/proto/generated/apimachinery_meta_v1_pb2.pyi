@@ -147,6 +147,16 @@ class LabelSelectorRequirement(_message.Message):
     values: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, key: _Optional[str] = ..., operator: _Optional[str] = ..., values: _Optional[_Iterable[str]] = ...) -> None: ...
 
+class FieldSelectorRequirement(_message.Message):
+    __slots__ = ("key", "operator", "values")
+    KEY_FIELD_NUMBER: _ClassVar[int]
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    key: str
+    operator: str
+    values: _containers.RepeatedScalarFieldContainer[str]
+    def __init__(self, key: _Optional[str] = ..., operator: _Optional[str] = ..., values: _Optional[_Iterable[str]] = ...) -> None: ...
+
 class Condition(_message.Message):
     __slots__ = ("type", "status", "observedGeneration", "lastTransitionTime", "reason", "message")
     TYPE_FIELD_NUMBER: _ClassVar[int]

@@ -25,7 +25,7 @@ _sym_db = _symbol_database.Default()
 from kubedra.proto.generated import apimachinery_meta_v1_pb2 as apimachinery__meta__v1__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x61uthentication_v1.proto\x12\x1ck8s.io.api.authentication.v1\x1a\x1a\x61pimachinery_meta_v1.proto\"\x1b\n\nExtraValue\x12\r\n\x05items\x18\x01 \x03(\t\"S\n\x14\x42oundObjectReference\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x12\n\napiVersion\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x0b\n\x03uid\x18\x04 \x01(\t\"\xd2\x01\n\x0cTokenRequest\x12\x42\n\x08metadata\x18\x01 \x01(\x0b\x32\x30.k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta\x12<\n\x04spec\x18\x02 \x01(\x0b\x32..k8s.io.api.authentication.v1.TokenRequestSpec\x12@\n\x06status\x18\x03 \x01(\x0b\x32\x30.k8s.io.api.authentication.v1.TokenRequestStatus\"\xa7\x01\n\x10TokenRequestSpec\x12\x11\n\taudiences\x18\x01 \x03(\t\x12J\n\x0e\x62oundObjectRef\x18\x03 \x01(\x0b\x32\x32.k8s.io.api.authentication.v1.BoundObjectReference\x12\x1e\n\x11\x65xpirationSeconds\x18\x04 \x01(\x03H\x00\x88\x01\x01\x42\x14\n\x12_expirationSeconds\"l\n\x12TokenRequestStatus\x12\r\n\x05token\x18\x01 \x01(\t\x12G\n\x13\x65xpirationTimestamp\x18\x02 \x01(\x0b\x32*.k8s.io.apimachinery.pkg.apis.meta.v1.Time\"\xd3\x01\n\x08UserInfo\x12\x10\n\x08username\x18\x01 \x01(\t\x12\x0b\n\x03uid\x18\x02 \x01(\t\x12\x0e\n\x06groups\x18\x03 \x03(\t\x12@\n\x05\x65xtra\x18\x04 \x03(\x0b\x32\x31.k8s.io.api.authentication.v1.UserInfo.ExtraEntry\x1aV\n\nExtraEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x37\n\x05value\x18\x02 \x01(\x0b\x32(.k8s.io.api.authentication.v1.ExtraValue:\x02\x38\x01\"\xcf\x01\n\x0bTokenReview\x12\x42\n\x08metadata\x18\x01 \x01(\x0b\x32\x30.k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta\x12;\n\x04spec\x18\x02 \x01(\x0b\x32-.k8s.io.api.authentication.v1.TokenReviewSpec\x12?\n\x06status\x18\x03 \x01(\x0b\x32/.k8s.io.api.authentication.v1.TokenReviewStatus\"3\n\x0fTokenReviewSpec\x12\r\n\x05token\x18\x01 \x01(\t\x12\x11\n\taudiences\x18\x02 \x03(\t\"\x82\x01\n\x11TokenReviewStatus\x12\x15\n\rauthenticated\x18\x01 \x01(\x08\x12\x34\n\x04user\x18\x02 \x01(\x0b\x32&.k8s.io.api.authentication.v1.UserInfo\x12\r\n\x05\x65rror\x18\x03 \x01(\t\x12\x11\n\taudiences\x18\x04 \x03(\t\"\x9e\x01\n\x11SelfSubjectReview\x12\x42\n\x08metadata\x18\x01 \x01(\x0b\x32\x30.k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta\x12\x45\n\x06status\x18\x02 \x01(\x0b\x32\x35.k8s.io.api.authentication.v1.SelfSubjectReviewStatus\"S\n\x17SelfSubjectReviewStatus\x12\x38\n\x08userInfo\x18\x01 \x01(\x0b\x32&.k8s.io.api.authentication.v1.UserInfob\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x17\x61uthentication_v1.proto\x12\x1ck8s.io.api.authentication.v1\x1a\x1a\x61pimachinery_meta_v1.proto\"\x1b\n\nExtraValue\x12\r\n\x05items\x18\x01 \x03(\t\"X\n\x14\x42oundObjectReference\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x12\n\napiVersion\x18\x02 \x01(\t\x12\x0c\n\x04name\x18\x03 \x01(\t\x12\x10\n\x03uID\x18\x04 \x01(\tR\x03uid\"\xd2\x01\n\x0cTokenRequest\x12\x42\n\x08metadata\x18\x01 \x01(\x0b\x32\x30.k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta\x12<\n\x04spec\x18\x02 \x01(\x0b\x32..k8s.io.api.authentication.v1.TokenRequestSpec\x12@\n\x06status\x18\x03 \x01(\x0b\x32\x30.k8s.io.api.authentication.v1.TokenRequestStatus\"\xa7\x01\n\x10TokenRequestSpec\x12\x11\n\taudiences\x18\x01 \x03(\t\x12J\n\x0e\x62oundObjectRef\x18\x03 \x01(\x0b\x32\x32.k8s.io.api.authentication.v1.BoundObjectReference\x12\x1e\n\x11\x65xpirationSeconds\x18\x04 \x01(\x03H\x00\x88\x01\x01\x42\x14\n\x12_expirationSeconds\"l\n\x12TokenRequestStatus\x12\r\n\x05token\x18\x01 \x01(\t\x12G\n\x13\x65xpirationTimestamp\x18\x02 \x01(\x0b\x32*.k8s.io.apimachinery.pkg.apis.meta.v1.Time\"\xd3\x01\n\x08UserInfo\x12\x10\n\x08username\x18\x01 \x01(\t\x12\x0b\n\x03uid\x18\x02 \x01(\t\x12\x0e\n\x06groups\x18\x03 \x03(\t\x12@\n\x05\x65xtra\x18\x04 \x03(\x0b\x32\x31.k8s.io.api.authentication.v1.UserInfo.ExtraEntry\x1aV\n\nExtraEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\x37\n\x05value\x18\x02 \x01(\x0b\x32(.k8s.io.api.authentication.v1.ExtraValue:\x02\x38\x01\"\xcf\x01\n\x0bTokenReview\x12\x42\n\x08metadata\x18\x01 \x01(\x0b\x32\x30.k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta\x12;\n\x04spec\x18\x02 \x01(\x0b\x32-.k8s.io.api.authentication.v1.TokenReviewSpec\x12?\n\x06status\x18\x03 \x01(\x0b\x32/.k8s.io.api.authentication.v1.TokenReviewStatus\"3\n\x0fTokenReviewSpec\x12\r\n\x05token\x18\x01 \x01(\t\x12\x11\n\taudiences\x18\x02 \x03(\t\"\x82\x01\n\x11TokenReviewStatus\x12\x15\n\rauthenticated\x18\x01 \x01(\x08\x12\x34\n\x04user\x18\x02 \x01(\x0b\x32&.k8s.io.api.authentication.v1.UserInfo\x12\r\n\x05\x65rror\x18\x03 \x01(\t\x12\x11\n\taudiences\x18\x04 \x03(\t\"\x9e\x01\n\x11SelfSubjectReview\x12\x42\n\x08metadata\x18\x01 \x01(\x0b\x32\x30.k8s.io.apimachinery.pkg.apis.meta.v1.ObjectMeta\x12\x45\n\x06status\x18\x02 \x01(\x0b\x32\x35.k8s.io.api.authentication.v1.SelfSubjectReviewStatus\"S\n\x17SelfSubjectReviewStatus\x12\x38\n\x08userInfo\x18\x01 \x01(\x0b\x32&.k8s.io.api.authentication.v1.UserInfob\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -37,25 +37,25 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_EXTRAVALUE']._serialized_start=85
   _globals['_EXTRAVALUE']._serialized_end=112
   _globals['_BOUNDOBJECTREFERENCE']._serialized_start=114
-  _globals['_BOUNDOBJECTREFERENCE']._serialized_end=197
-  _globals['_TOKENREQUEST']._serialized_start=200
-  _globals['_TOKENREQUEST']._serialized_end=410
-  _globals['_TOKENREQUESTSPEC']._serialized_start=413
-  _globals['_TOKENREQUESTSPEC']._serialized_end=580
-  _globals['_TOKENREQUESTSTATUS']._serialized_start=582
-  _globals['_TOKENREQUESTSTATUS']._serialized_end=690
-  _globals['_USERINFO']._serialized_start=693
-  _globals['_USERINFO']._serialized_end=904
-  _globals['_USERINFO_EXTRAENTRY']._serialized_start=818
-  _globals['_USERINFO_EXTRAENTRY']._serialized_end=904
-  _globals['_TOKENREVIEW']._serialized_start=907
-  _globals['_TOKENREVIEW']._serialized_end=1114
-  _globals['_TOKENREVIEWSPEC']._serialized_start=1116
-  _globals['_TOKENREVIEWSPEC']._serialized_end=1167
-  _globals['_TOKENREVIEWSTATUS']._serialized_start=1170
-  _globals['_TOKENREVIEWSTATUS']._serialized_end=1300
-  _globals['_SELFSUBJECTREVIEW']._serialized_start=1303
-  _globals['_SELFSUBJECTREVIEW']._serialized_end=1461
-  _globals['_SELFSUBJECTREVIEWSTATUS']._serialized_start=1463
-  _globals['_SELFSUBJECTREVIEWSTATUS']._serialized_end=1546
+  _globals['_BOUNDOBJECTREFERENCE']._serialized_end=202
+  _globals['_TOKENREQUEST']._serialized_start=205
+  _globals['_TOKENREQUEST']._serialized_end=415
+  _globals['_TOKENREQUESTSPEC']._serialized_start=418
+  _globals['_TOKENREQUESTSPEC']._serialized_end=585
+  _globals['_TOKENREQUESTSTATUS']._serialized_start=587
+  _globals['_TOKENREQUESTSTATUS']._serialized_end=695
+  _globals['_USERINFO']._serialized_start=698
+  _globals['_USERINFO']._serialized_end=909
+  _globals['_USERINFO_EXTRAENTRY']._serialized_start=823
+  _globals['_USERINFO_EXTRAENTRY']._serialized_end=909
+  _globals['_TOKENREVIEW']._serialized_start=912
+  _globals['_TOKENREVIEW']._serialized_end=1119
+  _globals['_TOKENREVIEWSPEC']._serialized_start=1121
+  _globals['_TOKENREVIEWSPEC']._serialized_end=1172
+  _globals['_TOKENREVIEWSTATUS']._serialized_start=1175
+  _globals['_TOKENREVIEWSTATUS']._serialized_end=1305
+  _globals['_SELFSUBJECTREVIEW']._serialized_start=1308
+  _globals['_SELFSUBJECTREVIEW']._serialized_end=1466
+  _globals['_SELFSUBJECTREVIEWSTATUS']._serialized_start=1468
+  _globals['_SELFSUBJECTREVIEWSTATUS']._serialized_end=1551
 # @@protoc_insertion_point(module_scope)

@@ -14,7 +14,7 @@ class ExtraValue(_message.Message):
     def __init__(self, items: _Optional[_Iterable[str]] = ...) -> None: ...
 
 class BoundObjectReference(_message.Message):
-    __slots__ = ("kind", "apiVersion", "name", "uid")
+    __slots__ = ("kind", "apiVersion", "name", "uID")
     KIND_FIELD_NUMBER: _ClassVar[int]
     APIVERSION_FIELD_NUMBER: _ClassVar[int]
     NAME_FIELD_NUMBER: _ClassVar[int]
@@ -22,8 +22,8 @@ class BoundObjectReference(_message.Message):
     kind: str
     apiVersion: str
     name: str
-    uid: str
-    def __init__(self, kind: _Optional[str] = ..., apiVersion: _Optional[str] = ..., name: _Optional[str] = ..., uid: _Optional[str] = ...) -> None: ...
+    uID: str
+    def __init__(self, kind: _Optional[str] = ..., apiVersion: _Optional[str] = ..., name: _Optional[str] = ..., uID: _Optional[str] = ...) -> None: ...
 
 class TokenRequest(_message.Message):
     __slots__ = ("metadata", "spec", "status")

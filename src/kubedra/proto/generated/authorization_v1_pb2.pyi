@@ -13,23 +13,13 @@ class ExtraValue(_message.Message):
     items: _containers.RepeatedScalarFieldContainer[str]
     def __init__(self, items: _Optional[_Iterable[str]] = ...) -> None: ...
 
-class FieldSelectorRequirement(_message.Message):
-    __slots__ = ("key", "operator", "values")
-    KEY_FIELD_NUMBER: _ClassVar[int]
-    OPERATOR_FIELD_NUMBER: _ClassVar[int]
-    VALUES_FIELD_NUMBER: _ClassVar[int]
-    key: str
-    operator: str
-    values: _containers.RepeatedScalarFieldContainer[str]
-    def __init__(self, key: _Optional[str] = ..., operator: _Optional[str] = ..., values: _Optional[_Iterable[str]] = ...) -> None: ...
-
 class FieldSelectorAttributes(_message.Message):
     __slots__ = ("rawSelector", "requirements")
     RAWSELECTOR_FIELD_NUMBER: _ClassVar[int]
     REQUIREMENTS_FIELD_NUMBER: _ClassVar[int]
     rawSelector: str
-    requirements: _containers.RepeatedCompositeFieldContainer[FieldSelectorRequirement]
-    def __init__(self, rawSelector: _Optional[str] = ..., requirements: _Optional[_Iterable[_Union[FieldSelectorRequirement, _Mapping]]] = ...) -> None: ...
+    requirements: _containers.RepeatedCompositeFieldContainer[_apimachinery_meta_v1_pb2.FieldSelectorRequirement]
+    def __init__(self, rawSelector: _Optional[str] = ..., requirements: _Optional[_Iterable[_Union[_apimachinery_meta_v1_pb2.FieldSelectorRequirement, _Mapping]]] = ...) -> None: ...
 
 class LabelSelectorAttributes(_message.Message):
     __slots__ = ("rawSelector", "requirements")

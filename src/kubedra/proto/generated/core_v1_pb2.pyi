@@ -126,7 +126,7 @@ class PodTemplateSpec(_message.Message):
     def __init__(self, metadata: _Optional[_Union[_apimachinery_meta_v1_pb2.ObjectMeta, _Mapping]] = ..., spec: _Optional[_Union[PodSpec, _Mapping]] = ...) -> None: ...
 
 class PodSpec(_message.Message):
-    __slots__ = ("volumes", "containers", "restartPolicy", "terminationGracePeriodSeconds", "activeDeadlineSeconds", "dnsPolicy", "nodeSelector", "serviceAccountName", "serviceAccount", "nodeName", "hostNetwork", "hostPID", "hostIPC", "securityContext", "imagePullSecrets", "hostname", "subdomain", "affinity", "schedulerName", "initContainers", "automountServiceAccountToken", "tolerations", "hostAliases", "priorityClassName", "priority", "dnsConfig", "shareProcessNamespace", "readinessGates", "runtimeClassName", "enableServiceLinks", "preemptionPolicy", "overhead", "topologySpreadConstraints", "setHostnameAsFQDN", "os", "hostUsers", "schedulingGates", "ephemeralContainers", "resourceClaims")
+    __slots__ = ("volumes", "containers", "restartPolicy", "terminationGracePeriodSeconds", "activeDeadlineSeconds", "dnsPolicy", "nodeSelector", "serviceAccountName", "serviceAccount", "nodeName", "hostNetwork", "hostPID", "hostIPC", "securityContext", "imagePullSecrets", "hostname", "subdomain", "affinity", "schedulerName", "initContainers", "automountServiceAccountToken", "tolerations", "hostAliases", "priorityClassName", "priority", "dnsConfig", "shareProcessNamespace", "readinessGates", "runtimeClassName", "enableServiceLinks", "preemptionPolicy", "overhead", "topologySpreadConstraints", "setHostnameAsFQDN", "os", "hostUsers", "schedulingGates", "ephemeralContainers", "resourceClaims", "resources", "hostnameOverride")
     class NodeSelectorEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -180,6 +180,8 @@ class PodSpec(_message.Message):
     SCHEDULINGGATES_FIELD_NUMBER: _ClassVar[int]
     EPHEMERALCONTAINERS_FIELD_NUMBER: _ClassVar[int]
     RESOURCECLAIMS_FIELD_NUMBER: _ClassVar[int]
+    RESOURCES_FIELD_NUMBER: _ClassVar[int]
+    HOSTNAMEOVERRIDE_FIELD_NUMBER: _ClassVar[int]
     volumes: _containers.RepeatedCompositeFieldContainer[Volume]
     containers: _containers.RepeatedCompositeFieldContainer[Container]
     restartPolicy: str
@@ -219,7 +221,9 @@ class PodSpec(_message.Message):
     schedulingGates: _containers.RepeatedCompositeFieldContainer[PodSchedulingGate]
     ephemeralContainers: _containers.RepeatedCompositeFieldContainer[EphemeralContainer]
     resourceClaims: _containers.RepeatedCompositeFieldContainer[PodResourceClaim]
-    def __init__(self, volumes: _Optional[_Iterable[_Union[Volume, _Mapping]]] = ..., containers: _Optional[_Iterable[_Union[Container, _Mapping]]] = ..., restartPolicy: _Optional[str] = ..., terminationGracePeriodSeconds: _Optional[int] = ..., activeDeadlineSeconds: _Optional[int] = ..., dnsPolicy: _Optional[str] = ..., nodeSelector: _Optional[_Mapping[str, str]] = ..., serviceAccountName: _Optional[str] = ..., serviceAccount: _Optional[str] = ..., nodeName: _Optional[str] = ..., hostNetwork: _Optional[bool] = ..., hostPID: _Optional[bool] = ..., hostIPC: _Optional[bool] = ..., securityContext: _Optional[_Union[PodSecurityContext, _Mapping]] = ..., imagePullSecrets: _Optional[_Iterable[_Union[LocalObjectReference, _Mapping]]] = ..., hostname: _Optional[str] = ..., subdomain: _Optional[str] = ..., affinity: _Optional[_Union[Affinity, _Mapping]] = ..., schedulerName: _Optional[str] = ..., initContainers: _Optional[_Iterable[_Union[Container, _Mapping]]] = ..., automountServiceAccountToken: _Optional[bool] = ..., tolerations: _Optional[_Iterable[_Union[Toleration, _Mapping]]] = ..., hostAliases: _Optional[_Iterable[_Union[HostAlias, _Mapping]]] = ..., priorityClassName: _Optional[str] = ..., priority: _Optional[int] = ..., dnsConfig: _Optional[_Union[PodDNSConfig, _Mapping]] = ..., shareProcessNamespace: _Optional[bool] = ..., readinessGates: _Optional[_Iterable[_Union[PodReadinessGate, _Mapping]]] = ..., runtimeClassName: _Optional[str] = ..., enableServiceLinks: _Optional[bool] = ..., preemptionPolicy: _Optional[str] = ..., overhead: _Optional[_Mapping[str, _apimachinery_resource_pb2.Quantity]] = ..., topologySpreadConstraints: _Optional[_Iterable[_Union[TopologySpreadConstraint, _Mapping]]] = ..., setHostnameAsFQDN: _Optional[bool] = ..., os: _Optional[_Union[PodOS, _Mapping]] = ..., hostUsers: _Optional[bool] = ..., schedulingGates: _Optional[_Iterable[_Union[PodSchedulingGate, _Mapping]]] = ..., ephemeralContainers: _Optional[_Iterable[_Union[EphemeralContainer, _Mapping]]] = ..., resourceClaims: _Optional[_Iterable[_Union[PodResourceClaim, _Mapping]]] = ...) -> None: ...
+    resources: ResourceRequirements
+    hostnameOverride: str
+    def __init__(self, volumes: _Optional[_Iterable[_Union[Volume, _Mapping]]] = ..., containers: _Optional[_Iterable[_Union[Container, _Mapping]]] = ..., restartPolicy: _Optional[str] = ..., terminationGracePeriodSeconds: _Optional[int] = ..., activeDeadlineSeconds: _Optional[int] = ..., dnsPolicy: _Optional[str] = ..., nodeSelector: _Optional[_Mapping[str, str]] = ..., serviceAccountName: _Optional[str] = ..., serviceAccount: _Optional[str] = ..., nodeName: _Optional[str] = ..., hostNetwork: _Optional[bool] = ..., hostPID: _Optional[bool] = ..., hostIPC: _Optional[bool] = ..., securityContext: _Optional[_Union[PodSecurityContext, _Mapping]] = ..., imagePullSecrets: _Optional[_Iterable[_Union[LocalObjectReference, _Mapping]]] = ..., hostname: _Optional[str] = ..., subdomain: _Optional[str] = ..., affinity: _Optional[_Union[Affinity, _Mapping]] = ..., schedulerName: _Optional[str] = ..., initContainers: _Optional[_Iterable[_Union[Container, _Mapping]]] = ..., automountServiceAccountToken: _Optional[bool] = ..., tolerations: _Optional[_Iterable[_Union[Toleration, _Mapping]]] = ..., hostAliases: _Optional[_Iterable[_Union[HostAlias, _Mapping]]] = ..., priorityClassName: _Optional[str] = ..., priority: _Optional[int] = ..., dnsConfig: _Optional[_Union[PodDNSConfig, _Mapping]] = ..., shareProcessNamespace: _Optional[bool] = ..., readinessGates: _Optional[_Iterable[_Union[PodReadinessGate, _Mapping]]] = ..., runtimeClassName: _Optional[str] = ..., enableServiceLinks: _Optional[bool] = ..., preemptionPolicy: _Optional[str] = ..., overhead: _Optional[_Mapping[str, _apimachinery_resource_pb2.Quantity]] = ..., topologySpreadConstraints: _Optional[_Iterable[_Union[TopologySpreadConstraint, _Mapping]]] = ..., setHostnameAsFQDN: _Optional[bool] = ..., os: _Optional[_Union[PodOS, _Mapping]] = ..., hostUsers: _Optional[bool] = ..., schedulingGates: _Optional[_Iterable[_Union[PodSchedulingGate, _Mapping]]] = ..., ephemeralContainers: _Optional[_Iterable[_Union[EphemeralContainer, _Mapping]]] = ..., resourceClaims: _Optional[_Iterable[_Union[PodResourceClaim, _Mapping]]] = ..., resources: _Optional[_Union[ResourceRequirements, _Mapping]] = ..., hostnameOverride: _Optional[str] = ...) -> None: ...
 
 class EphemeralContainer(_message.Message):
     __slots__ = ("ephemeralContainerCommon", "targetContainerName")
@@ -230,7 +234,7 @@ class EphemeralContainer(_message.Message):
     def __init__(self, ephemeralContainerCommon: _Optional[_Union[EphemeralContainerCommon, _Mapping]] = ..., targetContainerName: _Optional[str] = ...) -> None: ...
 
 class EphemeralContainerCommon(_message.Message):
-    __slots__ = ("name", "image", "command", "args", "workingDir", "ports", "env", "resources", "volumeMounts", "livenessProbe", "readinessProbe", "lifecycle", "terminationMessagePath", "imagePullPolicy", "securityContext", "stdin", "stdinOnce", "tty", "envFrom", "terminationMessagePolicy", "volumeDevices", "startupProbe", "resizePolicy", "restartPolicy")
+    __slots__ = ("name", "image", "command", "args", "workingDir", "ports", "env", "resources", "volumeMounts", "livenessProbe", "readinessProbe", "lifecycle", "terminationMessagePath", "imagePullPolicy", "securityContext", "stdin", "stdinOnce", "tty", "envFrom", "terminationMessagePolicy", "volumeDevices", "startupProbe", "resizePolicy", "restartPolicy", "restartPolicyRules")
     NAME_FIELD_NUMBER: _ClassVar[int]
     IMAGE_FIELD_NUMBER: _ClassVar[int]
     COMMAND_FIELD_NUMBER: _ClassVar[int]
@@ -255,6 +259,7 @@ class EphemeralContainerCommon(_message.Message):
     STARTUPPROBE_FIELD_NUMBER: _ClassVar[int]
     RESIZEPOLICY_FIELD_NUMBER: _ClassVar[int]
     RESTARTPOLICY_FIELD_NUMBER: _ClassVar[int]
+    RESTARTPOLICYRULES_FIELD_NUMBER: _ClassVar[int]
     name: str
     image: str
     command: _containers.RepeatedScalarFieldContainer[str]
@@ -279,10 +284,11 @@ class EphemeralContainerCommon(_message.Message):
     startupProbe: Probe
     resizePolicy: _containers.RepeatedCompositeFieldContainer[ContainerResizePolicy]
     restartPolicy: str
-    def __init__(self, name: _Optional[str] = ..., image: _Optional[str] = ..., command: _Optional[_Iterable[str]] = ..., args: _Optional[_Iterable[str]] = ..., workingDir: _Optional[str] = ..., ports: _Optional[_Iterable[_Union[ContainerPort, _Mapping]]] = ..., env: _Optional[_Iterable[_Union[EnvVar, _Mapping]]] = ..., resources: _Optional[_Union[ResourceRequirements, _Mapping]] = ..., volumeMounts: _Optional[_Iterable[_Union[VolumeMount, _Mapping]]] = ..., livenessProbe: _Optional[_Union[Probe, _Mapping]] = ..., readinessProbe: _Optional[_Union[Probe, _Mapping]] = ..., lifecycle: _Optional[_Union[Lifecycle, _Mapping]] = ..., terminationMessagePath: _Optional[str] = ..., imagePullPolicy: _Optional[str] = ..., securityContext: _Optional[_Union[SecurityContext, _Mapping]] = ..., stdin: _Optional[bool] = ..., stdinOnce: _Optional[bool] = ..., tty: _Optional[bool] = ..., envFrom: _Optional[_Iterable[_Union[EnvFromSource, _Mapping]]] = ..., terminationMessagePolicy: _Optional[str] = ..., volumeDevices: _Optional[_Iterable[_Union[VolumeDevice, _Mapping]]] = ..., startupProbe: _Optional[_Union[Probe, _Mapping]] = ..., resizePolicy: _Optional[_Iterable[_Union[ContainerResizePolicy, _Mapping]]] = ..., restartPolicy: _Optional[str] = ...) -> None: ...
+    restartPolicyRules: _containers.RepeatedCompositeFieldContainer[ContainerRestartRule]
+    def __init__(self, name: _Optional[str] = ..., image: _Optional[str] = ..., command: _Optional[_Iterable[str]] = ..., args: _Optional[_Iterable[str]] = ..., workingDir: _Optional[str] = ..., ports: _Optional[_Iterable[_Union[ContainerPort, _Mapping]]] = ..., env: _Optional[_Iterable[_Union[EnvVar, _Mapping]]] = ..., resources: _Optional[_Union[ResourceRequirements, _Mapping]] = ..., volumeMounts: _Optional[_Iterable[_Union[VolumeMount, _Mapping]]] = ..., livenessProbe: _Optional[_Union[Probe, _Mapping]] = ..., readinessProbe: _Optional[_Union[Probe, _Mapping]] = ..., lifecycle: _Optional[_Union[Lifecycle, _Mapping]] = ..., terminationMessagePath: _Optional[str] = ..., imagePullPolicy: _Optional[str] = ..., securityContext: _Optional[_Union[SecurityContext, _Mapping]] = ..., stdin: _Optional[bool] = ..., stdinOnce: _Optional[bool] = ..., tty: _Optional[bool] = ..., envFrom: _Optional[_Iterable[_Union[EnvFromSource, _Mapping]]] = ..., terminationMessagePolicy: _Optional[str] = ..., volumeDevices: _Optional[_Iterable[_Union[VolumeDevice, _Mapping]]] = ..., startupProbe: _Optional[_Union[Probe, _Mapping]] = ..., resizePolicy: _Optional[_Iterable[_Union[ContainerResizePolicy, _Mapping]]] = ..., restartPolicy: _Optional[str] = ..., restartPolicyRules: _Optional[_Iterable[_Union[ContainerRestartRule, _Mapping]]] = ...) -> None: ...
 
 class Container(_message.Message):
-    __slots__ = ("name", "image", "command", "args", "workingDir", "ports", "env", "resources", "volumeMounts", "livenessProbe", "readinessProbe", "lifecycle", "terminationMessagePath", "imagePullPolicy", "securityContext", "stdin", "stdinOnce", "tty", "envFrom", "terminationMessagePolicy", "volumeDevices", "startupProbe", "resizePolicy", "restartPolicy")
+    __slots__ = ("name", "image", "command", "args", "workingDir", "ports", "env", "resources", "volumeMounts", "livenessProbe", "readinessProbe", "lifecycle", "terminationMessagePath", "imagePullPolicy", "securityContext", "stdin", "stdinOnce", "tty", "envFrom", "terminationMessagePolicy", "volumeDevices", "startupProbe", "resizePolicy", "restartPolicy", "restartPolicyRules")
     NAME_FIELD_NUMBER: _ClassVar[int]
     IMAGE_FIELD_NUMBER: _ClassVar[int]
     COMMAND_FIELD_NUMBER: _ClassVar[int]
@@ -307,6 +313,7 @@ class Container(_message.Message):
     STARTUPPROBE_FIELD_NUMBER: _ClassVar[int]
     RESIZEPOLICY_FIELD_NUMBER: _ClassVar[int]
     RESTARTPOLICY_FIELD_NUMBER: _ClassVar[int]
+    RESTARTPOLICYRULES_FIELD_NUMBER: _ClassVar[int]
     name: str
     image: str
     command: _containers.RepeatedScalarFieldContainer[str]
@@ -331,7 +338,24 @@ class Container(_message.Message):
     startupProbe: Probe
     resizePolicy: _containers.RepeatedCompositeFieldContainer[ContainerResizePolicy]
     restartPolicy: str
-    def __init__(self, name: _Optional[str] = ..., image: _Optional[str] = ..., command: _Optional[_Iterable[str]] = ..., args: _Optional[_Iterable[str]] = ..., workingDir: _Optional[str] = ..., ports: _Optional[_Iterable[_Union[ContainerPort, _Mapping]]] = ..., env: _Optional[_Iterable[_Union[EnvVar, _Mapping]]] = ..., resources: _Optional[_Union[ResourceRequirements, _Mapping]] = ..., volumeMounts: _Optional[_Iterable[_Union[VolumeMount, _Mapping]]] = ..., livenessProbe: _Optional[_Union[Probe, _Mapping]] = ..., readinessProbe: _Optional[_Union[Probe, _Mapping]] = ..., lifecycle: _Optional[_Union[Lifecycle, _Mapping]] = ..., terminationMessagePath: _Optional[str] = ..., imagePullPolicy: _Optional[str] = ..., securityContext: _Optional[_Union[SecurityContext, _Mapping]] = ..., stdin: _Optional[bool] = ..., stdinOnce: _Optional[bool] = ..., tty: _Optional[bool] = ..., envFrom: _Optional[_Iterable[_Union[EnvFromSource, _Mapping]]] = ..., terminationMessagePolicy: _Optional[str] = ..., volumeDevices: _Optional[_Iterable[_Union[VolumeDevice, _Mapping]]] = ..., startupProbe: _Optional[_Union[Probe, _Mapping]] = ..., resizePolicy: _Optional[_Iterable[_Union[ContainerResizePolicy, _Mapping]]] = ..., restartPolicy: _Optional[str] = ...) -> None: ...
+    restartPolicyRules: _containers.RepeatedCompositeFieldContainer[ContainerRestartRule]
+    def __init__(self, name: _Optional[str] = ..., image: _Optional[str] = ..., command: _Optional[_Iterable[str]] = ..., args: _Optional[_Iterable[str]] = ..., workingDir: _Optional[str] = ..., ports: _Optional[_Iterable[_Union[ContainerPort, _Mapping]]] = ..., env: _Optional[_Iterable[_Union[EnvVar, _Mapping]]] = ..., resources: _Optional[_Union[ResourceRequirements, _Mapping]] = ..., volumeMounts: _Optional[_Iterable[_Union[VolumeMount, _Mapping]]] = ..., livenessProbe: _Optional[_Union[Probe, _Mapping]] = ..., readinessProbe: _Optional[_Union[Probe, _Mapping]] = ..., lifecycle: _Optional[_Union[Lifecycle, _Mapping]] = ..., terminationMessagePath: _Optional[str] = ..., imagePullPolicy: _Optional[str] = ..., securityContext: _Optional[_Union[SecurityContext, _Mapping]] = ..., stdin: _Optional[bool] = ..., stdinOnce: _Optional[bool] = ..., tty: _Optional[bool] = ..., envFrom: _Optional[_Iterable[_Union[EnvFromSource, _Mapping]]] = ..., terminationMessagePolicy: _Optional[str] = ..., volumeDevices: _Optional[_Iterable[_Union[VolumeDevice, _Mapping]]] = ..., startupProbe: _Optional[_Union[Probe, _Mapping]] = ..., resizePolicy: _Optional[_Iterable[_Union[ContainerResizePolicy, _Mapping]]] = ..., restartPolicy: _Optional[str] = ..., restartPolicyRules: _Optional[_Iterable[_Union[ContainerRestartRule, _Mapping]]] = ...) -> None: ...
+
+class ContainerRestartRule(_message.Message):
+    __slots__ = ("action", "exitCodes")
+    ACTION_FIELD_NUMBER: _ClassVar[int]
+    EXITCODES_FIELD_NUMBER: _ClassVar[int]
+    action: str
+    exitCodes: ContainerRestartRuleOnExitCodes
+    def __init__(self, action: _Optional[str] = ..., exitCodes: _Optional[_Union[ContainerRestartRuleOnExitCodes, _Mapping]] = ...) -> None: ...
+
+class ContainerRestartRuleOnExitCodes(_message.Message):
+    __slots__ = ("operator", "values")
+    OPERATOR_FIELD_NUMBER: _ClassVar[int]
+    VALUES_FIELD_NUMBER: _ClassVar[int]
+    operator: str
+    values: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, operator: _Optional[str] = ..., values: _Optional[_Iterable[int]] = ...) -> None: ...
 
 class ContainerPort(_message.Message):
     __slots__ = ("name", "hostPort", "containerPort", "protocol", "hostIP")
@@ -1548,7 +1572,7 @@ class ConfigMapVolumeSource(_message.Message):
     def __init__(self, localObjectReference: _Optional[_Union[LocalObjectReference, _Mapping]] = ..., items: _Optional[_Iterable[_Union[KeyToPath, _Mapping]]] = ..., defaultMode: _Optional[int] = ..., optional: _Optional[bool] = ...) -> None: ...
 
 class PodStatus(_message.Message):
-    __slots__ = ("phase", "conditions", "message", "reason", "hostIP", "podIP", "startTime", "containerStatuses", "qosClass", "initContainerStatuses", "nominatedNodeName", "podIPs", "ephemeralContainerStatuses", "resize", "resourceClaimStatuses", "hostIPs")
+    __slots__ = ("phase", "conditions", "message", "reason", "hostIP", "podIP", "startTime", "containerStatuses", "qosClass", "initContainerStatuses", "nominatedNodeName", "podIPs", "ephemeralContainerStatuses", "resize", "resourceClaimStatuses", "hostIPs", "observedGeneration", "extendedResourceClaimStatus")
     PHASE_FIELD_NUMBER: _ClassVar[int]
     CONDITIONS_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
@@ -1565,6 +1589,8 @@ class PodStatus(_message.Message):
     RESIZE_FIELD_NUMBER: _ClassVar[int]
     RESOURCECLAIMSTATUSES_FIELD_NUMBER: _ClassVar[int]
     HOSTIPS_FIELD_NUMBER: _ClassVar[int]
+    OBSERVEDGENERATION_FIELD_NUMBER: _ClassVar[int]
+    EXTENDEDRESOURCECLAIMSTATUS_FIELD_NUMBER: _ClassVar[int]
     phase: str
     conditions: _containers.RepeatedCompositeFieldContainer[PodCondition]
     message: str
@@ -1581,23 +1607,27 @@ class PodStatus(_message.Message):
     resize: str
     resourceClaimStatuses: _containers.RepeatedCompositeFieldContainer[PodResourceClaimStatus]
     hostIPs: _containers.RepeatedCompositeFieldContainer[HostIP]
-    def __init__(self, phase: _Optional[str] = ..., conditions: _Optional[_Iterable[_Union[PodCondition, _Mapping]]] = ..., message: _Optional[str] = ..., reason: _Optional[str] = ..., hostIP: _Optional[str] = ..., podIP: _Optional[str] = ..., startTime: _Optional[_Union[_apimachinery_meta_v1_pb2.Time, _Mapping]] = ..., containerStatuses: _Optional[_Iterable[_Union[ContainerStatus, _Mapping]]] = ..., qosClass: _Optional[str] = ..., initContainerStatuses: _Optional[_Iterable[_Union[ContainerStatus, _Mapping]]] = ..., nominatedNodeName: _Optional[str] = ..., podIPs: _Optional[_Iterable[_Union[PodIP, _Mapping]]] = ..., ephemeralContainerStatuses: _Optional[_Iterable[_Union[ContainerStatus, _Mapping]]] = ..., resize: _Optional[str] = ..., resourceClaimStatuses: _Optional[_Iterable[_Union[PodResourceClaimStatus, _Mapping]]] = ..., hostIPs: _Optional[_Iterable[_Union[HostIP, _Mapping]]] = ...) -> None: ...
+    observedGeneration: int
+    extendedResourceClaimStatus: PodExtendedResourceClaimStatus
+    def __init__(self, phase: _Optional[str] = ..., conditions: _Optional[_Iterable[_Union[PodCondition, _Mapping]]] = ..., message: _Optional[str] = ..., reason: _Optional[str] = ..., hostIP: _Optional[str] = ..., podIP: _Optional[str] = ..., startTime: _Optional[_Union[_apimachinery_meta_v1_pb2.Time, _Mapping]] = ..., containerStatuses: _Optional[_Iterable[_Union[ContainerStatus, _Mapping]]] = ..., qosClass: _Optional[str] = ..., initContainerStatuses: _Optional[_Iterable[_Union[ContainerStatus, _Mapping]]] = ..., nominatedNodeName: _Optional[str] = ..., podIPs: _Optional[_Iterable[_Union[PodIP, _Mapping]]] = ..., ephemeralContainerStatuses: _Optional[_Iterable[_Union[ContainerStatus, _Mapping]]] = ..., resize: _Optional[str] = ..., resourceClaimStatuses: _Optional[_Iterable[_Union[PodResourceClaimStatus, _Mapping]]] = ..., hostIPs: _Optional[_Iterable[_Union[HostIP, _Mapping]]] = ..., observedGeneration: _Optional[int] = ..., extendedResourceClaimStatus: _Optional[_Union[PodExtendedResourceClaimStatus, _Mapping]] = ...) -> None: ...
 
 class PodCondition(_message.Message):
-    __slots__ = ("type", "status", "lastProbeTime", "lastTransitionTime", "reason", "message")
+    __slots__ = ("type", "status", "lastProbeTime", "lastTransitionTime", "reason", "message", "observedGeneration")
     TYPE_FIELD_NUMBER: _ClassVar[int]
     STATUS_FIELD_NUMBER: _ClassVar[int]
     LASTPROBETIME_FIELD_NUMBER: _ClassVar[int]
     LASTTRANSITIONTIME_FIELD_NUMBER: _ClassVar[int]
     REASON_FIELD_NUMBER: _ClassVar[int]
     MESSAGE_FIELD_NUMBER: _ClassVar[int]
+    OBSERVEDGENERATION_FIELD_NUMBER: _ClassVar[int]
     type: str
     status: str
     lastProbeTime: _apimachinery_meta_v1_pb2.Time
     lastTransitionTime: _apimachinery_meta_v1_pb2.Time
     reason: str
     message: str
-    def __init__(self, type: _Optional[str] = ..., status: _Optional[str] = ..., lastProbeTime: _Optional[_Union[_apimachinery_meta_v1_pb2.Time, _Mapping]] = ..., lastTransitionTime: _Optional[_Union[_apimachinery_meta_v1_pb2.Time, _Mapping]] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ...) -> None: ...
+    observedGeneration: int
+    def __init__(self, type: _Optional[str] = ..., status: _Optional[str] = ..., lastProbeTime: _Optional[_Union[_apimachinery_meta_v1_pb2.Time, _Mapping]] = ..., lastTransitionTime: _Optional[_Union[_apimachinery_meta_v1_pb2.Time, _Mapping]] = ..., reason: _Optional[str] = ..., message: _Optional[str] = ..., observedGeneration: _Optional[int] = ...) -> None: ...
 
 class PodIP(_message.Message):
     __slots__ = ("ip",)
@@ -1619,8 +1649,26 @@ class PodResourceClaimStatus(_message.Message):
     resourceClaimName: str
     def __init__(self, name: _Optional[str] = ..., resourceClaimName: _Optional[str] = ...) -> None: ...
 
+class PodExtendedResourceClaimStatus(_message.Message):
+    __slots__ = ("requestMappings", "resourceClaimName")
+    REQUESTMAPPINGS_FIELD_NUMBER: _ClassVar[int]
+    RESOURCECLAIMNAME_FIELD_NUMBER: _ClassVar[int]
+    requestMappings: _containers.RepeatedCompositeFieldContainer[ContainerExtendedResourceRequest]
+    resourceClaimName: str
+    def __init__(self, requestMappings: _Optional[_Iterable[_Union[ContainerExtendedResourceRequest, _Mapping]]] = ..., resourceClaimName: _Optional[str] = ...) -> None: ...
+
+class ContainerExtendedResourceRequest(_message.Message):
+    __slots__ = ("containerName", "resourceName", "requestName")
+    CONTAINERNAME_FIELD_NUMBER: _ClassVar[int]
+    RESOURCENAME_FIELD_NUMBER: _ClassVar[int]
+    REQUESTNAME_FIELD_NUMBER: _ClassVar[int]
+    containerName: str
+    resourceName: str
+    requestName: str
+    def __init__(self, containerName: _Optional[str] = ..., resourceName: _Optional[str] = ..., requestName: _Optional[str] = ...) -> None: ...
+
 class ContainerStatus(_message.Message):
-    __slots__ = ("name", "state", "lastState", "ready", "restartCount", "image", "imageID", "containerID", "started", "allocatedResources", "resources", "volumeMounts")
+    __slots__ = ("name", "state", "lastState", "ready", "restartCount", "image", "imageID", "containerID", "started", "allocatedResources", "resources", "volumeMounts", "user", "allocatedResourcesStatus", "stopSignal")
     class AllocatedResourcesEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -1640,6 +1688,9 @@ class ContainerStatus(_message.Message):
     ALLOCATEDRESOURCES_FIELD_NUMBER: _ClassVar[int]
     RESOURCES_FIELD_NUMBER: _ClassVar[int]
     VOLUMEMOUNTS_FIELD_NUMBER: _ClassVar[int]
+    USER_FIELD_NUMBER: _ClassVar[int]
+    ALLOCATEDRESOURCESSTATUS_FIELD_NUMBER: _ClassVar[int]
+    STOPSIGNAL_FIELD_NUMBER: _ClassVar[int]
     name: str
     state: ContainerState
     lastState: ContainerState
@@ -1652,7 +1703,42 @@ class ContainerStatus(_message.Message):
     allocatedResources: _containers.MessageMap[str, _apimachinery_resource_pb2.Quantity]
     resources: ResourceRequirements
     volumeMounts: _containers.RepeatedCompositeFieldContainer[VolumeMountStatus]
-    def __init__(self, name: _Optional[str] = ..., state: _Optional[_Union[ContainerState, _Mapping]] = ..., lastState: _Optional[_Union[ContainerState, _Mapping]] = ..., ready: _Optional[bool] = ..., restartCount: _Optional[int] = ..., image: _Optional[str] = ..., imageID: _Optional[str] = ..., containerID: _Optional[str] = ..., started: _Optional[bool] = ..., allocatedResources: _Optional[_Mapping[str, _apimachinery_resource_pb2.Quantity]] = ..., resources: _Optional[_Union[ResourceRequirements, _Mapping]] = ..., volumeMounts: _Optional[_Iterable[_Union[VolumeMountStatus, _Mapping]]] = ...) -> None: ...
+    user: ContainerUser
+    allocatedResourcesStatus: _containers.RepeatedCompositeFieldContainer[ResourceStatus]
+    stopSignal: str
+    def __init__(self, name: _Optional[str] = ..., state: _Optional[_Union[ContainerState, _Mapping]] = ..., lastState: _Optional[_Union[ContainerState, _Mapping]] = ..., ready: _Optional[bool] = ..., restartCount: _Optional[int] = ..., image: _Optional[str] = ..., imageID: _Optional[str] = ..., containerID: _Optional[str] = ..., started: _Optional[bool] = ..., allocatedResources: _Optional[_Mapping[str, _apimachinery_resource_pb2.Quantity]] = ..., resources: _Optional[_Union[ResourceRequirements, _Mapping]] = ..., volumeMounts: _Optional[_Iterable[_Union[VolumeMountStatus, _Mapping]]] = ..., user: _Optional[_Union[ContainerUser, _Mapping]] = ..., allocatedResourcesStatus: _Optional[_Iterable[_Union[ResourceStatus, _Mapping]]] = ..., stopSignal: _Optional[str] = ...) -> None: ...
+
+class ContainerUser(_message.Message):
+    __slots__ = ("linux",)
+    LINUX_FIELD_NUMBER: _ClassVar[int]
+    linux: LinuxContainerUser
+    def __init__(self, linux: _Optional[_Union[LinuxContainerUser, _Mapping]] = ...) -> None: ...
+
+class LinuxContainerUser(_message.Message):
+    __slots__ = ("uid", "gid", "supplementalGroups")
+    UID_FIELD_NUMBER: _ClassVar[int]
+    GID_FIELD_NUMBER: _ClassVar[int]
+    SUPPLEMENTALGROUPS_FIELD_NUMBER: _ClassVar[int]
+    uid: int
+    gid: int
+    supplementalGroups: _containers.RepeatedScalarFieldContainer[int]
+    def __init__(self, uid: _Optional[int] = ..., gid: _Optional[int] = ..., supplementalGroups: _Optional[_Iterable[int]] = ...) -> None: ...
+
+class ResourceStatus(_message.Message):
+    __slots__ = ("name", "resources")
+    NAME_FIELD_NUMBER: _ClassVar[int]
+    RESOURCES_FIELD_NUMBER: _ClassVar[int]
+    name: str
+    resources: _containers.RepeatedCompositeFieldContainer[ResourceHealth]
+    def __init__(self, name: _Optional[str] = ..., resources: _Optional[_Iterable[_Union[ResourceHealth, _Mapping]]] = ...) -> None: ...
+
+class ResourceHealth(_message.Message):
+    __slots__ = ("resourceID", "health")
+    RESOURCEID_FIELD_NUMBER: _ClassVar[int]
+    HEALTH_FIELD_NUMBER: _ClassVar[int]
+    resourceID: str
+    health: str
+    def __init__(self, resourceID: _Optional[str] = ..., health: _Optional[str] = ...) -> None: ...
 
 class ContainerState(_message.Message):
     __slots__ = ("waiting", "running", "terminated")
@@ -1835,7 +1921,7 @@ class ConfigMapNodeConfigSource(_message.Message):
     def __init__(self, namespace: _Optional[str] = ..., name: _Optional[str] = ..., uid: _Optional[str] = ..., resourceVersion: _Optional[str] = ..., kubeletConfigKey: _Optional[str] = ...) -> None: ...
 
 class NodeStatus(_message.Message):
-    __slots__ = ("capacity", "allocatable", "phase", "conditions", "addresses", "daemonEndpoints", "nodeInfo", "images", "volumesInUse", "volumesAttached", "config", "runtimeHandlers")
+    __slots__ = ("capacity", "allocatable", "phase", "conditions", "addresses", "daemonEndpoints", "nodeInfo", "images", "volumesInUse", "volumesAttached", "config", "runtimeHandlers", "features")
     class CapacityEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -1862,6 +1948,7 @@ class NodeStatus(_message.Message):
     VOLUMESATTACHED_FIELD_NUMBER: _ClassVar[int]
     CONFIG_FIELD_NUMBER: _ClassVar[int]
     RUNTIMEHANDLERS_FIELD_NUMBER: _ClassVar[int]
+    FEATURES_FIELD_NUMBER: _ClassVar[int]
     capacity: _containers.MessageMap[str, _apimachinery_resource_pb2.Quantity]
     allocatable: _containers.MessageMap[str, _apimachinery_resource_pb2.Quantity]
     phase: str
@@ -1874,7 +1961,14 @@ class NodeStatus(_message.Message):
     volumesAttached: _containers.RepeatedCompositeFieldContainer[AttachedVolume]
     config: NodeConfigStatus
     runtimeHandlers: _containers.RepeatedCompositeFieldContainer[NodeRuntimeHandler]
-    def __init__(self, capacity: _Optional[_Mapping[str, _apimachinery_resource_pb2.Quantity]] = ..., allocatable: _Optional[_Mapping[str, _apimachinery_resource_pb2.Quantity]] = ..., phase: _Optional[str] = ..., conditions: _Optional[_Iterable[_Union[NodeCondition, _Mapping]]] = ..., addresses: _Optional[_Iterable[_Union[NodeAddress, _Mapping]]] = ..., daemonEndpoints: _Optional[_Union[NodeDaemonEndpoints, _Mapping]] = ..., nodeInfo: _Optional[_Union[NodeSystemInfo, _Mapping]] = ..., images: _Optional[_Iterable[_Union[ContainerImage, _Mapping]]] = ..., volumesInUse: _Optional[_Iterable[str]] = ..., volumesAttached: _Optional[_Iterable[_Union[AttachedVolume, _Mapping]]] = ..., config: _Optional[_Union[NodeConfigStatus, _Mapping]] = ..., runtimeHandlers: _Optional[_Iterable[_Union[NodeRuntimeHandler, _Mapping]]] = ...) -> None: ...
+    features: NodeFeatures
+    def __init__(self, capacity: _Optional[_Mapping[str, _apimachinery_resource_pb2.Quantity]] = ..., allocatable: _Optional[_Mapping[str, _apimachinery_resource_pb2.Quantity]] = ..., phase: _Optional[str] = ..., conditions: _Optional[_Iterable[_Union[NodeCondition, _Mapping]]] = ..., addresses: _Optional[_Iterable[_Union[NodeAddress, _Mapping]]] = ..., daemonEndpoints: _Optional[_Union[NodeDaemonEndpoints, _Mapping]] = ..., nodeInfo: _Optional[_Union[NodeSystemInfo, _Mapping]] = ..., images: _Optional[_Iterable[_Union[ContainerImage, _Mapping]]] = ..., volumesInUse: _Optional[_Iterable[str]] = ..., volumesAttached: _Optional[_Iterable[_Union[AttachedVolume, _Mapping]]] = ..., config: _Optional[_Union[NodeConfigStatus, _Mapping]] = ..., runtimeHandlers: _Optional[_Iterable[_Union[NodeRuntimeHandler, _Mapping]]] = ..., features: _Optional[_Union[NodeFeatures, _Mapping]] = ...) -> None: ...
+
+class NodeFeatures(_message.Message):
+    __slots__ = ("supplementalGroupsPolicy",)
+    SUPPLEMENTALGROUPSPOLICY_FIELD_NUMBER: _ClassVar[int]
+    supplementalGroupsPolicy: bool
+    def __init__(self, supplementalGroupsPolicy: _Optional[bool] = ...) -> None: ...
 
 class NodeCondition(_message.Message):
     __slots__ = ("type", "status", "lastHeartbeatTime", "lastTransitionTime", "reason", "message")
@@ -1913,7 +2007,7 @@ class DaemonEndpoint(_message.Message):
     def __init__(self, Port: _Optional[int] = ...) -> None: ...
 
 class NodeSystemInfo(_message.Message):
-    __slots__ = ("machineID", "systemUUID", "bootID", "kernelVersion", "osImage", "containerRuntimeVersion", "kubeletVersion", "kubeProxyVersion", "operatingSystem", "architecture")
+    __slots__ = ("machineID", "systemUUID", "bootID", "kernelVersion", "osImage", "containerRuntimeVersion", "kubeletVersion", "kubeProxyVersion", "operatingSystem", "architecture", "swap")
     MACHINEID_FIELD_NUMBER: _ClassVar[int]
     SYSTEMUUID_FIELD_NUMBER: _ClassVar[int]
     BOOTID_FIELD_NUMBER: _ClassVar[int]
@@ -1924,6 +2018,7 @@ class NodeSystemInfo(_message.Message):
     KUBEPROXYVERSION_FIELD_NUMBER: _ClassVar[int]
     OPERATINGSYSTEM_FIELD_NUMBER: _ClassVar[int]
     ARCHITECTURE_FIELD_NUMBER: _ClassVar[int]
+    SWAP_FIELD_NUMBER: _ClassVar[int]
     machineID: str
     systemUUID: str
     bootID: str
@@ -1934,7 +2029,14 @@ class NodeSystemInfo(_message.Message):
     kubeProxyVersion: str
     operatingSystem: str
     architecture: str
-    def __init__(self, machineID: _Optional[str] = ..., systemUUID: _Optional[str] = ..., bootID: _Optional[str] = ..., kernelVersion: _Optional[str] = ..., osImage: _Optional[str] = ..., containerRuntimeVersion: _Optional[str] = ..., kubeletVersion: _Optional[str] = ..., kubeProxyVersion: _Optional[str] = ..., operatingSystem: _Optional[str] = ..., architecture: _Optional[str] = ...) -> None: ...
+    swap: NodeSwapStatus
+    def __init__(self, machineID: _Optional[str] = ..., systemUUID: _Optional[str] = ..., bootID: _Optional[str] = ..., kernelVersion: _Optional[str] = ..., osImage: _Optional[str] = ..., containerRuntimeVersion: _Optional[str] = ..., kubeletVersion: _Optional[str] = ..., kubeProxyVersion: _Optional[str] = ..., operatingSystem: _Optional[str] = ..., architecture: _Optional[str] = ..., swap: _Optional[_Union[NodeSwapStatus, _Mapping]] = ...) -> None: ...
+
+class NodeSwapStatus(_message.Message):
+    __slots__ = ("capacity",)
+    CAPACITY_FIELD_NUMBER: _ClassVar[int]
+    capacity: int
+    def __init__(self, capacity: _Optional[int] = ...) -> None: ...
 
 class ContainerImage(_message.Message):
     __slots__ = ("names", "sizeBytes")
@@ -1999,7 +2101,7 @@ class ServiceList(_message.Message):
     def __init__(self, metadata: _Optional[_Union[_apimachinery_meta_v1_pb2.ListMeta, _Mapping]] = ..., items: _Optional[_Iterable[_Union[Service, _Mapping]]] = ...) -> None: ...
 
 class ServiceSpec(_message.Message):
-    __slots__ = ("ports", "selector", "clusterIP", "type", "externalIPs", "sessionAffinity", "loadBalancerIP", "loadBalancerSourceRanges", "externalName", "externalTrafficPolicy", "healthCheckNodePort", "publishNotReadyAddresses", "ipFamilyPolicy", "clusterIPs", "ipFamilies", "allocateLoadBalancerNodePorts", "loadBalancerClass", "internalTrafficPolicy", "trafficDistribution")
+    __slots__ = ("ports", "selector", "clusterIP", "type", "externalIPs", "sessionAffinity", "loadBalancerIP", "loadBalancerSourceRanges", "externalName", "externalTrafficPolicy", "healthCheckNodePort", "publishNotReadyAddresses", "sessionAffinityConfig", "ipFamilyPolicy", "clusterIPs", "ipFamilies", "allocateLoadBalancerNodePorts", "loadBalancerClass", "internalTrafficPolicy", "trafficDistribution")
     class SelectorEntry(_message.Message):
         __slots__ = ("key", "value")
         KEY_FIELD_NUMBER: _ClassVar[int]
@@ -2019,6 +2121,7 @@ class ServiceSpec(_message.Message):
     EXTERNALTRAFFICPOLICY_FIELD_NUMBER: _ClassVar[int]
     HEALTHCHECKNODEPORT_FIELD_NUMBER: _ClassVar[int]
     PUBLISHNOTREADYADDRESSES_FIELD_NUMBER: _ClassVar[int]
+    SESSIONAFFINITYCONFIG_FIELD_NUMBER: _ClassVar[int]
     IPFAMILYPOLICY_FIELD_NUMBER: _ClassVar[int]
     CLUSTERIPS_FIELD_NUMBER: _ClassVar[int]
     IPFAMILIES_FIELD_NUMBER: _ClassVar[int]
@@ -2038,6 +2141,7 @@ class ServiceSpec(_message.Message):
     externalTrafficPolicy: str
     healthCheckNodePort: int
     publishNotReadyAddresses: bool
+    sessionAffinityConfig: SessionAffinityConfig
     ipFamilyPolicy: str
     clusterIPs: _containers.RepeatedScalarFieldContainer[str]
     ipFamilies: _containers.RepeatedScalarFieldContainer[str]
@@ -2045,7 +2149,19 @@ class ServiceSpec(_message.Message):
     loadBalancerClass: str
     internalTrafficPolicy: str
     trafficDistribution: str
-    def __init__(self, ports: _Optional[_Iterable[_Union[ServicePort, _Mapping]]] = ..., selector: _Optional[_Mapping[str, str]] = ..., clusterIP: _Optional[str] = ..., type: _Optional[str] = ..., externalIPs: _Optional[_Iterable[str]] = ..., sessionAffinity: _Optional[str] = ..., loadBalancerIP: _Optional[str] = ..., loadBalancerSourceRanges: _Optional[_Iterable[str]] = ..., externalName: _Optional[str] = ..., externalTrafficPolicy: _Optional[str] = ..., healthCheckNodePort: _Optional[int] = ..., publishNotReadyAddresses: _Optional[bool] = ..., ipFamilyPolicy: _Optional[str] = ..., clusterIPs: _Optional[_Iterable[str]] = ..., ipFamilies: _Optional[_Iterable[str]] = ..., allocateLoadBalancerNodePorts: _Optional[bool] = ..., loadBalancerClass: _Optional[str] = ..., internalTrafficPolicy: _Optional[str] = ..., trafficDistribution: _Optional[str] = ...) -> None: ...
+    def __init__(self, ports: _Optional[_Iterable[_Union[ServicePort, _Mapping]]] = ..., selector: _Optional[_Mapping[str, str]] = ..., clusterIP: _Optional[str] = ..., type: _Optional[str] = ..., externalIPs: _Optional[_Iterable[str]] = ..., sessionAffinity: _Optional[str] = ..., loadBalancerIP: _Optional[str] = ..., loadBalancerSourceRanges: _Optional[_Iterable[str]] = ..., externalName: _Optional[str] = ..., externalTrafficPolicy: _Optional[str] = ..., healthCheckNodePort: _Optional[int] = ..., publishNotReadyAddresses: _Optional[bool] = ..., sessionAffinityConfig: _Optional[_Union[SessionAffinityConfig, _Mapping]] = ..., ipFamilyPolicy: _Optional[str] = ..., clusterIPs: _Optional[_Iterable[str]] = ..., ipFamilies: _Optional[_Iterable[str]] = ..., allocateLoadBalancerNodePorts: _Optional[bool] = ..., loadBalancerClass: _Optional[str] = ..., internalTrafficPolicy: _Optional[str] = ..., trafficDistribution: _Optional[str] = ...) -> None: ...
+
+class SessionAffinityConfig(_message.Message):
+    __slots__ = ("clientIP",)
+    CLIENTIP_FIELD_NUMBER: _ClassVar[int]
+    clientIP: ClientIPConfig
+    def __init__(self, clientIP: _Optional[_Union[ClientIPConfig, _Mapping]] = ...) -> None: ...
+
+class ClientIPConfig(_message.Message):
+    __slots__ = ("timeoutSeconds",)
+    TIMEOUTSECONDS_FIELD_NUMBER: _ClassVar[int]
+    timeoutSeconds: int
+    def __init__(self, timeoutSeconds: _Optional[int] = ...) -> None: ...
 
 class ServicePort(_message.Message):
     __slots__ = ("name", "protocol", "port", "targetPort", "nodePort", "appProtocol")
