@@ -1,9 +1,9 @@
 """kubectl 1.34 against both eras' servers (``--emulated-version 1.30`` and ``1.34``):
-``get`` and ``describe`` of every kind the era serves that kubectl lists, ``apply``,
-``delete``, ``wait --for``, and ``cordon`` / ``uncordon`` / ``drain`` of a simulated node
-(a Node object with pods bound to it), whose pods go through the ``pods/eviction``
-subresource (policy/v1 Eviction: kubectl sends it in JSON; a Go client with protobuf
-content sends it in protobuf, read too)."""
+``run``, ``create job``/``token``, ``auth can-i``, ``get`` and ``describe`` of every kind
+the era serves that kubectl lists, ``apply``, ``delete``, ``wait --for``, and ``cordon`` /
+``uncordon`` / ``drain`` of a simulated node (a Node object with pods bound to it), whose
+pods go through the ``pods/eviction`` subresource (policy/v1 Eviction: kubectl sends it in
+JSON; a Go client with protobuf content sends it in protobuf, read too)."""
 
 from __future__ import annotations
 
@@ -150,6 +150,26 @@ def test_get_and_describe_every_kind(
                               "PersistentVolume", "ReplicationController", "ResourceQuota",
                               "LimitRange", "PodTemplate", "ComponentStatus", "CronJob"}, (
         kinds - listed)
+
+
+def test_imperative_commands_speak_protobuf(
+        applied: tuple[Kubectl, str, str, list[dict[str, Any]]]) -> None:
+    """``run``, ``create job``, ``create token`` and ``auth can-i`` (the last two kubectl's
+    typed clients, which send and accept protobuf)."""
+    kubectl, ns, _, _ = applied
+    assert "pod/solo created" in kubectl.run("run", "solo", "-n", ns, "--image", "busybox",
+                                             "--restart", "Never").stdout
+    assert "job.batch/once created" in kubectl.run("create", "job", "once", "-n", ns,
+                                                   "--image", "busybox").stdout
+    assert kubectl.json("get", "job", "once", "-n", ns)["spec"]["template"]["spec"][
+        "containers"][0]["image"] == "busybox"
+    token = kubectl.run("create", "token", "robot", "-n", ns, "-v=8")
+    assert token.stdout.strip().count(".") == 2, token.stdout  # a signed JWT
+    assert f"Content-Type: {kube.MEDIA_TYPE}" in token.stderr
+    assert kubectl.run("auth", "can-i", "create", "pods", "-n", ns).stdout.strip() == "yes"
+    assert kubectl.run("auth", "can-i", "create", "pods", "-n", ns,
+                       "--as", "bob", check=False).stdout.strip() == "no"
+    assert "*.*" in kubectl.run("auth", "can-i", "--list", "-n", ns).stdout
 
 
 def test_apply_wait_and_delete(

@@ -256,7 +256,7 @@ class ResourceHandlers:
     # --- writes ---------------------------------------------------------------------------
 
     async def _create(self, request: web.BaseRequest, t: Target) -> web.StreamResponse:
-        mode = params.field_validation_mode(request.query.get("fieldValidation"))
+        mode = _field_validation(request, t)
         body, duplicates = await read_object(request, mode, _body_kind(t))
         dry = _dry_run(request)
         dec = admission.decode(t.res, body, mode, duplicates)
@@ -275,7 +275,7 @@ class ResourceHandlers:
     async def _update(
         self, request: web.BaseRequest, t: Target, subresource: str = ""
     ) -> web.StreamResponse:
-        mode = params.field_validation_mode(request.query.get("fieldValidation"))
+        mode = _field_validation(request, t)
         body, duplicates = await read_object(request, mode, _body_kind(t))
         dec = admission.decode(t.res, body, mode, duplicates)
         if not subresource:
@@ -450,6 +450,14 @@ def _media_type(request: web.BaseRequest) -> str:
 def _protobuf(t: Target) -> bool:
     """Whether the target's kind has a protobuf form (answers may then be protobuf)."""
     return media.has_protobuf(t.res.kind.api_version, t.res.kind.kind)
+
+
+def _field_validation(request: web.BaseRequest, t: Target) -> str:
+    """``fieldValidation`` for a create's or update's body. A protobuf body is decoded as
+    ``Ignore`` asks: upstream's protobuf serializer is also its strict one, and ours gives
+    only the fields our messages know (an unknown number is a 400 already)."""
+    mode = params.field_validation_mode(request.query.get("fieldValidation"))
+    return "Ignore" if _media_type(request) == media.PROTOBUF and _protobuf(t) else mode
 
 
 def _body_kind(t: Target) -> tuple[str, str] | None:

@@ -27,7 +27,7 @@ import datetime
 import functools
 import struct
 from collections.abc import Iterator
-from typing import Any
+from typing import Any, Final
 
 from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
@@ -119,14 +119,18 @@ def encode(obj: dict[str, Any]) -> bytes:
     plan = _kind_plan(api_version, kind)
     if plan is None:
         raise ConversionError(f"{api_version}, Kind={kind} has no protobuf form")
-    raw = _encode_message(plan, obj, kind)
+    out = bytearray(MAGIC)
+    _put_enveloped(out, plan, obj, api_version, kind)
+    return bytes(out)
+
+
+def _put_enveloped(out: bytearray, plan: _Plan, obj: Any, api_version: str, kind: str) -> None:
+    """The ``runtime.Unknown`` of ``obj``: its TypeMeta, then its message as ``raw``."""
     type_meta = bytearray()
     _put_string(type_meta, b"\x0a", api_version)
     _put_string(type_meta, b"\x12", kind)
-    out = bytearray(MAGIC)
     _put_bytes(out, b"\x0a", type_meta)
-    _put_bytes(out, b"\x12", raw)
-    return bytes(out)
+    _encode_message(plan, obj, kind, out)
 
 
 def envelope(data: bytes) -> tuple[str, str, bytes]:
@@ -205,7 +209,9 @@ def to_json(msg: Message) -> dict[str, Any]:
 def from_json(cls: Any, obj: dict[str, Any]) -> Message:
     """The JSON form of a message -> the message (``cls`` a generated class)."""
     desc = cls.DESCRIPTOR
-    message: Message = cls.FromString(_encode_message(_plan(desc), obj, desc.name))
+    data = bytearray()
+    _encode_message(_plan(desc), obj, desc.name, data, b"")
+    message: Message = cls.FromString(bytes(data))
     return message
 
 
@@ -336,50 +342,80 @@ class _Bad(ValueError):
         self.why = why
 
 
-def _encode_message(plan: _Plan, obj: Any, path: str) -> bytes:
+def _encode_message(plan: _Plan, obj: Any, path: str, out: bytearray,
+                    tag: bytes = b"\x12") -> None:
+    """``obj`` as the field ``tag`` of ``out`` (an envelope's ``raw`` by default), or bare
+    (no tag)."""
     try:
-        return _message_bytes(plan, obj, top=True)
+        if tag:
+            _put_message(out, tag, plan, obj, True)
+        else:
+            _message_into(plan, obj, out, True)
     except _Bad as bad:
         raise ConversionError(f"{path}{bad.where}: {bad.why}") from None
     except RecursionError:
         raise ConversionError(f"{path}: nested too deeply") from None
 
 
-def _message_bytes(plan: _Plan, obj: Any, top: bool = False) -> bytes:
-    """``obj`` as the message's bytes; an object's (or a list item's) TypeMeta is the
-    envelope's, or none."""
+def _put_message(out: bytearray, tag: bytes, plan: _Plan, obj: Any, top: bool = False) -> None:
+    """``obj`` as a length-delimited field of ``out``, written in place: a byte is kept for
+    the length and widened when the message outgrows it (no copy of each nested message)."""
+    out += tag
+    start = len(out)
+    out.append(0)
+    _message_into(plan, obj, out, top)
+    _close_length(out, start)
+
+
+def _close_length(out: bytearray, start: int) -> None:
+    """The length of what follows ``out[start]``, written at ``start``."""
+    size = len(out) - start - 1
+    if size < 0x80:
+        out[start] = size
+    else:
+        head = bytearray()
+        _varint(head, size)
+        out[start:start + 1] = head
+
+
+def _message_into(plan: _Plan, obj: Any, out: bytearray, top: bool) -> None:
+    """``obj``'s message; an object's (or a list item's) TypeMeta is the envelope's, or
+    none."""
     special = plan.special
     if special != _PLAIN:
-        return _special_bytes(special, obj)
+        _special_into(special, obj, out)
+        return
     if not isinstance(obj, dict):
         raise _Bad("", "expected an object")
-    out = bytearray()
-    used = _fields_bytes(plan, obj, out)
+    used = _fields_into(plan, obj, out)
     if used != len(obj):
         for key, value in obj.items():
             if key not in plan.keys and value is not None and not (
                     key in _TYPE_META and (plan.metadata or top)):
                 raise _Bad(f".{key}", f"no such field in {plan.name}")
-    return bytes(out)
 
 
-def _fields_bytes(plan: _Plan, obj: dict[str, Any], out: bytearray) -> int:
+def _fields_into(plan: _Plan, obj: dict[str, Any], out: bytearray) -> int:
     """Write the fields of ``obj`` the plan has; the number of its keys they took."""
     used = 0
     for f in plan.fields:
         if f.inline:  # an embedded struct: its fields are the object's own
             sub = f.sub
             assert sub is not None
-            inner = bytearray()
-            used += _fields_bytes(sub, obj, inner)
-            if inner:
-                _put_bytes(out, f.tag, inner)
+            mark = len(out)
+            out += f.tag
+            start = len(out)
+            out.append(0)
+            used += _fields_into(sub, obj, out)
+            if len(out) == start + 1:
+                del out[mark:]  # nothing of it set: no field
+            else:
+                _close_length(out, start)
             continue
-        key = f.key
-        if key not in obj:
+        value = obj.get(f.key, _ABSENT)
+        if value is _ABSENT:
             continue
         used += 1
-        value = obj[key]
         if value is None:
             continue
         if f.single_string and value.__class__ is str:
@@ -387,14 +423,17 @@ def _fields_bytes(plan: _Plan, obj: dict[str, Any], out: bytearray) -> int:
                 _put_string(out, f.tag, value)
             continue
         try:
-            _field_bytes(f, value, out)
+            _field_into(f, value, out)
         except _Bad as bad:
-            bad.where = f".{key}{bad.where}"
+            bad.where = f".{f.key}{bad.where}"
             raise
     return used
 
 
-def _field_bytes(f: _Field, value: Any, out: bytearray) -> None:
+_ABSENT: Final = object()
+
+
+def _field_into(f: _Field, value: Any, out: bytearray) -> None:
     kind, tag = f.kind, f.tag
     if kind == _MESSAGE:
         sub = f.sub
@@ -404,31 +443,33 @@ def _field_bytes(f: _Field, value: Any, out: bytearray) -> None:
                 raise _Bad("", "expected a list")
             for i, item in enumerate(value):
                 try:
-                    _put_bytes(out, tag, _message_bytes(sub, item))
+                    _put_message(out, tag, sub, item)
                 except _Bad as bad:
                     bad.where = f"[{i}]{bad.where}"
                     raise
         else:
-            _put_bytes(out, tag, _message_bytes(sub, value))
+            _put_message(out, tag, sub, value)
     elif kind == _MAP:
         if not isinstance(value, dict):
             raise _Bad("", "expected an object")
         for k, v in value.items():
             if v is None:
                 continue
-            entry = bytearray()
-            _put_string(entry, b"\x0a", k)
+            out += tag
+            start = len(out)
+            out.append(0)
+            _put_string(out, b"\x0a", k)
             try:
                 if f.value_kind == _MESSAGE:
                     assert f.sub is not None
-                    _put_bytes(entry, b"\x12", _message_bytes(f.sub, v))
+                    _put_message(out, b"\x12", f.sub, v)
                 else:
                     _scalar_bytes(f.value_kind, b"\x12" if f.value_kind in (_STRING, _BYTES)
-                                  else b"\x10", v, True, entry)
+                                  else b"\x10", v, True, out)
             except _Bad as bad:
                 bad.where = f"[{k}]{bad.where}"
                 raise
-            _put_bytes(out, tag, entry)
+            _close_length(out, start)
     elif f.repeated:
         if not isinstance(value, list):
             raise _Bad("", "expected a list")
@@ -469,12 +510,11 @@ def _scalar_bytes(kind: int, tag: bytes, value: Any, keep_zero: bool, out: bytea
             raise _Bad("", f"{value} is out of range")
         if value or keep_zero:
             out += tag
-            _varint(out, value & 0xFFFFFFFFFFFFFFFF)
+            _varint(out, value)
 
 
-def _special_bytes(special: int, value: Any) -> bytes:
+def _special_into(special: int, value: Any, out: bytearray) -> None:
     """The messages whose JSON form is a scalar, as upstream's Go types marshal them."""
-    out = bytearray()
     if special == _QUANTITY_K:
         _put_string(out, b"\x0a", str(value))
     elif special == _INT_OR_STRING_K:
@@ -485,7 +525,7 @@ def _special_bytes(special: int, value: Any) -> bytes:
             if not -(1 << 31) <= value < 1 << 31:
                 raise _Bad("", f"{value} is out of range")
             out += b"\x08\x00\x10"
-            _varint(out, value & 0xFFFFFFFFFFFFFFFF)
+            _varint(out, value)
             out += b"\x1a\x00"
         else:
             raise _Bad("", "expected an int or a string")
@@ -493,7 +533,7 @@ def _special_bytes(special: int, value: Any) -> bytes:
         seconds, nanos = _parse_time(value)
         if seconds:
             out += b"\x08"
-            _varint(out, seconds & 0xFFFFFFFFFFFFFFFF)
+            _varint(out, seconds)
         if nanos:
             out += b"\x10"
             _varint(out, nanos)
@@ -504,7 +544,6 @@ def _special_bytes(special: int, value: Any) -> bytes:
             raise _Bad("", "expected a list")
         for item in value:
             _scalar_bytes(_STRING, b"\x0a", item, True, out)
-    return bytes(out)
 
 
 def _parse_time(value: Any) -> tuple[int, int]:
@@ -541,6 +580,10 @@ _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
 
 def _varint(out: bytearray, n: int) -> None:
+    """``n`` as a varint; a negative number as its 64-bit two's complement, as Go writes an
+    int32 or int64 (masked only then: compiled, the mask is a slow big-integer operation)."""
+    if n < 0:
+        n &= 0xFFFFFFFFFFFFFFFF
     while n > 0x7F:
         out.append((n & 0x7F) | 0x80)
         n >>= 7
@@ -564,7 +607,7 @@ def _put_string(out: bytearray, tag: bytes, text: str) -> None:
 # --- wire -> JSON ------------------------------------------------------------------------------
 
 
-def _read_varint(data: Any, at: int, end: int) -> tuple[int, int]:
+def _read_varint(data: bytes, at: int, end: int) -> tuple[int, int]:
     result = shift = 0
     while True:
         if at >= end:
@@ -579,7 +622,7 @@ def _read_varint(data: Any, at: int, end: int) -> tuple[int, int]:
             raise ConversionError("varint overflows 64 bits")
 
 
-def _scan(data: Any, at: int, end: int) -> list[tuple[int, int | bytes]]:
+def _scan(data: bytes, at: int, end: int) -> list[tuple[int, int | bytes]]:
     """A message's fields as (number, varint or length-delimited bytes)."""
     out: list[tuple[int, int | bytes]] = []
     while at < end:
@@ -607,21 +650,21 @@ def _scan(data: Any, at: int, end: int) -> list[tuple[int, int | bytes]]:
     return out
 
 
-def _utf8(raw: Any) -> str:
+def _utf8(raw: bytes) -> str:
     try:
         return str(raw, "utf-8")
     except UnicodeDecodeError:
         raise ConversionError("string field contains invalid UTF-8") from None
 
 
-def _decode_message(plan: _Plan, data: Any, at: int, end: int) -> Any:
+def _decode_message(plan: _Plan, data: bytes, at: int, end: int) -> Any:
     try:
         return _message_json(plan, data, at, end)
     except RecursionError:
         raise ConversionError(f"{plan.name}: nested too deeply") from None
 
 
-def _message_json(plan: _Plan, data: Any, at: int, end: int) -> Any:
+def _message_json(plan: _Plan, data: bytes, at: int, end: int) -> Any:
     special = plan.special
     if special != _PLAIN:
         return _special_json(special, plan, data, at, end)
@@ -707,7 +750,7 @@ def _int_json(kind: int, raw: int, key: str) -> Any:
     raise ConversionError(f"{key}: a varint where a length-delimited value belongs")
 
 
-def _entry_json(f: _Field, data: Any, at: int, end: int) -> tuple[str, Any]:
+def _entry_json(f: _Field, data: bytes, at: int, end: int) -> tuple[str, Any]:
     """A map entry: key (field 1), value (field 2; missing: the value type's zero)."""
     key = ""
     value: Any = None
@@ -735,7 +778,7 @@ def _entry_json(f: _Field, data: Any, at: int, end: int) -> tuple[str, Any]:
     return key, value
 
 
-def _special_json(special: int, plan: _Plan, data: Any, at: int, end: int) -> Any:
+def _special_json(special: int, plan: _Plan, data: bytes, at: int, end: int) -> Any:
     fields = dict(_scan(data, at, end)) if special != _LIST_K else None
     if special == _QUANTITY_K:
         return _utf8(_view(fields, 1))
