@@ -54,8 +54,8 @@ class DevicePodAllocator:
         self.timeout = timeout  # seconds per node (None or 0: none)
         self.verdicts = verdicts if verdicts is not None else DeviceVerdicts()
         self._sig = self.verdicts.signature_id(pending, allocator.classes)
-        self._found: dict[str, DeviceVerdict] = {}
-        self._nodes: dict[str, Node] = {}
+        self._verdict = self.verdicts.for_pod(self._sig, allocator.slices, claims)
+        self._found: dict[str, tuple[DeviceVerdict, Node]] = {}  # the Node it ran on
         self._reserved: list[str] = []
 
     def allocate(self, node: Node) -> list[AllocationResult] | None:
@@ -64,24 +64,22 @@ class DevicePodAllocator:
         The verdict of an earlier pod that asked the same is reused while the node's pools
         stay as they were."""
         name = node.metadata.name or ""
-        found = self._found.get(name)
-        if found is not None:
-            return found.results
-        verdicts = self.verdicts
-        state, found = verdicts.find(self._sig, self.allocator.slices, self.claims, node)
+        known = self._found.get(name)
+        if known is not None:
+            return known[0].results
+        state, found = self._verdict(node, name)
         if found is None:
             deadline = time.monotonic() + self.timeout if self.timeout else None
             results = self.allocator.allocate(node, self.pending, deadline=deadline)
-            found = verdicts.store(self._sig, name, state, results)
-        self._found[name] = found
-        self._nodes[name] = node
+            found = self.verdicts.store(self._sig, name, state, results)
+        self._found[name] = (found, node)
         return found.results
 
     def reserve(self, node: str) -> list[ResourceClaim]:
         """The pending claims as allocated on ``node`` (with the finalizer, as PreBind will
         write them), recorded as in flight so no other pod takes their devices."""
         found = self._found.get(node)
-        results = None if found is None else found.results
+        results = None if found is None else found[0].results
         if not results or len(results) != len(self.pending):
             raise AllocationError("claim allocation not found for node")
         out = []
@@ -112,7 +110,8 @@ class DevicePodAllocator:
 
     def seen(self, node: str) -> Node | None:
         """The Node :meth:`allocate` ran on under that name (None: not yet)."""
-        return self._nodes.get(node)
+        found = self._found.get(node)
+        return None if found is None else found[1]
 
     def nodes_with_free_devices(self) -> Collection[str] | None:
         """Names that include every node where the pending claims can be allocated: the
@@ -129,8 +128,11 @@ class DevicePodAllocator:
     def free_devices(self, node: str) -> int:
         """Devices of the drivers this pod's allocation on ``node`` uses that are still free
         there (kubedra's packing score; 0 for a node not allocated on)."""
-        verdict, seen = self._found.get(node), self._nodes.get(node)
-        if verdict is None or not verdict.results or seen is None:
+        found = self._found.get(node)
+        if found is None:
+            return 0
+        verdict, seen = found
+        if not verdict.results:
             return 0
         if verdict.free is None:
             verdict.free = self._count_free(verdict.results, seen)
@@ -173,6 +175,13 @@ class DevicePlan:
     allocator: DevicePodAllocator | None
     unavailable: set[int] = field(default_factory=set)
     """Allocated claims some node was refused for (PostFilter may deallocate them)."""
+    _placed: list[tuple[int, NodeSelector]] = field(init=False)
+    """The allocated claims whose allocation names nodes, by index (every node's Filter
+    asks them)."""
+
+    def __post_init__(self) -> None:
+        self._placed = [(i, c.available_on) for i, c in enumerate(self.checks)
+                        if c.available_on is not None]
 
     def free_counter(self) -> Callable[[str], int] | None:
         """Free devices per node for the packing score (None: nothing to allocate)."""
@@ -182,15 +191,16 @@ class DevicePlan:
         """DynamicResources Filter: None when the claims can be used on ``node``, else the
         reason; raises :class:`AllocationError` (a Filter error). The pending claims are
         allocated first, then the allocated claims' node selectors are checked."""
-        labels, name = node.metadata.labels or {}, node.metadata.name or ""
-        unavailable = [i for i, c in enumerate(self.checks) if c.available_on is not None
-                       and not matches(c.available_on, labels, name)]
         if self.allocator is not None:
             try:
                 if self.allocator.allocate(node) is None:
                     return CANNOT_ALLOCATE
             except AllocationTimeout:
                 return TIMED_OUT
+        if not self._placed:
+            return None
+        labels, name = node.metadata.labels or {}, node.metadata.name or ""
+        unavailable = [i for i, where in self._placed if not matches(where, labels, name)]
         if unavailable:
             self.unavailable.update(unavailable)
             return NOT_AVAILABLE

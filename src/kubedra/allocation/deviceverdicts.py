@@ -12,7 +12,7 @@ that changed since the last pod that asked the same. Errors are not kept: they n
 
 from __future__ import annotations
 
-from collections.abc import Collection, Hashable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Mapping, Sequence
 
 import msgspec
 
@@ -59,19 +59,33 @@ class DeviceVerdicts:
             tuple(encode(c.spec) for c in pending),
             tuple(None if c is None else encode(c.spec) for c in found)))
 
-    def find(self, sig: int, index: SliceIndex, claims: DeviceClaims, node: Node
-             ) -> tuple[NodeState, DeviceVerdict | None]:
-        """The node's state now, and the verdict reached in that state (None: none yet)."""
-        name = node.metadata.name or ""
-        view = index.view(name)
-        labels = tuple(sorted((node.metadata.labels or {}).items())) if index.shared else None
-        state = (view.slices, tuple(map(claims.pool_versions.get, view.pools)), labels)
-        hit = self._cache.entries.get((sig, name))
-        if hit is not None:
-            held = hit[0]
-            if held[0] is state[0] and held[1] == state[1] and held[2] == labels:
-                return state, hit[1]
-        return state, None
+    def for_pod(self, sig: int, index: SliceIndex, claims: DeviceClaims
+                ) -> Callable[[Node, str], tuple[NodeState, DeviceVerdict | None]]:
+        """Per node (and its name), its state now and the verdict reached in that state
+        (None: none yet). A closure over what one pod's cycle holds still, since the Filter
+        of every node runs it (the hot path of scheduling, as
+        :meth:`.verdicts.NodeVerdicts.for_pod`)."""
+        entries, versions, view = self._cache.entries, claims.pool_versions, index.view
+        if index.shared:  # what a node sees depends on its labels
+            def shared(node: Node, name: str) -> tuple[NodeState, DeviceVerdict | None]:
+                seen = view(name)
+                state = (seen.slices, tuple(map(versions.get, seen.pools)),
+                         tuple(sorted((node.metadata.labels or {}).items())))
+                hit = entries.get((sig, name))
+                return state, hit[1] if hit is not None and hit[0] == state else None
+            return shared
+        views = index.views
+
+        def local(node: Node, name: str) -> tuple[NodeState, DeviceVerdict | None]:
+            seen = views.get(name) or view(name)
+            pools = tuple(map(versions.get, seen.pools))
+            hit = entries.get((sig, name))
+            if hit is not None:
+                held = hit[0]
+                if held[0] is seen.slices and held[1] == pools:
+                    return held, hit[1]
+            return (seen.slices, pools, None), None
+        return local
 
     def store(self, sig: int, node: str, state: NodeState,
               results: list[AllocationResult] | None) -> DeviceVerdict:

@@ -194,6 +194,11 @@ class SliceIndex:
         """Each node's own slices, or None when some slice is not bound to one node."""
         return None if self._shared else self._local
 
+    @property
+    def views(self) -> Mapping[str, NodeView]:
+        """The views :meth:`view` has made so far, by node name (a lookup without a call)."""
+        return self._views
+
     def view(self, name: str) -> NodeView:
         """The slices a node of that name may see (before its labels are matched) and
         their pools; the same object until the index is rebuilt."""

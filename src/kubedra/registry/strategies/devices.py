@@ -123,10 +123,8 @@ class Gated:
     def used(self, obj: Any) -> bool:
         return any(_set(getattr(s, a)) for p in self.paths for s, a in _walk(obj, p))
 
-    def drop(self, obj: Any) -> None:
-        for p in self.paths:
-            for s, a in _walk(obj, p):
-                setattr(s, a, _default(s, a))
+    def reach(self, obj: Any) -> Reached:
+        return [pair for p in self.paths for pair in _walk(obj, p)]
 
 
 def _paths(*dotted: str) -> tuple[tuple[str, ...], ...]:
@@ -191,8 +189,14 @@ def drop_disabled_fields(gates: FeatureGates, kind: str, new: Any, old: Any | No
     """Clear in ``new`` the fields of each disabled feature the stored ``old`` (None on
     create) does not use (upstream keeps a field in use so an update cannot lose it)."""
     for feature in GATED[kind]:
-        if not feature.enabled(gates) and (old is None or not feature.used(old)):
-            feature.drop(new)
+        if feature.enabled(gates):
+            continue
+        reached = feature.reach(new)
+        if all(getattr(s, a) is None for s, a in reached):
+            continue  # nothing to clear (most writes): the stored object is not walked
+        if old is None or not feature.used(old):
+            for s, a in reached:
+                setattr(s, a, _default(s, a))
 
 
 # --- admin access ---------------------------------------------------------------------------
