@@ -169,6 +169,12 @@ class TimedPlugin:
         timed = self.__dict__[attr] = types.MethodType(self._timed(value, point), self)
         return timed  # kept: the next lookup (a Filter per node) finds it without this
 
+    def scores(self, state: Any, pod: Any, nodes: Sequence[Any]) -> list[int]:
+        """Node by node through the timed ``score``: each Score call is observed, as
+        upstream observes them."""
+        score = self.score
+        return [score(state, pod, node) for node in nodes]
+
     def _timed(self, call: Callable[..., Any], point: str) -> Callable[..., Any]:
         labels = self._histogram.labels
         children: dict[str, Any] = {}  # by status: one label lookup per status

@@ -455,7 +455,7 @@ def score_nodes(state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
     for plugin in profile.score:
         if plugin.name in skipped:
             continue
-        scores = list(map(functools.partial(plugin.score, state, pod), nodes))
+        scores = plugin.scores(state, pod, nodes)
         normalizer = normalizers.get(plugin.name)
         if normalizer is not None:
             normalizer.normalize_score(state, pod, nodes, scores)

@@ -61,7 +61,7 @@ def scores(plugin: Any, incoming: Pod, cache: SchedulerCache,
     status: Status = plugin.pre_score(state, incoming, nodes)
     if not status.ok:
         return status.code
-    raw = [plugin.score(state, incoming, info) for info in nodes]
+    raw = plugin.scores(state, incoming, nodes)
     if hasattr(plugin, "normalize_score"):
         plugin.normalize_score(state, incoming, nodes, raw)
     return {info.name: s for info, s in zip(nodes, raw, strict=True)}

@@ -58,3 +58,23 @@ def test_timed_plugin_observes_each_call_by_status() -> None:
     counts = {status: sum(metrics.plugin_duration.labels("P", "Filter", status).counts)
               for status in ("Success", "Unschedulable")}
     assert counts == {"Success": 2, "Unschedulable": 1}
+
+
+def test_timed_scores_observe_each_node() -> None:
+    """A sampled cycle scores node by node, so each Score call is observed (as upstream's
+    per-node Score), not one batch per plugin."""
+    class Metrics:
+        def __init__(self) -> None:
+            self.plugin_duration = PlainHistogram("d", "h", LABELS, BUCKETS,
+                                                  CollectorRegistry())
+
+    class Scoring:
+        name = "S"
+
+        def score(self, state: object, pod: object, node: int) -> int:
+            return node * 10
+
+    metrics = Metrics()
+    timed = TimedPlugin(Scoring(), metrics)  # type: ignore[arg-type]
+    assert timed.scores(None, None, [1, 2, 3]) == [10, 20, 30]
+    assert sum(metrics.plugin_duration.labels("S", "Score", "Success").counts) == 3

@@ -4,7 +4,16 @@ quoted); capacities there are plain numbers, so cpu "4000" is 4000 cores."""
 
 from __future__ import annotations
 
-from kubedra.scheduler.plugins.noderesources import BalancedAllocation, LeastAllocatedScore
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from kubedra.api.core import Pod
+from kubedra.scheduler.framework import pod_requests
+from kubedra.scheduler.plugins.noderesources import (
+    BalancedAllocation,
+    LeastAllocatedScore,
+    with_pod,
+)
 from tests.unit.scheduler.score_support import cluster, node, pod, scores
 
 TWO_CONTAINERS = [{"cpu": "1000", "memory": "2000"}, {"cpu": "2000", "memory": "3000"}]
@@ -104,3 +113,30 @@ def test_scores_follow_the_nodes_requests_as_pods_come_and_go() -> None:
     assert scores(plugin, incoming, cache) == {"node1": 25}
     cache.remove_pod(placed)
     assert scores(plugin, incoming, cache) == {"node1": 75}
+
+
+@given(st.lists(st.tuples(st.integers(0, 3), st.integers(0, 4), st.booleans(),
+                          st.integers(0, 2)), max_size=25))
+@settings(max_examples=150, deadline=None)
+def test_scores_of_all_nodes_equal_each_node_scored_fresh(
+        steps: list[tuple[int, int, bool, int]]) -> None:
+    """Not an upstream row: ``scores`` (kept scores, one pass) gives what the formula gives
+    for each node as it is now, while pods come and go on some nodes between pods scored.
+    A step places (or removes) a pod of ``cpu`` cores on a node, then scores a pod."""
+    cache = cluster([node(f"node{i}", cpu=str(4 + i), memory=f"{8 + i}Gi")
+                     for i in range(4)], [])
+    placed: list[Pod] = []
+    incoming = [pod(), pod(requests=[{"cpu": "1"}]), pod(requests=[{"memory": "1Gi"}])]
+    for at, cpu, remove, which in steps:
+        if remove and placed:
+            cache.remove_pod(placed.pop(at % len(placed)))
+        else:
+            placed.append(pod(f"node{at}", requests=[{"cpu": str(cpu), "memory": "1Gi"}]))
+            cache.set_pod(placed[-1])
+        for plugin in (LeastAllocatedScore(), BalancedAllocation()):
+            p = incoming[which]
+            want = pod_requests(p, non_zero=plugin.non_zero)
+            fresh = {info.name: plugin.formula(with_pod(
+                info.non_zero_requested if plugin.non_zero else info.requested, want),
+                info.allocatable) for info in cache.node_infos()}
+            assert scores(plugin, p, cache) == fresh

@@ -7,7 +7,14 @@ import collections
 import random
 
 from kubedra.api.core import Pod
-from kubedra.scheduler.framework import SUCCESS, CycleState, NodeInfo, Profile, Resources
+from kubedra.scheduler.framework import (
+    SUCCESS,
+    CycleState,
+    NodeByNode,
+    NodeInfo,
+    Profile,
+    Resources,
+)
 from kubedra.scheduler.scheduler import score_nodes, select_host
 from kubedra.testing import fake_node
 from tests.unit.scheduler.score_support import pod
@@ -44,7 +51,7 @@ def test_a_seed_makes_the_draw_reproducible() -> None:
     assert len(set(draws(3))) > 1
 
 
-class Fixed:
+class Fixed(NodeByNode):
     """A score plugin giving fixed raw scores, normalised by doubling."""
 
     def __init__(self, name: str, raw: dict[str, int], weight: int) -> None:

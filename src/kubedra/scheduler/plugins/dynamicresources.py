@@ -559,6 +559,10 @@ class DynamicResourcesPacking:
         free: Callable[[str], int] = state[FREE_INSTANCES]
         return max(0, 100 - free(node.name))
 
+    def scores(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int]:
+        free: Callable[[str], int] = state[FREE_INSTANCES]
+        return [max(0, 100 - free(node.name)) for node in nodes]
+
 
 if TYPE_CHECKING:  # the stages DynamicResources implements (upstream: var _ framework.X = ...)
     _plugin = DynamicResources(DRAState())

@@ -21,6 +21,7 @@ from kubedra.scheduler.framework import (
     SUCCESS,
     CycleState,
     FilterPlugin,
+    NodeByNode,
     NodeInfo,
     NormalizeScorePlugin,
     PreFilterPlugin,
@@ -109,7 +110,7 @@ class _FilterState:
     existing_anti: dict[Pair, int]
 
 
-class InterPodAffinity:
+class InterPodAffinity(NodeByNode):
     name = NAME
     weight = 2
 

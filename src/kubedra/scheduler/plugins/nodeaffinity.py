@@ -13,6 +13,7 @@ from kubedra.scheduler.framework import (
     SKIP,
     SUCCESS,
     CycleState,
+    NodeByNode,
     NodeInfo,
     NormalizeScorePlugin,
     PreScorePlugin,
@@ -22,7 +23,7 @@ from kubedra.scheduler.framework import (
 from kubedra.scheduler.plugins.helper import default_normalize_score
 
 
-class NodeAffinityScore:
+class NodeAffinityScore(NodeByNode):
     name = "NodeAffinity"
     weight = 2
 

@@ -17,6 +17,7 @@ from kubedra.scheduler.framework import (
     SKIP,
     SUCCESS,
     CycleState,
+    NodeByNode,
     NodeInfo,
     PreScorePlugin,
     Resources,
@@ -84,6 +85,17 @@ class ResourceScore:
             found = node.scores[key] = self.formula(with_pod(have, want), node.allocatable)
         return found
 
+    def scores(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int]:
+        """The kept scores in one pass (-1: none kept, a score is never negative); only the
+        nodes whose requests changed are scored."""
+        key = state[self.state_key][0]
+        kept = [node.scores.get(key, -1) for node in nodes]
+        if -1 not in kept:
+            return kept
+        score = self.score
+        return [score(state, pod, node) if s < 0 else s
+                for s, node in zip(kept, nodes, strict=True)]
+
     def formula(self, requested: Resources, allocatable: Resources) -> int:
         raise NotImplementedError
 
@@ -110,7 +122,7 @@ class BalancedAllocation(ResourceScore):
         return balanced_allocation(requested, allocatable)
 
 
-class ImageLocality:
+class ImageLocality(NodeByNode):
     """Nodes report no images (kubedra's nodes run no container runtime), so every node
     scores 0, as a real node without the pod's images would: nothing to rank."""
 

@@ -21,6 +21,7 @@ from kubedra.scheduler.framework import (
     SUCCESS,
     CycleState,
     FilterPlugin,
+    NodeByNode,
     NodeInfo,
     NormalizeScorePlugin,
     PreFilterPlugin,
@@ -112,7 +113,7 @@ class _ScoreState:
     weights: list[float]
 
 
-class PodTopologySpread:
+class PodTopologySpread(NodeByNode):
     name = NAME
     weight = 2
 

@@ -13,6 +13,7 @@ from kubedra.scheduler.framework import (
     SKIP,
     SUCCESS,
     CycleState,
+    NodeByNode,
     NodeInfo,
     NormalizeScorePlugin,
     PreScorePlugin,
@@ -24,7 +25,7 @@ from kubedra.scheduler.plugins.helper import default_normalize_score
 PREFER_NO_SCHEDULE = "PreferNoSchedule"
 
 
-class TaintTolerationScore:
+class TaintTolerationScore(NodeByNode):
     name = "TaintToleration"
     weight = 3
 
