@@ -556,8 +556,7 @@ class DynamicResourcesPacking:
         return SKIP if FREE_INSTANCES not in state else SUCCESS
 
     def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> int:
-        free: Callable[[str], int] = state[FREE_INSTANCES]
-        return max(0, 100 - free(node.name))
+        return self.scores(state, pod, (node,))[0]
 
     def scores(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int]:
         free: Callable[[str], int] = state[FREE_INSTANCES]
