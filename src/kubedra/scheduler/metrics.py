@@ -23,7 +23,7 @@ from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram
 from prometheus_client.metrics_core import HistogramMetricFamily, Metric
 from prometheus_client.utils import floatToGoString
 
-from kubedra.scheduler.framework import Profile, Status
+from kubedra.scheduler.framework import NodeByNode, Profile, Status
 from kubedra.scheduler.queue import SchedulingQueue
 
 PLUGIN_METRICS_SAMPLE_PERCENT = 10
@@ -152,9 +152,11 @@ def timed_profile(profile: Profile, metrics: SchedulerMetrics, plugins: Collecti
     return dataclasses.replace(profile, **stages)
 
 
-class TimedPlugin:
+class TimedPlugin(NodeByNode):
     """A plugin whose extension-point calls are observed in
-    ``scheduler_plugin_execution_duration_seconds``; everything else is the plugin's own."""
+    ``scheduler_plugin_execution_duration_seconds``; everything else is the plugin's own,
+    except ``scores``: node by node through the timed ``score``, so each Score call is
+    observed, as upstream observes them."""
 
     def __init__(self, plugin: Any, metrics: SchedulerMetrics) -> None:
         self._plugin = plugin
@@ -168,12 +170,6 @@ class TimedPlugin:
             return value
         timed = self.__dict__[attr] = types.MethodType(self._timed(value, point), self)
         return timed  # kept: the next lookup (a Filter per node) finds it without this
-
-    def scores(self, state: Any, pod: Any, nodes: Sequence[Any]) -> list[int]:
-        """Node by node through the timed ``score``: each Score call is observed, as
-        upstream observes them."""
-        score = self.score
-        return [score(state, pod, node) for node in nodes]
 
     def _timed(self, call: Callable[..., Any], point: str) -> Callable[..., Any]:
         labels = self._histogram.labels
