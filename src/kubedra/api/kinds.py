@@ -40,29 +40,35 @@ class Kind:
     #: The resource this is a version of (its storage version, all its versions).
     resource: GroupResource = field(compare=False)
 
+    #: Derived once here: the request path reads them several times per request.
+    list_kind: str = field(init=False, compare=False, repr=False)
+    api_version: str = field(init=False, compare=False, repr=False)
+    #: ``<plural>.<group>`` as used in error messages (``resourceslices.resource.k8s.io``).
+    qualified: str = field(init=False, compare=False, repr=False)
+    #: This version's key in the resource table and the tables bound to it.
+    gvr: GVR = field(init=False, compare=False, repr=False)
+    #: Objects are stored in this version (no conversion at the edge).
+    stored: bool = field(init=False, compare=False, repr=False)
+    #: The model of the version objects are stored in (the hub form).
+    storage_model: type[TypedObject] = field(init=False, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        derived = {
+            "list_kind": self.kind + "List",
+            "api_version": f"{self.group}/{self.version}" if self.group else self.version,
+            "qualified": f"{self.plural}.{self.group}" if self.group else self.plural,
+            "gvr": (self.group, self.version, self.plural),
+            "stored": self.version == self.resource.storage,
+            "storage_model": self.resource.row(self.resource.storage).model,
+        }
+        for name, value in derived.items():
+            object.__setattr__(self, name, value)
+
     @classmethod
     def of(cls, res: GroupResource, served: Served) -> Kind:
         return cls(res.group, served.version, res.kind, res.plural, res.singular,
                    res.namespaced, served.model, served.list_model, res.short_names,
                    res.subresources, res.categories, res.verbs, res)
-
-    @property
-    def list_kind(self) -> str:
-        return self.kind + "List"
-
-    @property
-    def api_version(self) -> str:
-        return f"{self.group}/{self.version}" if self.group else self.version
-
-    @property
-    def qualified(self) -> str:
-        """``<plural>.<group>`` as used in error messages (``resourceslices.resource.k8s.io``)."""
-        return f"{self.plural}.{self.group}" if self.group else self.plural
-
-    @property
-    def gvr(self) -> GVR:
-        """This version's key in the resource table and the tables bound to it."""
-        return (self.group, self.version, self.plural)
 
     @property
     def openapi_package(self) -> str:
@@ -72,16 +78,6 @@ class Kind:
     def row(self) -> Served:
         """This version's row of the resource table (its conversions)."""
         return self.resource.row(self.version)
-
-    @property
-    def stored(self) -> bool:
-        """Objects are stored in this version (no conversion at the edge)."""
-        return self.version == self.resource.storage
-
-    @property
-    def storage_model(self) -> type[TypedObject]:
-        """The model of the version objects are stored in (the hub form)."""
-        return self.resource.row(self.resource.storage).model
 
 
 #: Every row of every release (what a server of one release serves is

@@ -121,7 +121,7 @@ class ResourceHandlers:
         if verb not in t.res.kind.verbs:
             raise errors.method_not_allowed(method)
         if verb != "watch" and not tables.wants_table(request):
-            media.answer_type(request, _protobuf(t))  # 406 before anything is done
+            media.answer_type(request, t.res.protobuf)  # 406 before anything is done
         if t.subresource == "binding":
             if method != "POST":
                 raise errors.method_not_allowed(method)
@@ -182,7 +182,7 @@ class ResourceHandlers:
         obj, data = await self.rest.get(t.res, t.namespace, t.name)
         if tables.wants_table(request):
             return _json(tables.table(t.res, [obj], _include_object(request)))
-        return media.reply(request, obj, data=data, protobuf=_protobuf(t))
+        return media.reply(request, obj, data=data, protobuf=t.res.protobuf)
 
     def _filter(self, request: web.BaseRequest, t: Target, opts: params.ListOptions) -> Filter:
         try:
@@ -210,7 +210,7 @@ class ResourceHandlers:
                 tbl["metadata"]["continue"] = token
             return _json(tbl)
         return media.reply(request, list_object(t.res, [d for _, d in items], rev, token,
-                                                remaining), protobuf=_protobuf(t))
+                                                remaining), protobuf=t.res.protobuf)
 
     # --- watch ----------------------------------------------------------------------------
 
@@ -218,7 +218,7 @@ class ResourceHandlers:
         opts = params.parse_list_options(request.query)
         flt = self._filter(request, t, opts)
         as_table = tables.wants_table(request)
-        protobuf = not as_table and media.answer_type(request, _protobuf(t)) == media.PROTOBUF
+        protobuf = not as_table and media.answer_type(request, t.res.protobuf) == media.PROTOBUF
         prefix = t.res.list_prefix(t.namespace)
         if t.name:  # /watch/.../<name>: the deprecated single-object watch
             name_term = FieldTerm("metadata.name", t.name, True)
@@ -397,7 +397,7 @@ class ResourceHandlers:
             resp = _json(tables.table(t.res, [result.obj], _include_object(request)),
                          result.code)
         else:
-            resp = media.reply(request, result.obj, result.code, result.data, _protobuf(t))
+            resp = media.reply(request, result.obj, result.code, result.data, t.res.protobuf)
         for w in result.warnings:
             resp.headers.add("Warning", f'299 - "{_warning_text(w)}"')
         return resp
@@ -447,22 +447,17 @@ def _media_type(request: web.BaseRequest) -> str:
     return request.headers.get("Content-Type", "").split(";")[0].strip().lower()
 
 
-def _protobuf(t: Target) -> bool:
-    """Whether the target's kind has a protobuf form (answers may then be protobuf)."""
-    return media.has_protobuf(t.res.kind.api_version, t.res.kind.kind)
-
-
 def _field_validation(request: web.BaseRequest, t: Target) -> str:
     """``fieldValidation`` for a create's or update's body. A protobuf body is decoded as
     ``Ignore`` asks: upstream's protobuf serializer is also its strict one, and ours gives
     only the fields our messages know (an unknown number is a 400 already)."""
     mode = params.field_validation_mode(request.query.get("fieldValidation"))
-    return "Ignore" if _media_type(request) == media.PROTOBUF and _protobuf(t) else mode
+    return "Ignore" if _media_type(request) == media.PROTOBUF and t.res.protobuf else mode
 
 
 def _body_kind(t: Target) -> tuple[str, str] | None:
     """The apiVersion and kind a protobuf body of the target is read as (None: no protobuf)."""
-    return (t.res.kind.api_version, t.res.kind.kind) if _protobuf(t) else None
+    return (t.res.kind.api_version, t.res.kind.kind) if t.res.protobuf else None
 
 
 async def read_object(

@@ -6,6 +6,7 @@ a protobuf ``Accept`` with a JSON fallback gets JSON and a protobuf body gets 41
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 from typing import Any
 
@@ -20,10 +21,6 @@ YAML = "application/yaml"
 PROTOBUF = kube.MEDIA_TYPE
 WATCH_PROTOBUF = kube.WATCH_MEDIA_TYPE
 _log = logging.getLogger(__name__)
-
-
-def has_protobuf(api_version: str, kind: str) -> bool:
-    return kube.message_for(api_version, kind) is not None
 
 
 def body_types(protobuf: bool) -> tuple[str, ...]:
@@ -59,7 +56,16 @@ def decode_body(raw: bytes, api_version: str, kind: str) -> Any:
 def answer_type(request: web.BaseRequest, protobuf: bool) -> str:
     """The media type of the answer: the first clause of ``Accept`` we can write (q=0 is
     refusal); none (and an ``Accept`` given): 406 with the types we could have written."""
-    accept = request.headers.get("Accept", "")
+    kind = _negotiated(request.headers.get("Accept", ""), protobuf)
+    if kind is None:
+        raise errors.not_acceptable(body_types(protobuf))
+    return kind
+
+
+@functools.lru_cache(maxsize=256)
+def _negotiated(accept: str, protobuf: bool) -> str | None:
+    """:func:`answer_type` of one ``Accept`` (None: nothing acceptable), parsed once per
+    distinct header: a client sends the same one with every request."""
     if not accept.strip():
         return JSON
     for clause in accept.split(","):
@@ -77,7 +83,7 @@ def answer_type(request: web.BaseRequest, protobuf: bool) -> str:
             return JSON
         if kind == PROTOBUF and protobuf:
             return PROTOBUF
-    raise errors.not_acceptable(body_types(protobuf))
+    return None
 
 
 def status_reply(request: web.BaseRequest, err: errors.ApiError) -> web.Response:

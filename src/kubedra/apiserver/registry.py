@@ -18,6 +18,7 @@ from kubedra.api.features import FeatureGates
 from kubedra.api.kinds import Kind
 from kubedra.api.release import Release
 from kubedra.api.runtimeconfig import RuntimeConfig
+from kubedra.proto import kube
 from kubedra.registry import resources
 from kubedra.registry.strategies.base import AnyStrategy
 
@@ -30,6 +31,10 @@ class Resource:
     """The release served: its apimachinery renders the field errors of a write."""
     ttl: int = 0
     """Seconds the store keeps an object after each write (0: until deleted)."""
+    protobuf: bool = False
+    """The kind has a protobuf form (a message of ``proto.kube``): its bodies and answers may
+    be protobuf, else they are JSON and YAML only. Decided once here, asked several times by
+    every request."""
 
     @property
     def prefix(self) -> str:
@@ -92,7 +97,8 @@ class Registry:
             if kind.gvr not in self.served:
                 continue
             ttl = event_ttl if (kind.group, kind.plural) == ("", "events") else 0
-            res = Resource(kind, strategies[kind.resource.storage_gvr], self.gates.release, ttl)
+            res = Resource(kind, strategies[kind.resource.storage_gvr], self.gates.release, ttl,
+                           kube.message_for(kind.api_version, kind.kind) is not None)
             self._by_resource[(kind.group, kind.version, kind.plural)] = res
             self._by_kind[(kind.api_version, kind.kind)] = res
 

@@ -13,9 +13,8 @@ validators (object meta, node selectors) give each era its own texts.
 from __future__ import annotations
 
 import enum
-from collections.abc import Iterable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+from collections.abc import Iterable, Sequence
+from contextvars import ContextVar, Token
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any
@@ -94,19 +93,25 @@ _RELEASE: ContextVar[Apimachinery] = ContextVar("apimachinery", default=Apimachi
 VALUE_OMITTED = "<value omitted>"
 
 
-@contextmanager
-def apimachinery(release: Apimachinery) -> Iterator[None]:
-    """Build the field errors of ``release`` inside the block (validators of one era)."""
-    token = _RELEASE.set(release)
-    try:
-        yield
-    finally:
-        _RELEASE.reset(token)
+class apimachinery:
+    """Build the field errors of ``release`` inside the block (validators of one era). A
+    class, not a generator: every write enters one."""
+
+    def __init__(self, release: Apimachinery) -> None:
+        self._release = release
+        self._token: Token[Apimachinery] | None = None
+
+    def __enter__(self) -> None:
+        self._token = _RELEASE.set(self._release)
+
+    def __exit__(self, *_: object) -> None:
+        if self._token is not None:
+            _RELEASE.reset(self._token)
 
 
 def apimachinery_of(release: Release) -> Apimachinery:
     """The apimachinery whose texts a server of ``release`` answers with."""
-    return Apimachinery.V0_30 if release == R1_30 else Apimachinery.V0_34
+    return Apimachinery.V0_30 if release.name == R1_30.name else Apimachinery.V0_34
 
 
 def _v034() -> bool:

@@ -6,7 +6,11 @@ from __future__ import annotations
 import pytest
 from aiohttp.test_utils import make_mocked_request
 
+from kubedra.api.features import FeatureGates
+from kubedra.api.release import R1_30, R1_34
 from kubedra.apiserver import errors, media
+from kubedra.apiserver.registry import Registry
+from kubedra.proto import kube
 
 PB, JSON = media.PROTOBUF, "application/json"
 
@@ -28,5 +32,6 @@ def test_json_when_json_is_acceptable_else_406_without_protobuf() -> None:
 def test_a_body_may_be_protobuf_only_for_a_kind_with_a_message() -> None:
     assert media.body_types(False) == (JSON, "application/yaml")
     assert media.body_types(True) == (JSON, "application/yaml", PB)
-    assert media.has_protobuf("resource.k8s.io/v1", "ResourceClaim")
-    assert not media.has_protobuf("resource.k8s.io/v1", "Nothing")
+    assert all(res.protobuf for res in Registry(FeatureGates.for_release(R1_34)))
+    assert all(res.protobuf for res in Registry(FeatureGates.for_release(R1_30)))
+    assert kube.message_for("resource.k8s.io/v1", "Nothing") is None

@@ -10,6 +10,7 @@ as upstream's untagged fields: structs merge key by key, lists are atomic (repla
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
@@ -214,7 +215,9 @@ def schema_for(group: str, version: str, plural: str) -> Meta:
     return SCHEMAS.get((group, version, plural), UNTYPED)
 
 
+@functools.lru_cache(maxsize=256)
 def schema_of(api_version: str, kind: str) -> Meta:
-    """Patch metadata of the served version an object's ``apiVersion`` and ``kind`` name."""
+    """Patch metadata of the served version an object's ``apiVersion`` and ``kind`` name
+    (every managed-fields write asks: kept for the few pairs clients send)."""
     found = kinds.by_api_version(api_version, kind)
     return UNTYPED if found is None else schema_for(*found.gvr)
