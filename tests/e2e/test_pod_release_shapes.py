@@ -5,7 +5,8 @@ release's gates; SQLite in tmp_path, answers read off the wire with aiohttp).
 
 1.34: ``spec.resourceClaims[]`` name a claim or template at the top level (no ``source``),
 containers may pick one ``request`` of a claim, ``status.resourceClaimStatuses`` records the
-generated claims; a 1.30-shaped pod loses ``source`` and is refused with 1.34's 422.
+generated claims; a 1.30-shaped pod loses ``source`` (an unknown field: Strict refuses it,
+Warn warns) and is refused with 1.34's 422.
 """
 
 from __future__ import annotations
@@ -114,6 +115,32 @@ async def test_1_30_shaped_pod_is_refused_by_1_34(tmp_path: Path) -> None:
             "field": "spec.resourceClaims[0]"}]
         code, _ = await call("GET", f"{base}/api/v1/namespaces/{NS}/pods/p")
         assert code == 404  # nothing stored
+
+
+@pytest.mark.timeout(60)
+async def test_the_other_releases_fields_are_unknown(tmp_path: Path) -> None:
+    """kubectl's Strict refuses them (400), the default Warn says so in a Warning header."""
+    bodies = {R1_34: pod([{"name": "gpu", "source": {"resourceClaimName": "c"},
+                           "resourceClaimName": "c"}], [{"name": "gpu"}]),
+              R1_30: pod([{"name": "gpu", "source": {"resourceClaimName": "c"},
+                           "resourceClaimName": "c"}], [{"name": "gpu", "request": "r"}])}
+    unknown = {R1_34: ['unknown field "spec.resourceClaims[0].source"'],
+               R1_30: ['unknown field "spec.containers[0].resources.claims[0].request"',
+                       'unknown field "spec.resourceClaims[0].resourceClaimName"']}
+    for release in (R1_34, R1_30):
+        (tmp_path / release.name).mkdir()
+        async with cluster(tmp_path / release.name, release) as (_, base):
+            pods = f"{base}/api/v1/namespaces/{NS}/pods"
+            code, status = await call("POST", f"{pods}?fieldValidation=Strict",
+                                      bodies[release])
+            assert code == 400, status
+            assert status["message"] == ('Pod in version "v1" cannot be handled as a Pod: '
+                                         "strict decoding error: " + ", ".join(unknown[release]))
+            async with aiohttp.ClientSession() as http, http.post(
+                    pods, json=bodies[release]) as resp:
+                assert resp.status == 201, await resp.text()
+                assert resp.headers.getall("Warning") == [  # quotes escaped, as upstream's
+                    '299 - "{}"'.format(text.replace('"', '\\"')) for text in unknown[release]]
 
 
 @pytest.mark.timeout(60)

@@ -315,14 +315,21 @@ def decode_object(raw: dict[str, Any]) -> TypedObject:
 # --- strict field validation ------------------------------------------------------------------
 
 
-def unknown_fields(raw: Any, model: Any) -> list[str]:
-    """Paths of the fields in ``raw`` that ``model`` does not know (``spec.foo``,
-    ``spec.containers[0].bar``), in document order. Raw JSON parts (``Any``) know every field.
+#: Fields of a model that one release's type lacks, as (struct class, JSON name): a model
+#: carries every release's fields, as a GA type carries gated ones.
+Absent = frozenset[tuple[type, str]]
+NONE_ABSENT: Absent = frozenset()
+
+
+def unknown_fields(raw: Any, model: Any, absent: Absent = NONE_ABSENT) -> list[str]:
+    """Paths of the fields in ``raw`` that ``model`` (without the ``absent`` ones) does not
+    know (``spec.foo``, ``spec.containers[0].bar``), in document order. Raw JSON parts
+    (``Any``) know every field.
 
     Nearly every body has none (``fieldValidation`` defaults to Warn, so every write asks):
     msgspec tells that in C through the model's strict twin, about a tenth of the walk's
     cost; only a body the twin refuses is walked for the paths."""
-    twin = _strict_twin(model)
+    twin = _strict_twin(model, absent)
     if twin is not None:
         try:
             msgspec.convert(raw, twin)
@@ -330,7 +337,7 @@ def unknown_fields(raw: Any, model: Any) -> list[str]:
         except (msgspec.ValidationError, RecursionError):
             pass
     out: list[str] = []
-    _walk_unknown(raw, _type_info(model), "", out)
+    _walk_unknown(raw, _type_info(model), "", out, absent)
     return out
 
 
@@ -339,7 +346,7 @@ class _NoTwin(Exception):
 
 
 @functools.cache
-def _strict_twin(model: Any) -> Any:
+def _strict_twin(model: Any, absent: Absent) -> Any:
     """A type that accepts exactly the JSON whose objects name only known fields, at every
     place :func:`_walk_unknown` looks, and anything at all elsewhere (scalars, ``Any``): the
     model's structs copied with ``forbid_unknown_fields``, every field optional. None when
@@ -356,7 +363,8 @@ def _strict_twin(model: Any) -> Any:
                 building.add(info.cls)
                 cls = twins[info.cls] = msgspec.defstruct(
                     f"{info.cls.__name__}Strict",
-                    [(f.name, twin(f.type), None) for f in info.fields],
+                    [(f.name, twin(f.type), None) for f in info.fields
+                     if (info.cls, f.encode_name) not in absent],
                     rename={f.name: f.encode_name for f in info.fields},
                     forbid_unknown_fields=True, kw_only=True, gc=False)
             return cls | None
@@ -382,34 +390,35 @@ def _type_info(model: Any) -> msgspec.inspect.Type:
     return msgspec.inspect.type_info(model)
 
 
-def _walk_unknown(raw: Any, info: msgspec.inspect.Type, path: str, out: list[str]) -> None:
+def _walk_unknown(raw: Any, info: msgspec.inspect.Type, path: str, out: list[str],
+                  absent: Absent) -> None:
     if isinstance(info, msgspec.inspect.UnionType):
         for member in info.types:
             if _matches(raw, member):
-                _walk_unknown(raw, member, path, out)
+                _walk_unknown(raw, member, path, out, absent)
                 return
         return
     if isinstance(info, msgspec.inspect.StructType) and isinstance(raw, dict):
         fields = _struct_fields(info)
         for key, value in raw.items():
-            if key not in fields:
+            if key not in fields or (info.cls, key) in absent:
                 out.append(f"{path}.{key}" if path else str(key))
                 continue
             sub = fields[key]
             if sub is not None and isinstance(value, dict | list):  # scalars have no fields
-                _walk_unknown(value, sub, f"{path}.{key}" if path else str(key), out)
+                _walk_unknown(value, sub, f"{path}.{key}" if path else str(key), out, absent)
     elif isinstance(info, msgspec.inspect.ListType) and isinstance(raw, list):
         item = info.item_type
         if isinstance(item, _NESTED):
             for i, value in enumerate(raw):
                 if isinstance(value, dict | list):
-                    _walk_unknown(value, item, f"{path}[{i}]", out)
+                    _walk_unknown(value, item, f"{path}[{i}]", out, absent)
     elif isinstance(info, msgspec.inspect.DictType) and isinstance(raw, dict):
         item = info.value_type
         if isinstance(item, _NESTED):
             for key, value in raw.items():
                 if isinstance(value, dict | list):
-                    _walk_unknown(value, item, f"{path}[{key}]", out)
+                    _walk_unknown(value, item, f"{path}[{key}]", out, absent)
 
 
 _FieldTypes = dict[str, msgspec.inspect.Type | None]

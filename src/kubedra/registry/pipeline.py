@@ -115,7 +115,9 @@ def decode(kind: Kind, raw: Any, mode: str, duplicates: list[str] | None = None,
     warnings: list[str] = []
     if mode in ("Strict", "Warn"):
         # sigs.k8s.io/json names the field with %q: control characters come out escaped
-        problems = [f"unknown field {go_quote(p)}" for p in codec.unknown_fields(raw, kind.model)]
+        absent = strategy.absent_fields if strategy is not None else codec.NONE_ABSENT
+        problems = [f"unknown field {go_quote(p)}"
+                    for p in codec.unknown_fields(raw, kind.model, absent)]
         problems += [f"duplicate field {go_quote(p)}" for p in duplicates or ()]
         if problems and mode == "Strict":
             raise StrictDecodingError(kind, "strict decoding error: " + ", ".join(problems))

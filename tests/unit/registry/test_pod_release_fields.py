@@ -9,10 +9,12 @@ from typing import Any
 
 import pytest
 
+from kubedra.api import kinds
 from kubedra.api.batch import Job
 from kubedra.api.core import Pod
 from kubedra.api.features import FeatureGates
 from kubedra.api.release import R1_30, R1_34
+from kubedra.registry import pipeline
 from kubedra.registry.strategies.core import PodStrategy
 from kubedra.registry.strategies.job import JobStrategy
 from kubedra.validation import field
@@ -181,3 +183,46 @@ def test_job_templates_take_the_release_shape(release: Any, expected: list[Obj])
     strategy.default(raw)
     strategy.prepare_for_create(raw)
     assert raw["spec"]["template"]["spec"]["resourceClaims"] == expected
+
+
+@pytest.mark.parametrize(("release", "unknown"), [
+    (R1_30, ['unknown field "spec.resourceClaims[0].resourceClaimTemplateName"',
+             'unknown field "spec.resourceClaims[1].resourceClaimName"',
+             'unknown field "spec.containers[0].resources.claims[0].request"']),
+    (R1_34, ['unknown field "spec.resourceClaims[0].source"',
+             'unknown field "spec.resourceClaims[1].source"']),
+])
+def test_the_other_releases_fields_are_unknown_to_a_strict_decode(
+        release: Any, unknown: list[str]) -> None:
+    """Upstream's Pod type of each release lacks the other's fields: Strict refuses them,
+    Warn warns (and the strategy drops them), Ignore says nothing."""
+    kind = kinds.by_gvk("", "v1", "Pod")
+    assert kind is not None
+    strategy = PodStrategy(release)
+    raw = pod(BOTH_SHAPES, BOTH_REFS)
+    with pytest.raises(pipeline.StrictDecodingError) as strict:
+        pipeline.decode(kind, copy.deepcopy(raw), "Strict", strategy=strategy)
+    assert strict.value.message == ('Pod in version "v1" cannot be handled as a Pod: '
+                                    "strict decoding error: " + ", ".join(sorted(
+                                        unknown, key=lambda u: "containers" not in u)))
+    assert pipeline.decode(kind, copy.deepcopy(raw), "Warn", strategy=strategy).warnings \
+        == sorted(unknown, key=lambda u: "containers" not in u)
+    assert pipeline.decode(kind, copy.deepcopy(raw), "Ignore", strategy=strategy).warnings == []
+    one_release = pod([{"name": "gpu", "source": {"resourceClaimTemplateName": "t"}}]
+                      if release == R1_30 else
+                      [{"name": "gpu", "resourceClaimTemplateName": "t"}])
+    assert pipeline.decode(kind, one_release, "Strict", strategy=strategy).warnings == []
+
+
+def test_job_templates_know_only_their_releases_claim_fields() -> None:
+    kind = kinds.by_gvk("batch", "v1", "Job")
+    assert kind is not None
+    raw = job_manifest()
+    raw["spec"]["template"]["spec"]["resourceClaims"] = [
+        {"name": "gpu", "source": {"resourceClaimName": "c"}}]
+    strategy = JobStrategy(FeatureGates.for_release(R1_34))
+    with pytest.raises(pipeline.StrictDecodingError, match=(
+            r'unknown field "spec\.template\.spec\.resourceClaims\[0\]\.source"')):
+        pipeline.decode(kind, raw, "Strict", strategy=strategy)
+    strategy = JobStrategy(FeatureGates.for_release(R1_30))
+    assert pipeline.decode(kind, raw, "Strict", strategy=strategy).warnings == []

@@ -19,6 +19,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, Generic, TypeVar
 
+from kubedra.api import codec
 from kubedra.api.base import Obj
 from kubedra.api.meta import TypedObject
 from kubedra.validation.field import FieldError
@@ -99,6 +100,9 @@ class Strategy(Generic[T]):
     #: The field selector watchers are indexed by (upstream's cacher trigger: pods by
     #: ``spec.nodeName``, so a node's watch costs nothing for other nodes' pods).
     trigger_field: str | None = None
+    #: Fields of the model the serving release's type lacks (another release's): a strict
+    #: decode calls them unknown (Pods and Jobs: :data:`podfields.ABSENT`).
+    absent_fields: codec.Absent = codec.NONE_ABSENT
 
     # --- writes (typed) ---------------------------------------------------------------------
 

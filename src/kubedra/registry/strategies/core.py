@@ -30,7 +30,7 @@ from kubedra.registry.strategies.base import (
     keep_meta,
     sub_dict,
 )
-from kubedra.registry.strategies.podfields import drop_other_release_claim_fields
+from kubedra.registry.strategies.podfields import ABSENT, drop_other_release_claim_fields
 from kubedra.validation import corekinds, field
 from kubedra.validation import pod as pod_validation
 from kubedra.validation.field import FieldError
@@ -162,6 +162,7 @@ class PodStrategy(Strategy[Pod]):
 
     def __init__(self, release: Release) -> None:
         self.release = release
+        self.absent_fields = ABSENT[release]
 
     def default(self, obj: Pod) -> None:
         default_pod_spec(obj.spec)

@@ -15,7 +15,7 @@ from kubedra.api.core import PodSpec
 from kubedra.api.features import FeatureGates
 from kubedra.api.meta import LabelSelector
 from kubedra.registry.strategies.base import Strategy
-from kubedra.registry.strategies.podfields import drop_other_release_claim_fields
+from kubedra.registry.strategies.podfields import ABSENT, drop_other_release_claim_fields
 from kubedra.validation.equality import semantic_equal
 from kubedra.validation.field import FieldError
 from kubedra.validation.job import (
@@ -129,6 +129,7 @@ class JobStrategy(Strategy[Job]):
 
     def __init__(self, gates: FeatureGates) -> None:
         self.gates = gates
+        self.absent_fields = ABSENT[gates.release]
 
     def default(self, obj: Job) -> None:
         default_job(obj, self.gates)

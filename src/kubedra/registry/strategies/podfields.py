@@ -6,13 +6,23 @@ at the top level (``resourceClaimName`` / ``resourceClaimTemplateName``), and a 
 reference one ``request`` of a claim. The model carries both (``api/core.py``); every strategy
 that stores a pod spec (Pod, Job's template) keeps only its release's, so what is stored and
 served is that release's shape. The other release's fields are dropped, never "kept because
-the old object uses them": that release's type has no such field at all.
+the old object uses them": that release's type has no such field at all, so a strict decoder
+calls them unknown (:data:`ABSENT`).
 """
 
 from __future__ import annotations
 
-from kubedra.api.core import ClaimSource, PodSpec
-from kubedra.api.release import R1_30, Release
+from kubedra.api.codec import Absent
+from kubedra.api.core import ClaimSource, PodResourceClaim, PodSpec, ResourceClaim
+from kubedra.api.release import R1_30, R1_34, Release
+
+ABSENT: dict[Release, Absent] = {
+    R1_30: frozenset({(PodResourceClaim, "resourceClaimName"),
+                      (PodResourceClaim, "resourceClaimTemplateName"),
+                      (ResourceClaim, "request")}),
+    R1_34: frozenset({(PodResourceClaim, "source")}),
+}
+"""The claim fields of the model each release's types lack: unknown fields of a body."""
 
 
 def drop_other_release_claim_fields(spec: PodSpec, release: Release) -> None:
