@@ -269,7 +269,7 @@ class Era:
             await create_resource_class(client)
             return
         await create_fake_nodes(client, w.nodes, w.instances, DRIVER, prefix=NODE_PREFIX,
-                                slices=False)
+                                slices=None)
         await client.create_raw(self.kind("deviceclasses"), device_class())
         nodes = (await client.list(Node)).items
         gate = asyncio.Semaphore(16)

@@ -1,14 +1,18 @@
-"""A public test kit: object builders for Nodes with GPU-like ResourceSlices, standing in for
-the node side in tests, benchmarks and ``kubedra up --fake-nodes`` (as kopf's ``kopf.testing``).
+"""A public test kit: object builders for Nodes with GPU-like ResourceSlices (v1.30's named
+resources, or the v1 devices a 1.34 driver publishes), standing in for the node side in tests,
+benchmarks and ``kubedra up --fake-nodes`` (as kopf's ``kopf.testing``).
 
 Pure builders, no I/O; :mod:`kubedra.cli.fakenodes` creates them on a server.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from kubedra.api.core import Node, NodeSpec, NodeStatus
-from kubedra.api.meta import ObjectMeta
+from kubedra.api.meta import ObjectMeta, OwnerReference
 from kubedra.api.quantity import Quantity
+from kubedra.api.resource import v1
 from kubedra.api.resource.v1alpha2 import (
     NamedResourcesAttribute,
     NamedResourcesInstance,
@@ -56,3 +60,24 @@ def fake_slice(node: Node, instances: int, driver: str,
         instances=[NamedResourcesInstance(name=f"instance-{i}",
                                           attributes=gpu_attributes(i) if attributes else None)
                    for i in range(instances)]), name=f"{node.metadata.name}-{driver}")
+
+
+def fake_device_slices(node: Node, devices: Sequence[v1.Device],
+                       driver: str) -> list[v1.ResourceSlice]:
+    """1.34: ``devices`` as the node's own pool (named after the node, generation 1), as its
+    driver publishes them: slices of at most 128 devices named ``<node>-<driver>-<k>``,
+    controlled by the Node (the collector removes them with it)."""
+    node_name = node.metadata.name or ""
+    owner = OwnerReference(api_version="v1", kind="Node", name=node_name,
+                           uid=node.metadata.uid or "", controller=True)
+    size = v1.RESOURCE_SLICE_MAX_DEVICES
+    chunks = [list(devices[i:i + size]) for i in range(0, len(devices), size)] or [[]]
+    return [v1.ResourceSlice(
+        api_version=v1.API_VERSION, kind="ResourceSlice",
+        metadata=ObjectMeta(name=f"{node_name}-{driver}-{k}", owner_references=[owner]),
+        spec=v1.ResourceSliceSpec(
+            driver=driver, node_name=node_name,
+            pool=v1.ResourcePool(name=node_name, generation=1,
+                                 resource_slice_count=len(chunks)),
+            devices=chunk))
+        for k, chunk in enumerate(chunks)]

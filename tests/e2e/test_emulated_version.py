@@ -18,11 +18,13 @@ import pytest
 from kubernetes import client as k8s
 from kubernetes import config as kconfig
 
+from kubedra.cli.kubectl import KubectlUnavailable, ensure_kubectl
 from kubedra.kubelet.runtime import EXIT_CODE
 from tests.e2e.conftest import _kubedra_command, apiserver_process, kubeconfig_session
 from tests.e2e.node_support import socket_root
 from tests.e2e.test_jobs import EXTERNAL, NS, job_body, terminal, wait_for
 from tests.e2e.test_up import BANNER_END, UP, read_until, start_up
+from tests.unit.cli.test_makefile import REPO
 
 AGGREGATED = "application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList"
 V1ALPHA2 = "resource.k8s.io/v1alpha2"
@@ -32,6 +34,9 @@ async def _get(session: Any, path: str, accept: str = "application/json") -> tup
     async with session.get(path, headers={"Accept": accept}) as resp:
         body = await resp.json(content_type=None) if resp.status == 200 else None
         return resp.status, body
+
+
+EXAMPLES_1_34 = REPO / "examples" / "v1.34"
 
 
 def _group_versions(group_list: Any) -> set[str]:
@@ -198,26 +203,65 @@ def _run_a_job(api: Any) -> None:
 
 
 
-@pytest.mark.timeout(120)
-async def test_up_1_34_fake_nodes_come_without_v1alpha2_slices(tmp_path: Path) -> None:
+@pytest.mark.timeout(300)
+async def test_up_1_34_fake_nodes_publish_v1_slices(tmp_path: Path) -> None:
+    """``up --fake-nodes`` on 1.34: each fake Node gets the example driver's devices in a v1
+    ResourceSlice of its own pool, as the driver would publish them, so ``kubectl apply -f
+    examples/v1.34/`` gets devices and nodes for the pod and the Job's pods (which stay
+    Pending: no agent runs them)."""
+    try:
+        kubectl = ensure_kubectl("1.34")
+    except KubectlUnavailable as err:
+        pytest.skip(str(err))
     data = tmp_path / "data"
-    proc = await start_up(data, "--port", "0", "--fake-nodes", "2",
+    proc = await start_up(data, "--port", "0", "--fake-nodes", "3", "--instances", "4",
                           "--emulated-version", "1.34")
     assert proc.stdout is not None
     try:
         banner = await read_until(proc.stdout, BANNER_END, 60)
-        without = [line for line in banner.splitlines()
-                   if "does not serve resource.k8s.io/v1alpha2" in line]
-        assert len(without) == 1 and "fake nodes' ResourceSlices" in without[0], banner
+        assert "ResourceSlices" not in banner, banner
         async with kubeconfig_session(data / "kubeconfig") as session:
             for _ in range(100):  # the fake nodes' status comes with their first beat
                 _, nodes = await _get(session, "/api/v1/nodes")
                 versions = [n.get("status", {}).get("nodeInfo", {}).get("kubeletVersion")
                             for n in nodes["items"]]
-                if versions == ["v1.34.0", "v1.34.0"]:
+                if versions == ["v1.34.0"] * 3:
                     break
                 await asyncio.sleep(0.2)
-            assert versions == ["v1.34.0", "v1.34.0"]
+            assert versions == ["v1.34.0"] * 3
+            uids = {n["metadata"]["name"]: n["metadata"]["uid"] for n in nodes["items"]}
+            _, slices = await _get(session, "/apis/resource.k8s.io/v1/resourceslices")
+            assert sorted(s["metadata"]["name"] for s in slices["items"]) == [
+                f"node-{i}-gpu.example.com-0" for i in range(3)]
+            for item in slices["items"]:
+                node = item["spec"]["nodeName"]
+                assert item["metadata"]["ownerReferences"] == [{
+                    "apiVersion": "v1", "kind": "Node", "name": node, "uid": uids[node],
+                    "controller": True}]
+                assert item["spec"]["pool"] == {"name": node, "generation": 1,
+                                                "resourceSliceCount": 1}
+                assert [d["name"] for d in item["spec"]["devices"]] == [
+                    "device-00", "device-01", "device-02", "device-03"]
+            env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path),
+                   "KUBECONFIG": str(data / "kubeconfig")}
+            applied = await asyncio.to_thread(
+                subprocess.run, [str(kubectl), "apply", "-f", str(EXAMPLES_1_34)], env=env,
+                capture_output=True, text=True, timeout=120, check=False)
+            assert applied.returncode == 0, applied.stderr
+            pods: list[Any] = []
+            for _ in range(300):
+                _, listed = await _get(session, "/api/v1/namespaces/default/pods")
+                pods = [p for p in listed["items"] if p["spec"].get("nodeName")]
+                if len(pods) == 3:
+                    break
+                await asyncio.sleep(0.2)
+            assert len(pods) == 3, listed
+            _, claims = await _get(session,
+                                   "/apis/resource.k8s.io/v1/namespaces/default/resourceclaims")
+            devices = sorted((r["pool"], r["device"]) for c in claims["items"]
+                             for r in c["status"]["allocation"]["devices"]["results"])
+            assert len(devices) == 3 and len(set(devices)) == 3
+            assert {device for _, device in devices} <= {"device-01", "device-03"}  # numa 1
     finally:
         proc.send_signal(signal.SIGINT)
         await asyncio.wait_for(proc.wait(), 40)

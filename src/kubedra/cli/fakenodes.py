@@ -1,6 +1,6 @@
 """Creating fake Nodes with ResourceSlices on a server (``kubedra up --fake-nodes``, the
-scheduler benchmark), from the builders of :mod:`kubedra.testing`, and standing in for their
-kubelets' heartbeat (``up``)."""
+scheduler benchmark), from the builders of :mod:`kubedra.testing`, in the DRA version the
+server serves, and standing in for their kubelets' heartbeat (``up``)."""
 
 from __future__ import annotations
 
@@ -8,20 +8,25 @@ import asyncio
 import logging
 
 from kubedra.api.core import Node
+from kubedra.api.meta import TypedObject
+from kubedra.api.resource import v1
+from kubedra.client.discovery import RESOURCE, V1, V1ALPHA2, served_versions
 from kubedra.client.errors import ApiError, is_already_exists
 from kubedra.client.rest import Client
+from kubedra.driver.example import device_names, generated_devices
 from kubedra.kubelet.node import KUBELET_VERSION, NodeAgentNode, NodeClaimed, NodeConfig
-from kubedra.testing import fake_node, fake_slice
+from kubedra.testing import fake_device_slices, fake_node, fake_slice
 
 log = logging.getLogger(__name__)
 
 
 async def create_fake_nodes(client: Client, count: int, instances: int, driver: str,
                             prefix: str = "node-", concurrency: int = 16,
-                            attributes: bool = False, slices: bool = True) -> None:
-    """Create ``count`` Nodes, each with one ResourceSlice of ``instances`` instances
-    (without, when not ``slices``). Existing ones are kept, so the command can be
-    repeated."""
+                            attributes: bool = False, slices: str | None = V1ALPHA2) -> None:
+    """Create ``count`` Nodes, each with ``instances`` GPU-like instances in ResourceSlices of
+    DRA version ``slices``: v1alpha2's named resources (one slice), v1's devices (the example
+    driver's, as the node's pool: as that driver would publish them), or none. Existing ones
+    are kept, so the command can be repeated."""
     gate = asyncio.Semaphore(concurrency)
 
     async def one(i: int) -> None:
@@ -33,15 +38,32 @@ async def create_fake_nodes(client: Client, count: int, instances: int, driver: 
                 if not is_already_exists(e):
                     raise
                 node = await client.get(Node, node.metadata.name or "")
-            if not slices:
-                return
-            try:
-                await client.create(fake_slice(node, instances, driver, attributes))
-            except ApiError as e:
-                if not is_already_exists(e):
-                    raise
+            objs: list[TypedObject] = []
+            if slices == V1ALPHA2:
+                objs = [fake_slice(node, instances, driver, attributes)]
+            elif slices == V1:  # the example driver's devices: examples/v1.34 fit them
+                devices = generated_devices(instances) if attributes else [
+                    v1.Device(name=name) for name in device_names(instances)]
+                objs = list(fake_device_slices(node, devices, driver))
+            for obj in objs:
+                try:
+                    await client.create(obj)
+                except ApiError as e:
+                    if not is_already_exists(e):
+                        raise
 
     await asyncio.gather(*(one(i) for i in range(count)))
+
+
+async def slices_served(client: Client) -> str | None:
+    """The DRA version the fake nodes' slices are written in: the server's (v1alpha2 on
+    1.30, v1 on 1.34); None, said in one line, when it serves neither."""
+    found = await served_versions(client, RESOURCE, (V1ALPHA2, V1))
+    if not found:
+        log.warning("up: the API server serves neither %s/%s nor %s/%s: the fake nodes get "
+                    "no ResourceSlices", RESOURCE, V1ALPHA2, RESOURCE, V1)
+        return None
+    return found[0]
 
 
 async def keep_alive(client: Client, names: list[str],

@@ -20,7 +20,7 @@ import click
 
 from kubedra.api.release import DEFAULT_RELEASE, ReleaseError, parse_release
 from kubedra.cli.contenttype import content_type_option
-from kubedra.cli.fakenodes import create_fake_nodes, keep_alive
+from kubedra.cli.fakenodes import create_fake_nodes, keep_alive, slices_served
 from kubedra.cli.kubectl import DEFAULT as KUBECTL_DEFAULT
 from kubedra.cli.kubectl import RELEASES as KUBECTL_RELEASES
 from kubedra.cli.kubectl import cached_kubectl
@@ -28,7 +28,6 @@ from kubedra.cli.localcluster import ClusterError, LocalCluster
 from kubedra.cli.nodepool import node_names, pool_components
 from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.client import kubeconfig
-from kubedra.client.discovery import dra_served
 from kubedra.client.rest import Client
 from kubedra.storage.etcd.server import EtcdNotFoundError, describe_etcd
 
@@ -132,9 +131,8 @@ def up(data_dir: str, port: int, fake_nodes: int, nodes: int, nodes_per_process:
         try:
             async with Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
                 if fake_nodes:
-                    slices = await dra_served(client, "up", "the fake nodes' ResourceSlices")
                     await create_fake_nodes(client, fake_nodes, instances, driver,
-                                            attributes=True, slices=slices)
+                                            attributes=True, slices=await slices_served(client))
                 await _up(stop, cluster, client, node_names(fake_nodes))
         finally:
             await cluster.stop()

@@ -20,6 +20,8 @@ log = logging.getLogger(__name__)
 RESOURCE = "resource.k8s.io"
 #: The DRA group version of the v1.30 era (the one the components' DRA parts speak).
 V1ALPHA2 = "v1alpha2"
+#: The DRA group version of today (1.34).
+V1 = "v1"
 
 
 async def served_versions(client: Client, group: str, versions: Iterable[str],
