@@ -24,9 +24,11 @@ from setuptools.command.build_ext import build_ext
 SRC = Path(__file__).parent / "src"
 
 COMPILED = ["kubedra/apiserver", "kubedra/validation", "kubedra/registry/pipeline.py",
+            "kubedra/registry/strategies",
             "kubedra/registry/identity.py", "kubedra/storage/sqlite", "kubedra/proto/kube.py"]
-"""What the API server's loop runs for every request (``proto/kube.py``: the protobuf wire
-form of every body and answer a Go client exchanges). (The control loops, compiled too,
+"""What the API server's loop runs for every request (``registry/strategies``: each kind's
+write hooks; ``proto/kube.py``: the protobuf wire form of every body and answer a Go client
+exchanges). (The control loops, compiled too,
 ran the steady state another 5 % faster, but mypyc lets a compiled coroutine that awaits a
 cancelled task while an exception propagates leak the CancelledError, and their shutdown
 and failure paths do just that: bench/README.md.)"""

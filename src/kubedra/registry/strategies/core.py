@@ -54,7 +54,7 @@ class NamespaceStrategy(Strategy[Namespace]):
 
     has_status_subresource = True
     return_deleted_object = True
-    extra_field_labels = ("status.phase",)
+    extra_field_labels: tuple[str, ...] = ("status.phase",)
 
     def default(self, obj: Namespace) -> None:
         corekinds.default_namespace(obj)
@@ -101,7 +101,7 @@ class NodeStrategy(Strategy[Node]):
     """Nodes are created with their status (the kubelet registers so); updates keep it."""
 
     has_status_subresource = True
-    extra_field_labels = ("spec.unschedulable",)
+    extra_field_labels: tuple[str, ...] = ("spec.unschedulable",)
 
     def prepare_for_create(self, obj: Node) -> None:
         """``nodeStrategy.PrepareForCreate`` keeps the status the kubelet sends."""
@@ -148,8 +148,8 @@ class PodStrategy(Strategy[Pod]):
     has_status_subresource = True
     return_deleted_object = True
     graceful_delete = True
-    trigger_field = "spec.nodeName"
-    extra_field_labels = (
+    trigger_field: str | None = "spec.nodeName"
+    extra_field_labels: tuple[str, ...] = (
         "spec.nodeName",
         "spec.restartPolicy",
         "spec.schedulerName",
@@ -255,7 +255,7 @@ def bind(pod: Obj, binding: Obj) -> list[FieldError] | str | None:
 
 class EventStrategy(Strategy[Event]):
     allow_create_on_update = True
-    extra_field_labels = (
+    extra_field_labels: tuple[str, ...] = (
         "involvedObject.kind",
         "involvedObject.namespace",
         "involvedObject.name",

@@ -266,9 +266,9 @@ class DeviceClassStrategy(DevicesStrategy[Any]):
 class ResourceSliceStrategy(DevicesStrategy[Any]):
     tracks_generation = True
     # upstream's field-label conversion of ResourceSlice knows no metadata.namespace
-    generic_field_labels = ("metadata.name",)
-    extra_field_labels = ("spec.nodeName", "spec.driver")
-    trigger_field = "spec.nodeName"
+    generic_field_labels: tuple[str, ...] = ("metadata.name",)
+    extra_field_labels: tuple[str, ...] = ("spec.nodeName", "spec.driver")
+    trigger_field: str | None = "spec.nodeName"
 
     def selectable_fields(self, obj: Obj) -> dict[str, str]:
         spec = sub_dict(obj, "spec")
@@ -308,7 +308,7 @@ class ClaimTemplateStrategy(DevicesStrategy[Any]):
 
 class ClaimStrategy(ClaimTemplateStrategy):
     has_status_subresource = True
-    requests_path = ("spec", "devices", "requests")
+    requests_path: tuple[str, ...] = ("spec", "devices", "requests")
 
     def __init__(self, gates: FeatureGates, create: Validate[Any], update: ValidateUpdate[Any],
                  status_update: ValidateUpdate[Any]) -> None:

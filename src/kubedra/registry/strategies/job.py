@@ -125,7 +125,7 @@ class JobStrategy(Strategy[Job]):
     has_status_subresource = True
     tracks_generation = True
     default_propagation = "Orphan"  # batch/v1 DELETE orphans pods unless told otherwise
-    extra_field_labels = ("status.successful",)
+    extra_field_labels: tuple[str, ...] = ("status.successful",)
 
     def __init__(self, gates: FeatureGates) -> None:
         self.gates = gates

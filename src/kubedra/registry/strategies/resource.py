@@ -76,8 +76,8 @@ class ResourceStrategy(Strategy[T], Generic[T]):
 
 class ResourceSliceStrategy(ResourceStrategy[r.ResourceSlice]):
     # Upstream's conversion function for slices knows no metadata.namespace.
-    generic_field_labels = ("metadata.name",)
-    extra_field_labels = ("nodeName", "driverName")
+    generic_field_labels: tuple[str, ...] = ("metadata.name",)
+    extra_field_labels: tuple[str, ...] = ("nodeName", "driverName")
 
     def __init__(self) -> None:
         super().__init__(
