@@ -9,6 +9,8 @@ steady state (one write in flight, each its own commit and watch write); a large
 burst (writes share commits and watch writes). ``--teardown`` adds what the steady state
 (``half_500nodes``) does with each pod once it is bound: deallocate the claim (status, then
 the finalizer), delete the pod, and let the garbage collector remove the claim it owned.
+``--emulated-version 1.34`` replays the same writes of 1.34 (``resource.k8s.io/v1`` claims
+from a device class's template, device results) against a server emulating it.
 
 Figures per pod: the server's CPU time (all threads) per round of ``--pods`` pods, median
 over ``--rounds``, and wall time. CPU time on a shared machine moves with the host's load;
@@ -21,6 +23,7 @@ installed).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import json
 import shutil
 import statistics
@@ -36,22 +39,63 @@ from bench._common import arg_parser, cpu_seconds, write_json
 from bench.apiserver_bench import session, start_server
 from bench.scheduler_perf import (
     DRIVER,
+    Era,
     claim_spec,
-    create_dra_objects,
     create_namespace,
     create_resource_class,
-    pod_body,
+    device_claim_spec,
+    device_class,
+    on_node,
 )
-from kubedra.api.resource.v1alpha2 import FINALIZER
+from kubedra.api.release import R1_30, Release, parse_release
+from kubedra.api.resource import v1, v1alpha2
 from kubedra.api.resourceclaim import POD_CLAIM_NAME_ANNOTATION
 from kubedra.client import kubeconfig as kubeconfig_file
 from kubedra.client.rest import Client
 
-RESOURCE = "/apis/resource.k8s.io/v1alpha2"
 PODS = "/api/v1/namespaces/test/pods"
-CLAIMS = f"{RESOURCE}/namespaces/test/resourceclaims"
-WATCHES = ["/api/v1/pods"] * 3 + [f"{RESOURCE}/resourceclaims"] * 3
 NODES = 20
+
+
+@dataclasses.dataclass(frozen=True)
+class _Claims:
+    """One release's claim writes: its DRA version, finalizer, claim spec, and the status
+    that allocates device or instance ``i`` of ``node`` (and the one that deallocates)."""
+
+    era: Era
+
+    @property
+    def v130(self) -> bool:
+        return self.era.release == R1_30
+
+    @property
+    def api_version(self) -> str:
+        return "resource.k8s.io/" + ("v1alpha2" if self.v130 else "v1")
+
+    @property
+    def path(self) -> str:
+        return f"/apis/{self.api_version}"
+
+    @property
+    def finalizer(self) -> str:
+        return v1alpha2.FINALIZER if self.v130 else v1.FINALIZER
+
+    def spec(self) -> dict[str, Any]:
+        return claim_spec() if self.v130 else device_claim_spec()
+
+    def allocated(self, node: str, i: int) -> dict[str, Any]:
+        if self.v130:
+            return {"driverName": DRIVER, "allocation": {
+                "resourceHandles": [{"driverName": DRIVER, "structuredData": {
+                    "nodeName": node, "results": [{"namedResources": {"name": f"instance-{i}"}}]}}],
+                "availableOnNodes": {"nodeSelectorTerms": [{"matchFields": [
+                    {"key": "metadata.name", "operator": "In", "values": [node]}]}]}}}
+        return {"allocation": {"devices": {"results": [{
+            "request": "req-0", "driver": DRIVER, "pool": node, "device": f"instance-{i}"}]},
+            "nodeSelector": on_node(node)}}
+
+    def deallocated(self) -> dict[str, Any]:
+        return {"driverName": DRIVER} if self.v130 else {}
 
 
 class _Api:
@@ -68,48 +112,47 @@ class _Api:
             return json.loads(text)
 
 
-async def _setup(config: kubeconfig_file.ClientConfig, api: _Api) -> None:
-    """The namespace, class and parameters of scheduler_perf, and the nodes pods bind to."""
+async def _setup(config: kubeconfig_file.ClientConfig, api: _Api, claims: _Claims) -> None:
+    """The namespace, class and parameters (or template) of scheduler_perf, and the nodes
+    pods bind to."""
     async with Client(config) as client:
         await create_namespace(client, "test")
-        await create_resource_class(client)
-        await create_dra_objects(client, "test")
+        if claims.v130:
+            await create_resource_class(client)
+        else:
+            await client.create_raw(claims.era.kind("deviceclasses"), device_class())
+        await claims.era.template(client, "test")
     for n in range(NODES):
         await api.send("POST", "/api/v1/nodes", {"metadata": {"name": f"node-{n}"}})
 
 
-async def _one_pod(api: _Api, i: int, teardown: bool) -> None:
+async def _one_pod(api: _Api, claims: _Claims, i: int, teardown: bool) -> None:
     """The seven writes of pod ``i``, each built from the answer to the one before, and with
     ``teardown`` the three that remove it. The claim is deallocated before the pod goes (the
     controller does it after), so the collector's delete finds no finalizer and no write
     races it: the same requests in an order that costs the same every run."""
-    pod = await api.send("POST", PODS, pod_body("test", i))
+    pod = await api.send("POST", PODS, claims.era.pod("test", i))
     name, uid = pod["metadata"]["name"], pod["metadata"]["uid"]
     node = f"node-{i % NODES}"
-    claim = await api.send("POST", CLAIMS, {
-        "apiVersion": "resource.k8s.io/v1alpha2", "kind": "ResourceClaim",
+    path = f"{claims.path}/namespaces/test/resourceclaims"
+    claim = await api.send("POST", path, {
+        "apiVersion": claims.api_version, "kind": "ResourceClaim",
         "metadata": {"name": f"{name}-resource-x",
                      "annotations": {POD_CLAIM_NAME_ANNOTATION: "resource"},
                      "ownerReferences": [{"apiVersion": "v1", "kind": "Pod", "name": name,
                                           "uid": uid, "controller": True,
                                           "blockOwnerDeletion": True}]},
-        "spec": claim_spec()})
+        "spec": claims.spec()})
     claim_name = claim["metadata"]["name"]
     await api.send("PATCH", f"{PODS}/{name}/status",
                    {"status": {"resourceClaimStatuses": [
                        {"name": "resource", "resourceClaimName": claim_name}]}},
                    "application/strategic-merge-patch+json")
-    claim["metadata"]["finalizers"] = [FINALIZER]
-    claim = await api.send("PUT", f"{CLAIMS}/{claim_name}", claim)
-    claim["status"] = {
-        "driverName": DRIVER,
-        "allocation": {
-            "resourceHandles": [{"driverName": DRIVER, "structuredData": {
-                "nodeName": node, "results": [{"namedResources": {"name": f"instance-{i}"}}]}}],
-            "availableOnNodes": {"nodeSelectorTerms": [{"matchFields": [
-                {"key": "metadata.name", "operator": "In", "values": [node]}]}]}},
-        "reservedFor": [{"resource": "pods", "name": name, "uid": uid}]}
-    claim = await api.send("PUT", f"{CLAIMS}/{claim_name}/status", claim)
+    claim["metadata"]["finalizers"] = [claims.finalizer]
+    claim = await api.send("PUT", f"{path}/{claim_name}", claim)
+    claim["status"] = {**claims.allocated(node, i),
+                       "reservedFor": [{"resource": "pods", "name": name, "uid": uid}]}
+    claim = await api.send("PUT", f"{path}/{claim_name}/status", claim)
     await api.send("POST", f"{PODS}/{name}/binding", {
         "apiVersion": "v1", "kind": "Binding", "metadata": {"name": name, "uid": uid},
         "target": {"apiVersion": "v1", "kind": "Node", "name": node}})
@@ -122,10 +165,10 @@ async def _one_pod(api: _Api, i: int, teardown: bool) -> None:
         "source": {"component": "default-scheduler"}, "count": 1,
         "firstTimestamp": "2026-12-01T00:00:00Z", "lastTimestamp": "2026-12-01T00:00:00Z"})
     if teardown:
-        claim["status"] = {"driverName": DRIVER}
-        claim = await api.send("PUT", f"{CLAIMS}/{claim_name}/status", claim)
+        claim["status"] = claims.deallocated()
+        claim = await api.send("PUT", f"{path}/{claim_name}/status", claim)
         del claim["metadata"]["finalizers"]
-        await api.send("PUT", f"{CLAIMS}/{claim_name}", claim)
+        await api.send("PUT", f"{path}/{claim_name}", claim)
         await api.send("DELETE", f"{PODS}/{name}", {
             "apiVersion": "v1", "kind": "DeleteOptions", "gracePeriodSeconds": 0})
 
@@ -142,20 +185,21 @@ def _callgrind(pid: int, command: str) -> None:
                    capture_output=True)
 
 
-async def _replay(kubeconfig: Path, pid: int, rounds: int, pods: int, concurrency: int,
-                  callgrind: bool, teardown: bool) -> list[tuple[float, float]]:
+async def _replay(kubeconfig: Path, pid: int, claims: _Claims, rounds: int, pods: int,
+                  concurrency: int, callgrind: bool, teardown: bool) -> list[tuple[float, float]]:
     """(server CPU ms, wall ms) per pod of each round, after one round to warm up."""
     config = kubeconfig_file.load(kubeconfig)
     async with session(config) as http:
         api = _Api(http)
-        await _setup(config, api)
-        watches = [asyncio.create_task(_watch(config, path)) for path in WATCHES]
+        await _setup(config, api, claims)
+        watches = [asyncio.create_task(_watch(config, path)) for path in
+                   ["/api/v1/pods"] * 3 + [f"{claims.path}/resourceclaims"] * 3]
         await asyncio.sleep(1.0)
         gate = asyncio.Semaphore(concurrency)
 
         async def pod(i: int) -> None:
             async with gate:
-                await _one_pod(api, i, teardown)
+                await _one_pod(api, claims, i, teardown)
 
         await asyncio.gather(*(pod(-1 - i) for i in range(pods)))
         if callgrind:
@@ -186,7 +230,7 @@ def _instructions(data: Path) -> int:
 
 
 def run(rounds: int, pods: int, concurrency: int, callgrind: bool,
-        teardown: bool = False) -> dict[str, Any]:
+        teardown: bool = False, release: Release = R1_30) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="kubedra-pod-writes-") as tmp:
         data = Path(tmp)
         prefix: tuple[str, ...] = ()
@@ -196,16 +240,18 @@ def run(rounds: int, pods: int, concurrency: int, callgrind: bool,
             prefix = ("valgrind", "--tool=callgrind",
                       f"--callgrind-out-file={data / 'callgrind.out.%p'}")
         proc, kubeconfig = start_server(data, tls=True, prefix=prefix,
-                                        flags=("--emulated-version", "1.30"),
+                                        flags=("--emulated-version", release.name),
                                         timeout=300 if callgrind else 30)
         try:
             per_round = asyncio.run(
-                _replay(kubeconfig, proc.pid, rounds, pods, concurrency, callgrind, teardown))
+                _replay(kubeconfig, proc.pid, _Claims(Era(release)), rounds, pods, concurrency,
+                        callgrind, teardown))
         finally:
             proc.terminate()
             proc.wait()
         result: dict[str, Any] = {
-            "concurrency": concurrency, "teardown": teardown, "pods_per_round": pods,
+            "release": release.name, "concurrency": concurrency, "teardown": teardown,
+            "pods_per_round": pods,
             "rounds": rounds,
             "server_cpu_ms_per_pod": statistics.median(c for c, _ in per_round),
             "wall_ms_per_pod": statistics.median(w for _, w in per_round),
@@ -224,12 +270,16 @@ def main(argv: list[str] | None = None) -> int:
                         help="count the server's instructions per pod under callgrind")
     parser.add_argument("--teardown", action="store_true",
                         help="also deallocate, delete and collect each pod (steady state)")
+    parser.add_argument("--emulated-version", type=parse_release, default=R1_30,
+                        help="the release whose writes are replayed (1.30: v1alpha2 claims; "
+                             "1.34: v1 claims with device results)")
     args = parser.parse_args(argv)
     if args.smoke:
         args.rounds, args.pods = 1, 5
-    r = run(args.rounds, args.pods, args.concurrency, args.callgrind, args.teardown)
+    r = run(args.rounds, args.pods, args.concurrency, args.callgrind, args.teardown,
+            args.emulated_version)
     mode = " teardown" if r["teardown"] else ""
-    line = (f"pod_writes_bench c={r['concurrency']}{mode}: server CPU "
+    line = (f"pod_writes_bench@{r['release']} c={r['concurrency']}{mode}: server CPU "
             f"{r['server_cpu_ms_per_pod']:.2f} ms/pod (median of {r['rounds']} rounds of "
             f"{r['pods_per_round']}), wall "
             f"{r['wall_ms_per_pod']:.2f} ms/pod")
