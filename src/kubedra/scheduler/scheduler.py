@@ -16,7 +16,6 @@ import datetime
 import functools
 import itertools
 import logging
-import operator
 import random
 import time
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
@@ -467,22 +466,19 @@ def score_nodes(state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]
 def select_host(rng: random.Random, nodes: Sequence[NodeInfo],
                 table: dict[str, list[int]]) -> NodeInfo:
     """Upstream ``selectHost``: the node with the highest total, a tie going to each of the
-    tied nodes with equal chance (reservoir sampling over the tied nodes: the k-th replaces
-    the pick with probability 1/k, drawn as ``random() * k < 1``)."""
+    tied nodes with equal chance (upstream's reservoir sampling draws once per tied node; one
+    draw among them has the same distribution). Summed, searched and picked in C: with
+    hundreds of feasible nodes this runs once per pod."""
     if not table:
         return nodes[0] if len(nodes) == 1 else nodes[rng.randrange(len(nodes))]
-    columns = iter(table.values())
-    totals = next(columns)
-    for column in columns:
-        totals = list(map(operator.add, totals, column))
-    best_total = max(totals)
-    tied = [i for i, total in enumerate(totals) if total == best_total]
-    draw = rng.random
-    pick = tied[0]
-    for k in range(2, len(tied) + 1):
-        if draw() * k < 1:
-            pick = tied[k - 1]
-    return nodes[pick]
+    totals = (list(map(sum, zip(*table.values(), strict=True))) if len(table) > 1
+              else next(iter(table.values())))
+    best = max(totals)
+    count = totals.count(best)
+    if count == 1:
+        return nodes[totals.index(best)]
+    tied = list(itertools.compress(range(len(totals)), map(best.__eq__, totals)))
+    return nodes[tied[rng.randrange(count)]]
 
 
 @functools.lru_cache(maxsize=1024)
