@@ -40,15 +40,14 @@ from bench.apiserver_bench import session, start_server
 from bench.scheduler_perf import (
     DRIVER,
     Era,
+    allocated_device_claim,
     claim_spec,
     create_namespace,
     create_resource_class,
     device_claim_spec,
     device_class,
-    on_node,
 )
 from kubedra.api.release import R1_30, Release, parse_release
-from kubedra.api.resource import v1, v1alpha2
 from kubedra.api.resourceclaim import POD_CLAIM_NAME_ANNOTATION
 from kubedra.client import kubeconfig as kubeconfig_file
 from kubedra.client.rest import Client
@@ -59,7 +58,7 @@ NODES = 20
 
 @dataclasses.dataclass(frozen=True)
 class _Claims:
-    """One release's claim writes: its DRA version, finalizer, claim spec, and the status
+    """One release's claim writes: its DRA API (version, finalizer), claim spec, and the status
     that allocates device or instance ``i`` of ``node`` (and the one that deallocates)."""
 
     era: Era
@@ -70,15 +69,11 @@ class _Claims:
 
     @property
     def api_version(self) -> str:
-        return "resource.k8s.io/" + ("v1alpha2" if self.v130 else "v1")
+        return f"resource.k8s.io/{self.era.claims.version}"
 
     @property
     def path(self) -> str:
         return f"/apis/{self.api_version}"
-
-    @property
-    def finalizer(self) -> str:
-        return v1alpha2.FINALIZER if self.v130 else v1.FINALIZER
 
     def spec(self) -> dict[str, Any]:
         return claim_spec() if self.v130 else device_claim_spec()
@@ -90,9 +85,7 @@ class _Claims:
                     "nodeName": node, "results": [{"namedResources": {"name": f"instance-{i}"}}]}}],
                 "availableOnNodes": {"nodeSelectorTerms": [{"matchFields": [
                     {"key": "metadata.name", "operator": "In", "values": [node]}]}]}}}
-        return {"allocation": {"devices": {"results": [{
-            "request": "req-0", "driver": DRIVER, "pool": node, "device": f"instance-{i}"}]},
-            "nodeSelector": on_node(node)}}
+        return allocated_device_claim("", node, f"instance-{i}")[1]
 
     def deallocated(self) -> dict[str, Any]:
         return {"driverName": DRIVER} if self.v130 else {}
@@ -148,7 +141,7 @@ async def _one_pod(api: _Api, claims: _Claims, i: int, teardown: bool) -> None:
                    {"status": {"resourceClaimStatuses": [
                        {"name": "resource", "resourceClaimName": claim_name}]}},
                    "application/strategic-merge-patch+json")
-    claim["metadata"]["finalizers"] = [claims.finalizer]
+    claim["metadata"]["finalizers"] = [claims.era.claims.finalizer]
     claim = await api.send("PUT", f"{path}/{claim_name}", claim)
     claim["status"] = {**claims.allocated(node, i),
                        "reservedFor": [{"resource": "pods", "name": name, "uid": uid}]}

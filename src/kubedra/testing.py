@@ -70,8 +70,7 @@ def fake_device_slices(node: Node, devices: Sequence[v1.Device],
     node_name = node.metadata.name or ""
     owner = OwnerReference(api_version="v1", kind="Node", name=node_name,
                            uid=node.metadata.uid or "", controller=True)
-    size = v1.RESOURCE_SLICE_MAX_DEVICES
-    chunks = [list(devices[i:i + size]) for i in range(0, len(devices), size)] or [[]]
+    chunks = v1.slice_chunks(devices)
     return [v1.ResourceSlice(
         api_version=v1.API_VERSION, kind="ResourceSlice",
         metadata=ObjectMeta(name=f"{node_name}-{driver}-{k}", owner_references=[owner]),

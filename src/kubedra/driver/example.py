@@ -96,9 +96,8 @@ def load_devices(path: Path) -> list[v1.Device]:
 
 def node_resources(node_name: str, devices: Sequence[v1.Device]) -> DriverResources:
     """The devices as the node's own pool, in slices of at most 128 devices."""
-    size = v1.RESOURCE_SLICE_MAX_DEVICES
-    chunks = [list(devices[i:i + size]) for i in range(0, len(devices), size)] or [[]]
-    return DriverResources(pools={node_name: Pool(slices=[Slice(devices=c) for c in chunks])})
+    return DriverResources(pools={node_name: Pool(
+        slices=[Slice(devices=c) for c in v1.slice_chunks(devices)])})
 
 
 def load_instances(path: Path) -> list[api.NamedResourcesInstance]:

@@ -15,6 +15,7 @@ alpha feature gates are modelled like any other: the strategy drops them when th
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import msgspec
@@ -152,6 +153,13 @@ class Device(Model):
     binding_conditions: list[str] | None = None
     binding_failure_conditions: list[str] | None = None
     allow_multiple_allocations: bool | None = None
+
+
+def slice_chunks(devices: Sequence[Device]) -> list[list[Device]]:
+    """``devices`` split into slices' worth (at most :data:`RESOURCE_SLICE_MAX_DEVICES`
+    each, in order); one empty list when there are none (a pool still has a slice)."""
+    size = RESOURCE_SLICE_MAX_DEVICES
+    return [list(devices[i:i + size]) for i in range(0, len(devices), size)] or [[]]
 
 
 class ResourceSliceSpec(Model):

@@ -12,6 +12,8 @@ calls them unknown (:data:`ABSENT`).
 
 from __future__ import annotations
 
+import msgspec
+
 from kubedra.api.codec import Absent
 from kubedra.api.core import ClaimSource, PodResourceClaim, PodSpec, ResourceClaim
 from kubedra.api.release import R1_30, R1_34, Release
@@ -25,21 +27,32 @@ ABSENT: dict[Release, Absent] = {
 """The claim fields of the model each release's types lack: unknown fields of a body."""
 
 
+def _attributes(absent: Absent) -> dict[type, list[str]]:
+    """Per class, the attribute names of its fields in ``absent`` (which names JSON keys)."""
+    out: dict[type, list[str]] = {}
+    for cls, key in absent:
+        out.setdefault(cls, []).extend(
+            f.name for f in msgspec.structs.fields(cls) if f.encode_name == key)
+    return out
+
+
+_CLEARED = {release: _attributes(absent) for release, absent in ABSENT.items()}
+
+
 def drop_other_release_claim_fields(spec: PodSpec, release: Release) -> None:
-    """Keep the claim fields ``release`` has. v1.30 writes ``source`` even when empty, as
-    Go encodes a struct that is not a pointer; v1.34's ``request`` is omitted when empty."""
+    """Clear the claim fields ``release`` lacks (:data:`ABSENT`). v1.30 writes ``source``
+    even when empty, as Go encodes a struct that is not a pointer; v1.34's ``request`` is
+    omitted when empty."""
     containers = (*spec.containers, *(spec.init_containers or ()))
     refs = [ref for c in containers for ref in c.resources.claims or ()]
+    cleared = _CLEARED[release]
+    for obj in (*(spec.resource_claims or ()), *refs):
+        for name in cleared.get(type(obj), ()):
+            setattr(obj, name, None)
     if release == R1_30:
         for pc in spec.resource_claims or ():
-            pc.resource_claim_name = pc.resource_claim_template_name = None
             if pc.source is None:
                 pc.source = ClaimSource()
+    else:
         for ref in refs:
-            ref.request = None
-        return
-    for pc in spec.resource_claims or ():
-        pc.source = None
-    for ref in refs:
-        ref.request = ref.request or None
-
+            ref.request = ref.request or None
