@@ -28,10 +28,10 @@ from typing import Any
 
 from bench._common import arg_parser, percentile, write_json
 from kubedra.allocation.celadapter import cel_selectors
-from kubedra.allocation.claims import plan_claim
 from kubedra.allocation.engine import PodAllocator
 from kubedra.allocation.index import AllocationIndex
-from kubedra.allocation.parameters import ParameterStore
+from kubedra.allocation.model.namedresources import plan_claim
+from kubedra.allocation.model.parameters import ParameterStore
 from kubedra.api.codec import decode
 from kubedra.api.resource.v1alpha2 import (
     ResourceClaim,

@@ -6,8 +6,8 @@ import functools
 from typing import Any
 
 from kubedra.allocation.celadapter import cel_selectors
-from kubedra.allocation.claims import ClaimPlan, class_filter, plan_claim
 from kubedra.allocation.index import AllocationIndex
+from kubedra.allocation.model.namedresources import ClaimPlan, class_filter, plan_claim
 from kubedra.allocation.selectors import Selectors
 from kubedra.api.codec import decode, to_builtins
 from kubedra.api.resource.v1alpha2 import (

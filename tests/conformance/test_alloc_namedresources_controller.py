@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from kubedra.allocation.claims import ClaimPlanError
 from kubedra.allocation.engine import AllocationError, PodAllocator
 from kubedra.allocation.index import AllocationIndex
+from kubedra.allocation.model.namedresources import ClaimPlanError
 from tests.conformance.alloc_support import holding_claim, load_model, simple_plan
 from tests.vectors import load, vector_cases
 

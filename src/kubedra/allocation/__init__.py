@@ -1,4 +1,4 @@
-"""The named-resources structured model: free-instance index, joint allocation, explanations.
+"""Structured allocation, both models: free-instance index, joint allocation, explanations.
 
 Pure and synchronous (no I/O). Modules, one job each:
 
@@ -6,10 +6,11 @@ Pure and synchronous (no I/O). Modules, one job each:
   assumed and in-flight copies: :mod:`.claimcopies`, shared with the devices model); free
   instances per node+driver, free counts for scoring, nodes with free matching instances for
   pre-selection.
-* :mod:`.parameters` — :class:`~.parameters.ParameterStore`: class/claim parameters by
-  reference or ``generatedFrom``, upstream defaults and error texts.
-* :mod:`.claims` — :func:`~.claims.plan_claim`: one claim's requests per driver, selectors
-  compiled once.
+* :mod:`.model.namedresources` — what the engine reads from the named-resources objects:
+  instances from a slice, the instances an allocation holds, :func:`plan_claim` (one claim's
+  requests per driver, selectors compiled once) and the AllocationResult written back;
+  :mod:`.model.parameters` — :class:`~.model.parameters.ParameterStore`: class/claim
+  parameters by reference or ``generatedFrom``, upstream defaults and error texts.
 * :mod:`.engine` — :class:`~.engine.PodAllocator`: per pod ``filter(node)``, ``allocate``,
   ``reserve``, ``commit``/``release``; all the pod's claims are matched together, and only it
   moves claims through in flight and assumed. :mod:`.verdicts` shares its per-node verdicts
@@ -19,8 +20,8 @@ Pure and synchronous (no I/O). Modules, one job each:
   ownership, reservations and claims from templates are :mod:`kubedra.api.resourceclaim`).
 * :mod:`.matching` (first-fit, then complete matching), :mod:`.pool`, :mod:`.selectors`
   (compiled selectors; the compiler is given), :mod:`.instance` (the bottom: one instance and
-  its verdict cache), :mod:`.celadapter` (CEL as the compiler), :mod:`.result` (the
-  AllocationResult).
+  its verdict cache), :mod:`.celadapter` (CEL as the compiler).
+* :mod:`.explain`, :mod:`.simulate`, :mod:`.autoscale` — offline answers for the CLI.
 
 The devices model (``resource.k8s.io/v1``): :mod:`.deviceallocator` (upstream's
 ``Allocate(node, claims)``: checks, texts, results) over :mod:`.search` (the complete search:
@@ -32,7 +33,6 @@ ask for the same thing while the node's pools stay as they were.
 
 The modules are layered (import-linter contract in ``pyproject.toml``): autoscale > simulate >
 explain, podclaims, verdicts > devicepod > engine, deviceallocator, deviceverdicts > index,
-result, deviceclaims > claims, celadapter, model, verdictcache, claimcopies > pool, parameters,
-search, features > selectors, matching > instance.
-* :mod:`.explain`, :mod:`.simulate`, :mod:`.autoscale` — offline answers for the CLI.
+deviceclaims > celadapter, model, verdictcache, claimcopies > pool, search, features >
+selectors, matching > instance.
 """

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from kubedra.allocation.celadapter import cel_selectors
 from kubedra.allocation.devicesimulate import simulator_for
-from kubedra.allocation.result import HOSTNAME_LABEL
+from kubedra.allocation.model.namedresources import HOSTNAME_LABEL
 from kubedra.allocation.selectors import Selectors
 from kubedra.allocation.simulate import Placement, Snapshot, pending_pods, pod_name
 from kubedra.api.core import Node, Pod

@@ -18,11 +18,15 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 
-from kubedra.allocation.claims import ClaimPlan, Request
 from kubedra.allocation.index import AllocationIndex, claim_key
 from kubedra.allocation.matching import assign
+from kubedra.allocation.model.namedresources import (
+    ClaimPlan,
+    Request,
+    build_allocation,
+    with_allocation,
+)
 from kubedra.allocation.pool import Pool
-from kubedra.allocation.result import build_allocation, with_allocation
 from kubedra.api.resource.v1alpha2 import AllocationResult, ResourceClaim
 
 UNSUITABLE = "resourceclaim cannot be allocated for the node (unsuitable)"

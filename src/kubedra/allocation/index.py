@@ -15,14 +15,20 @@ from collections.abc import Callable, Collection, Iterable, Iterator
 
 from kubedra.allocation.claimcopies import ClaimCopies, claim_key
 from kubedra.allocation.instance import Instance
+from kubedra.allocation.model.namedresources import (
+    PoolKey,
+    Use,
+    claim_uses,
+    pool_key,
+    same_instances,
+    slice_instances,
+)
 from kubedra.allocation.pool import Pool
 from kubedra.allocation.selectors import Selector
 from kubedra.api.resource.v1alpha2 import ResourceClaim, ResourceSlice
 
-__all__ = ["AllocationIndex", "ModelError", "claim_key", "claim_uses"]
+__all__ = ["AllocationIndex", "ModelError", "claim_key"]
 
-PoolKey = tuple[str, str]  # (node, driver)
-Use = tuple[str, str, str]  # (node, driver, instance name)
 PairKey = tuple[str | None, str]  # (class filter, request selector) expressions
 PAIR_SETS_PER_DRIVER = 32
 
@@ -43,21 +49,6 @@ class _PairNodes:
             self.nodes[pool.node] = None
         else:
             self.nodes.pop(pool.node, None)
-
-
-def claim_uses(claim: ResourceClaim | None) -> tuple[Use, ...]:
-    """The (node, driver, name) of every structured named-resources result of the claim."""
-    if claim is None or claim.status.allocation is None:
-        return ()
-    out: list[Use] = []
-    for handle in claim.status.allocation.resource_handles or ():
-        data = handle.structured_data
-        if data is None:
-            continue
-        for result in data.results:
-            if result.named_resources is not None:
-                out.append((data.node_name, handle.driver_name, result.named_resources.name))
-    return tuple(out)
 
 
 class ModelError(Exception):
@@ -109,24 +100,20 @@ class AllocationIndex(ClaimCopies[ResourceClaim]):
         name = s.metadata.name or ""
         old = self._slices.get(name)
         self._slices[name] = s
-        if old is not None and (old.node_name, old.driver_name) != (s.node_name, s.driver_name):
-            self._detach_slice(name, (old.node_name, old.driver_name))
+        key = pool_key(s)
+        if old is not None and pool_key(old) != key:
+            self._detach_slice(name, pool_key(old))
             old = None
-        key = (s.node_name, s.driver_name)
-        if old is not None and old.named_resources == s.named_resources:
+        if old is not None and same_instances(old, s):
             return  # same instances: keep Instance objects and their verdict caches
-        nr = s.named_resources
-        self._slice_instances[name] = [
-            Instance(i.name, i.attributes or (), name, pos)
-            for pos, i in enumerate(nr.instances if nr is not None else ())
-        ]
+        self._slice_instances[name] = slice_instances(s)
         self._pool_slices.setdefault(key, set()).add(name)
         self._rebuild_pool(key)
 
     def delete_slice(self, name: str) -> None:
         old = self._slices.pop(name, None)
         if old is not None:
-            self._detach_slice(name, (old.node_name, old.driver_name))
+            self._detach_slice(name, pool_key(old))
 
     def _detach_slice(self, name: str, key: PoolKey) -> None:
         self._slice_instances.pop(name, None)

@@ -18,7 +18,6 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TypeVar
 
-from kubedra.allocation.claims import ClaimPlan, ClaimPlanError, plan_claim
 from kubedra.allocation.deviceallocator import DeviceAllocator
 from kubedra.allocation.deviceclaims import DeviceClaims
 from kubedra.allocation.deviceclaims import claim_key as device_key
@@ -28,7 +27,8 @@ from kubedra.allocation.engine import NodeVerdict, PodAllocator
 from kubedra.allocation.features import Features
 from kubedra.allocation.index import AllocationIndex, claim_key
 from kubedra.allocation.model.devices import DeviceSelectors, SliceIndex
-from kubedra.allocation.parameters import ParameterError, ParameterStore
+from kubedra.allocation.model.namedresources import ClaimPlan, ClaimPlanError, plan_claim
+from kubedra.allocation.model.parameters import ParameterError, ParameterStore
 from kubedra.allocation.selectors import Selectors
 from kubedra.api.core import Node, NodeSelector, Pod
 from kubedra.api.meta import kobj

@@ -30,7 +30,8 @@ from kubedra.allocation.explain import (
     first_failure,
 )
 from kubedra.allocation.index import AllocationIndex, claim_key
-from kubedra.allocation.parameters import ParameterStore
+from kubedra.allocation.model.namedresources import claim_uses
+from kubedra.allocation.model.parameters import ParameterStore
 from kubedra.allocation.podclaims import (
     PodPlan,
     Unschedulable,
@@ -433,14 +434,9 @@ class Simulator(Simulation[PodPlan, ResourceClaim, ResourceClaimTemplate]):
 
 
 def _outcome(claim: ResourceClaim, new: bool) -> ClaimOutcome:
-    alloc = claim.status.allocation
-    instances: list[str] = []
-    node = None
-    for h in (alloc.resource_handles or []) if alloc else []:
-        if h.structured_data is not None:
-            node = h.structured_data.node_name
-            instances += [f"{h.driver_name}/{r.named_resources.name}"
-                          for r in h.structured_data.results if r.named_resources]
+    uses = claim_uses(claim)
+    node = uses[-1][0] if uses else None
+    instances = [f"{driver}/{name}" for _, driver, name in uses]
     return ClaimOutcome(kobj(claim.metadata.namespace, claim.metadata.name), node, instances, new)
 
 

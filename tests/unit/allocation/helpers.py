@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from kubedra.allocation.claims import ClaimPlan, plan_claim
+from kubedra.allocation.model.namedresources import ClaimPlan, plan_claim
 from kubedra.allocation.selectors import (
     Evaluator,
     SelectorCompileError,

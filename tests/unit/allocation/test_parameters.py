@@ -6,7 +6,7 @@ from typing import Any
 
 import pytest
 
-from kubedra.allocation.parameters import ParameterError, ParameterStore
+from kubedra.allocation.model.parameters import ParameterError, ParameterStore
 from kubedra.api.codec import decode
 from kubedra.api.resource.v1alpha2 import (
     ResourceClaim,

@@ -11,7 +11,7 @@ import pytest
 from kubedra.allocation import podclaims
 from kubedra.allocation.engine import UNSUITABLE, NodeVerdict
 from kubedra.allocation.index import AllocationIndex
-from kubedra.allocation.parameters import ParameterStore
+from kubedra.allocation.model.parameters import ParameterStore
 from kubedra.allocation.simulate import Simulator, Snapshot
 from kubedra.api.codec import decode, decode_object
 from kubedra.api.core import Node, Pod

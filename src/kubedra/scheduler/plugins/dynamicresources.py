@@ -35,7 +35,7 @@ from kubedra.allocation.celadapter import cel_selectors
 from kubedra.allocation.engine import ClaimAllocation, NodeVerdict
 from kubedra.allocation.explain import first_failure
 from kubedra.allocation.index import AllocationIndex, claim_key
-from kubedra.allocation.parameters import ParameterStore
+from kubedra.allocation.model.parameters import ParameterStore
 from kubedra.allocation.podclaims import (
     NOT_AVAILABLE,
     ClaimNotCreated,

@@ -1,4 +1,5 @@
-"""Class and claim parameters: lookup by reference, ``generatedFrom`` index, upstream defaults.
+"""The named-resources model's class and claim parameters: lookup by reference, the
+``generatedFrom`` index, upstream defaults.
 
 Upstream v1.30 scanned a namespace list for ``generatedFrom`` and silently took the first match;
 we keep an index and report several matches as an error (upstream 1.31 behaviour).
