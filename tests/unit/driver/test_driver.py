@@ -190,7 +190,8 @@ async def test_concurrent_and_shared_prepares(short_dir: Path) -> None:
         # unprepare waits for a prepare in progress of the same claim
         slow = claim_yaml("late", ["gpu-x"])
         prep = asyncio.create_task(kubelet.prepare(slow))
-        await asyncio.sleep(0.05)
+        while not rec.active:  # the prepare is in progress in the driver
+            await asyncio.sleep(0.01)
         assert await kubelet.unprepare(slow) == {"late": ""}
         assert (await prep)["late"].error == ""
         assert rec.unprepared[-1] == "late" and "late" not in driver.prepared
@@ -242,10 +243,13 @@ async def test_sigterm_during_prepare_finishes_and_removes_sockets(short_dir: Pa
         await asyncio.sleep(0.01)
     async with FakeKubelet(driver.registration_socket) as kubelet:
         call = asyncio.create_task(kubelet.prepare(claim_yaml("u", ["gpu-0"])))
-        await asyncio.sleep(0.1)
+        while not rec.active:  # the call is in the driver's hands (not merely sent)
+            await asyncio.sleep(0.01)
         os.kill(os.getpid(), signal.SIGTERM)
-        await asyncio.sleep(0.05)
-        assert not driver.registration_socket.exists()  # the kubelet learns it at once
+        while driver.registration_socket.exists() and rec.active:
+            await asyncio.sleep(0.01)
+        # the kubelet learns it at once: the registration socket is gone mid-prepare
+        assert not driver.registration_socket.exists() and rec.active
         assert (await call)["u"].cdi_devices == [f"{DRIVER}/gpu=gpu-0"]
     await asyncio.wait_for(runner, 10)
     assert not driver.dra_socket.exists()
