@@ -36,6 +36,9 @@ from tests.e2e.test_up_nodes_1_34 import DRIVER, kind
 NODE = "node-r"
 NS = "default"
 ON_NODE = f"{v1.RESOURCE_SLICE_SELECTOR_NODE_NAME}={NODE}"
+WIPING_DELAY = 12
+"""The kubelet's wiping delay here (seconds; 30 by default): longer than a driver's restart,
+so the restarts below never see a wipe, and short enough to wait for one at the end."""
 
 
 def newest_devices(slices: list[v1.ResourceSlice]) -> set[str]:
@@ -66,7 +69,8 @@ class NodeProcesses:
         self.config = str(cluster.node_kubeconfig(NODE))
         self.kubelet = Component("kubelet", [
             "kubelet", "--kubeconfig", self.config, "--node-name", NODE, "--root-dir",
-            str(root), "-v"], logs / "kubelet.log")
+            str(root), "--dra-slice-wiping-delay", f"{WIPING_DELAY}s", "-v"],
+            logs / "kubelet.log")
         self.driver: Component | None = None
 
     async def start_driver(self, devices: int) -> None:
@@ -257,10 +261,10 @@ async def _restart_scenario(client: Client, node: NodeProcesses) -> None:
     await eventually("held Running", lambda: running(client, "held"), 120)
     assert await allocated(client, "held") == ["device-130"]
 
-    # the driver stopped for good: the kubelet wipes its slices after the 30 s wiping delay
+    # the driver stopped for good: the kubelet wipes its slices after the wiping delay
     assert node.driver is not None
     await node.driver.stop()
-    await asyncio.sleep(10)
+    await asyncio.sleep(WIPING_DELAY / 3)
     assert await node_slices(client), "wiped before the delay"
     await eventually("the gone driver's slices wiped", _no_slices(client), 60)
     assert await running(client, "held")  # what runs keeps running

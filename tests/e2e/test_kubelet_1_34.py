@@ -36,6 +36,8 @@ from tests.e2e.test_kubelet_interop import generate_stubs, read_calls
 
 NODE = "node-134"
 NS = "kubelet134"
+WIPING_DELAY = 9
+"""The kubelet's wiping delay here (seconds; 30 by default): the wipe is awaited below."""
 V1_DRIVER = "v1.example.com"
 BETA_DRIVER = "beta.example.com"
 ALIEN_DRIVER = "alien.example.com"
@@ -194,7 +196,8 @@ async def test_kubelet_1_34(tmp_path: Path) -> None:
         async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
             agent = Component("kubelet", [
                 "kubelet", "--kubeconfig", str(cluster.node_kubeconfig(NODE)),
-                "--node-name", NODE, "--root-dir", str(root), "-v"],
+                "--node-name", NODE, "--root-dir", str(root), "--dra-slice-wiping-delay",
+                f"{WIPING_DELAY}s", "-v"],
                 tmp_path / "logs" / "kubelet.log")
             await agent.start()
             try:
@@ -279,7 +282,7 @@ async def _scenario(client: Client, agent: Component, drivers: Drivers, root: Pa
                                    field_selector=f"spec.nodeName={NODE}")).items
         return {s.spec.driver for s in items}
 
-    await asyncio.sleep(15)  # well inside the 30 s wiping delay: still there
+    await asyncio.sleep(WIPING_DELAY / 3)  # well inside the wiping delay: still there
     assert await slices() == {V1_DRIVER, BETA_DRIVER}
     await eventually("v1 driver's slices wiped",
                      lambda: _equal(slices(), {BETA_DRIVER}), 60)

@@ -55,6 +55,8 @@ from tests.e2e.node_support import (
     socket_root,
 )
 
+WIPING_DELAY = 12
+"""The kubelets' wiping delay (seconds; 30 by default): a 1.34 test waits for a wipe."""
 CONFIG = """instances:
 {items}
 """
@@ -86,7 +88,8 @@ class NodeProcs:
         self.logs = logs = base / "logs"
         self.kubelet = Component(f"kubelet-{name}", [
             "kubelet", "--kubeconfig", str(kubeconfig_path), "--node-name", name,
-            "--root-dir", str(self.root), "-v"], logs / f"kubelet-{name}.log")
+            "--root-dir", str(self.root), "--dra-slice-wiping-delay", f"{WIPING_DELAY}s", "-v"],
+            logs / f"kubelet-{name}.log")
         self.driver = self.example_driver(DRIVER, ["--config", str(self.config)])
 
     def example_driver(self, driver: str, extra: list[str]) -> Component:

@@ -16,10 +16,10 @@ import click
 from kubedra.api.batch import Job
 from kubedra.api.core import Pod
 from kubedra.api.features import FeatureGateError, FeatureGates, parse_feature_gates
-from kubedra.api.goformat import parse_duration
 from kubedra.api.release import RELEASES, Release
 from kubedra.api.resourceclaim import claim_api
 from kubedra.cli.contenttype import content_type_option, wire
+from kubedra.cli.duration import Duration
 from kubedra.cli.leaderelect import leader_election_options, run_as_leader
 from kubedra.cli.metrics import bound_port, serve_metrics
 from kubedra.cli.runtime import run_until_signalled, setup_logging
@@ -72,24 +72,6 @@ def _controllers(value: str) -> frozenset[str]:
     if "*" in enabled:
         enabled |= set(CONTROLLERS)
     return frozenset(enabled - {"*"} - {n[1:] for n in names if n.startswith("-")})
-
-
-class Duration(click.ParamType):  # type: ignore[type-arg]
-    """A Go duration (``40s``, ``1m30s``), in seconds."""
-
-    name = "duration"
-
-    def convert(self, value: object, param: click.Parameter | None,
-                ctx: click.Context | None) -> float:
-        if isinstance(value, float):
-            return value
-        try:
-            seconds = parse_duration(str(value))
-        except ValueError as err:
-            self.fail(str(err), param, ctx)
-        if seconds <= 0:
-            self.fail("must be positive", param, ctx)
-        return seconds
 
 
 @click.command("controller-manager")

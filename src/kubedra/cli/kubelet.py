@@ -13,6 +13,7 @@ from kubedra.api.core import TAINT_EFFECTS, Taint
 from kubedra.api.quantity import Quantity, QuantityError
 from kubedra.api.resourceclaim import claim_api
 from kubedra.cli.contenttype import content_type_option, wire
+from kubedra.cli.duration import Duration
 from kubedra.cli.runtime import run_until_signalled, setup_logging, until_stopped
 from kubedra.client import kubeconfig
 from kubedra.client.discovery import discover_release, dra_served
@@ -22,6 +23,7 @@ from kubedra.kubelet.checkpoint import CheckpointError
 from kubedra.kubelet.holder import RootDirInUse
 from kubedra.kubelet.logserver import serving_context
 from kubedra.kubelet.node import NodeClaimed, NodeConfig
+from kubedra.kubelet.slicewipe import WIPING_DELAY
 
 
 def parse_label(text: str) -> tuple[str, str]:
@@ -109,11 +111,16 @@ def serving(cert: Path | None, key: Path | None, client_ca: Path | None) -> ssl.
 @node_options
 @tls_options
 @content_type_option
+@click.option("--dra-slice-wiping-delay", "wiping_delay", type=Duration(),
+              default=f"{WIPING_DELAY:.0f}s", show_default=True,
+              help="1.34: how long a DRA driver may stay unregistered before its "
+                   "ResourceSlices of this node are deleted (the kubelet's fixed wipingDelay)")
 @click.option("-v", "--verbose", count=True)
 def kubelet(kubeconfig_path: str | None, node_name: str, root_dir: Path, cpu: str, memory: str,
             pods: str, labels: tuple[str, ...], taints: tuple[str, ...],
             tls_cert_file: Path | None, tls_private_key_file: Path | None,
-            client_ca_file: Path | None, content_type: str, verbose: int) -> None:
+            client_ca_file: Path | None, content_type: str, wiping_delay: float,
+            verbose: int) -> None:
     """Run a node agent until SIGINT/SIGTERM."""
     setup_logging(verbose)
     config = node_config(node_name, cpu, memory, pods, labels, taints)
@@ -128,7 +135,7 @@ def kubelet(kubeconfig_path: str | None, node_name: str, root_dir: Path, cpu: st
             dra = await dra_served(client, "kubelet", version=claim_api(release).version)
             try:
                 agent = NodeAgent(client, config, root_dir.absolute(), dra=dra, release=release,
-                                  serving=tls)
+                                  serving=tls, wiping_delay=wiping_delay)
             except CheckpointError as e:
                 raise click.ClickException(f"failed to create claimInfo cache: error calling "
                                            f"GetOrCreate() on checkpoint state: {e}") from None

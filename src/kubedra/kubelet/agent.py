@@ -47,7 +47,7 @@ from kubedra.kubelet.pluginmanager import PluginManager
 from kubedra.kubelet.plugins import Plugin, PluginStore
 from kubedra.kubelet.podworker import PodWorker
 from kubedra.kubelet.registration import DraClient, register_socket
-from kubedra.kubelet.slicewipe import SliceWiper
+from kubedra.kubelet.slicewipe import WIPING_DELAY, SliceWiper
 from kubedra.tasks import cancel_and_wait
 
 log = logging.getLogger(__name__)
@@ -71,14 +71,16 @@ def bound_pods(client: Client) -> Informer[Pod]:
 class NodeAgent:
     def __init__(self, client: Client, config: NodeConfig, root_dir: Path,
                  pods: Informer[Pod] | None = None, dra: bool = True,
-                 release: Release = R1_30, serving: ssl.SSLContext | None = None) -> None:
+                 release: Release = R1_30, serving: ssl.SSLContext | None = None,
+                 wiping_delay: float = WIPING_DELAY) -> None:
         """``pods``: a :func:`bound_pods` informer shared with other agents of the process
         (its owner runs and stops it); by default the agent watches its own pods
         (``spec.nodeName=<node>``), as the kubelet does. ``dra=False`` (a server without the
         DRA version of ``release``): no driver registration and no ResourceSlices.
         ``serving``: TLS with the node's serving certificate, for the containers' logs
         (``/containerLogs``, its port in the Node's ``status.daemonEndpoints``); without it
-        no output is kept."""
+        no output is kept. ``wiping_delay``: how long a 1.34 driver may stay unregistered
+        before its slices of the node are deleted."""
         self.client = client
         self.dra = dra
         self.config = config
@@ -93,7 +95,7 @@ class NodeAgent:
             self.store = PluginStore(self._registered, self._deregistered, tuple(SERVICES))
             self.claims = ClaimManager(client, DeviceCheckpoint(root_dir), self._driver,
                                        ClaimStates)
-            self.wiper = SliceWiper(client, config.name)
+            self.wiper = SliceWiper(client, config.name, wiping_delay)
         self.plugins = PluginManager(root_dir / REGISTRY_DIR, self.store, register_socket)
         self.events = EventRecorder(client, "kubelet")
         self._owns_pods = pods is None

@@ -303,7 +303,7 @@ _OPS = st.lists(st.tuples(st.sampled_from(["create", "delete", "compact", "reope
                 max_size=40)
 
 
-@settings(max_examples=300, deadline=None)
+@settings(max_examples=100, deadline=None)  # each reopening starts a committer process
 @given(ops=_OPS)
 def test_a_re_create_follows_the_tombstone_the_log_holds(tmp_path_factory: pytest.TempPathFactory,
                                                           ops: list[tuple[str, str, int]]) -> None:
