@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from kubedra.api.core import Node, NodeSpec, NodeStatus
+from kubedra.api.core import LABEL_HOSTNAME, Node, NodeSpec, NodeStatus
 from kubedra.api.meta import ObjectMeta, OwnerReference
 from kubedra.api.quantity import Quantity
 from kubedra.api.resource import v1
@@ -33,7 +33,7 @@ def fake_node(name: str) -> Node:
     capacity = {"cpu": Quantity.parse("4"), "memory": Quantity.parse("32Gi"),
                 "pods": Quantity.parse("110")}
     return Node(api_version="v1", kind="Node",
-                metadata=ObjectMeta(name=name, labels={"kubernetes.io/hostname": name}),
+                metadata=ObjectMeta(name=name, labels={LABEL_HOSTNAME: name}),
                 spec=NodeSpec(),
                 status=NodeStatus(capacity=capacity, allocatable=dict(capacity)))
 

@@ -10,10 +10,9 @@ from dataclasses import dataclass, field
 
 from kubedra.allocation.celadapter import cel_selectors
 from kubedra.allocation.devicesimulate import simulator_for
-from kubedra.allocation.model.namedresources import HOSTNAME_LABEL
 from kubedra.allocation.selectors import Selectors
 from kubedra.allocation.simulate import Placement, Snapshot, pending_pods, pod_name
-from kubedra.api.core import Node, Pod
+from kubedra.api.core import LABEL_HOSTNAME, Node, Pod
 from kubedra.api.resource import v1, v1alpha2
 
 AnySlice = v1alpha2.ResourceSlice | v1.ResourceSlice
@@ -57,7 +56,7 @@ def clone_template(node: Node, slices: Sequence[AnySlice], i: int) -> list[objec
     clone = copy.deepcopy(node)
     clone.metadata.name = name
     clone.metadata.uid = None
-    clone.metadata.labels = {**(clone.metadata.labels or {}), HOSTNAME_LABEL: name}
+    clone.metadata.labels = {**(clone.metadata.labels or {}), LABEL_HOSTNAME: name}
     out: list[object] = [clone]
     for s in slices:
         c = copy.deepcopy(s)

@@ -89,6 +89,9 @@ class NamespaceList(Model):
 
 # --- Node -------------------------------------------------------------------------------------
 
+LABEL_HOSTNAME = "kubernetes.io/hostname"
+"""The node's name as a label (upstream ``v1.LabelHostname``): what an allocation's node
+selector and topology spreading by node match."""
 TAINT_EFFECTS = ("NoSchedule", "PreferNoSchedule", "NoExecute")
 
 

@@ -23,6 +23,7 @@ import msgspec
 
 from kubedra.api.coordination import Lease, LeaseSpec
 from kubedra.api.core import (
+    LABEL_HOSTNAME,
     Node,
     NodeAddress,
     NodeCondition,
@@ -76,7 +77,7 @@ class NodeConfig:
         return self.lease_holder or self.name
 
     def all_labels(self) -> dict[str, str]:
-        return {"kubernetes.io/hostname": self.name, "kubernetes.io/os": "linux",
+        return {LABEL_HOSTNAME: self.name, "kubernetes.io/os": "linux",
                 "kubernetes.io/arch": _arch(), **self.labels}
 
 

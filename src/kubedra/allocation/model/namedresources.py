@@ -15,7 +15,12 @@ import msgspec
 
 from kubedra.allocation.instance import Instance
 from kubedra.allocation.selectors import Selector, SelectorCompileError, Selectors
-from kubedra.api.core import NodeSelector, NodeSelectorRequirement, NodeSelectorTerm
+from kubedra.api.core import (
+    LABEL_HOSTNAME,
+    NodeSelector,
+    NodeSelectorRequirement,
+    NodeSelectorTerm,
+)
 from kubedra.api.meta import kobj
 from kubedra.api.resource.v1alpha2 import (
     AllocationResult,
@@ -30,7 +35,6 @@ from kubedra.api.resource.v1alpha2 import (
     StructuredResourceHandle,
 )
 
-HOSTNAME_LABEL = "kubernetes.io/hostname"
 CONTROLLER_PREFIX = "creating claim controller for named resources structured model"
 
 
@@ -168,7 +172,7 @@ def class_filter(
 
 def node_selector_for(node: str) -> NodeSelector:
     """One term: ``kubernetes.io/hostname In [node]``."""
-    req = NodeSelectorRequirement(key=HOSTNAME_LABEL, operator="In", values=[node])
+    req = NodeSelectorRequirement(key=LABEL_HOSTNAME, operator="In", values=[node])
     return NodeSelector(node_selector_terms=[NodeSelectorTerm(match_expressions=[req])])
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from kubedra.api.core import Node, Pod
+from kubedra.api.core import LABEL_HOSTNAME, Node, Pod
 from kubedra.api.nodeaffinity import pod_matches_node
 from kubedra.scheduler.framework import (
     SKIP,
@@ -35,12 +35,11 @@ from kubedra.scheduler.plugins.helper import MAX_NODE_SCORE, LabelMatcher, label
 from kubedra.scheduler.plugins.nodes import untolerated
 
 NAME = "PodTopologySpread"
-HOSTNAME = "kubernetes.io/hostname"
 ZONE = "topology.kubernetes.io/zone"
 MISSING_LABEL = "node(s) didn't match pod topology spread constraints (missing required label)"
 NOT_MATCH = "node(s) didn't match pod topology spread constraints"
 
-SYSTEM_DEFAULTS = ((HOSTNAME, 3), (ZONE, 5))
+SYSTEM_DEFAULTS = ((LABEL_HOSTNAME, 3), (ZONE, 5))
 """Upstream's system default constraints (``ScheduleAnyway``): topology key and maxSkew."""
 
 
@@ -187,11 +186,12 @@ class PodTopologySpread(NodeByNode):
                 ignored.add(info.name)
                 continue
             for i, c in enumerate(found):
-                if c.key != HOSTNAME and (pair := (c.key, info.labels.get(c.key, ""))
+                if c.key != LABEL_HOSTNAME and (pair := (c.key, info.labels.get(c.key, ""))
                                           ) not in counts:
                     counts[pair] = 0
                     sizes[i] += 1
-        weights = [math.log((len(nodes) - len(ignored) if c.key == HOSTNAME else sizes[i]) + 2)
+        weights = [math.log((len(nodes) - len(ignored) if c.key == LABEL_HOSTNAME
+                             else sizes[i]) + 2)
                    for i, c in enumerate(found)]
         for info in state.all_nodes:
             if require_all and not _has_keys(info.labels, found):
@@ -213,7 +213,7 @@ class PodTopologySpread(NodeByNode):
             value = node.labels.get(c.key)
             if value is None:
                 continue
-            if c.key == HOSTNAME:
+            if c.key == LABEL_HOSTNAME:
                 n = count_matching(node.pods.values(), c.matches, pod.metadata.namespace)
             else:
                 n = s.counts[(c.key, value)]
