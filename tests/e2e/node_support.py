@@ -21,6 +21,10 @@ from tests.e2e.dra_workload import kind
 
 DRIVER = "gpu.example.com"
 NS = "node-e2e"
+WIPING_DELAY = 12
+"""The test kubelets' wiping delay (seconds; 30 by default), for the tests that await a wipe:
+longer than a driver's restart, so a restart never sees one."""
+WIPING_FLAGS = ("--dra-slice-wiping-delay", f"{WIPING_DELAY}s")
 
 
 @contextlib.contextmanager

@@ -30,15 +30,18 @@ from kubedra.cli.localcluster import Component, LocalCluster
 from kubedra.client import kubeconfig
 from kubedra.client.informer import Informer
 from kubedra.client.rest import Client
-from tests.e2e.node_support import eventually, logged, socket_root
+from tests.e2e.node_support import (
+    WIPING_DELAY,
+    WIPING_FLAGS,
+    eventually,
+    logged,
+    socket_root,
+)
 from tests.e2e.test_up_nodes_1_34 import DRIVER, kind
 
 NODE = "node-r"
 NS = "default"
 ON_NODE = f"{v1.RESOURCE_SLICE_SELECTOR_NODE_NAME}={NODE}"
-WIPING_DELAY = 12
-"""The kubelet's wiping delay here (seconds; 30 by default): longer than a driver's restart,
-so the restarts below never see a wipe, and short enough to wait for one at the end."""
 
 
 def newest_devices(slices: list[v1.ResourceSlice]) -> set[str]:
@@ -69,8 +72,7 @@ class NodeProcesses:
         self.config = str(cluster.node_kubeconfig(NODE))
         self.kubelet = Component("kubelet", [
             "kubelet", "--kubeconfig", self.config, "--node-name", NODE, "--root-dir",
-            str(root), "--dra-slice-wiping-delay", f"{WIPING_DELAY}s", "-v"],
-            logs / "kubelet.log")
+            str(root), *WIPING_FLAGS, "-v"], logs / "kubelet.log")
         self.driver: Component | None = None
 
     async def start_driver(self, devices: int) -> None:

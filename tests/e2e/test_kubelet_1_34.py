@@ -31,13 +31,11 @@ from kubedra.cli.localcluster import Component, LocalCluster
 from kubedra.client import kubeconfig
 from kubedra.client.rest import Client
 from kubedra.kubelet import devicestate
-from tests.e2e.node_support import eventually, socket_root
+from tests.e2e.node_support import WIPING_DELAY, WIPING_FLAGS, eventually, socket_root
 from tests.e2e.test_kubelet_interop import generate_stubs, read_calls
 
 NODE = "node-134"
 NS = "kubelet134"
-WIPING_DELAY = 9
-"""The kubelet's wiping delay here (seconds; 30 by default): the wipe is awaited below."""
 V1_DRIVER = "v1.example.com"
 BETA_DRIVER = "beta.example.com"
 ALIEN_DRIVER = "alien.example.com"
@@ -196,8 +194,7 @@ async def test_kubelet_1_34(tmp_path: Path) -> None:
         async with cluster, Client(kubeconfig.load(cluster.kubeconfig_path)) as client:
             agent = Component("kubelet", [
                 "kubelet", "--kubeconfig", str(cluster.node_kubeconfig(NODE)),
-                "--node-name", NODE, "--root-dir", str(root), "--dra-slice-wiping-delay",
-                f"{WIPING_DELAY}s", "-v"],
+                "--node-name", NODE, "--root-dir", str(root), *WIPING_FLAGS, "-v"],
                 tmp_path / "logs" / "kubelet.log")
             await agent.start()
             try:

@@ -37,6 +37,7 @@ from kubedra.kubelet.noderesources import new_slice
 from tests.e2e.node_support import (
     DRIVER,
     NS,
+    WIPING_FLAGS,
     allocated,
     create_pod,
     create_workload,
@@ -55,8 +56,6 @@ from tests.e2e.node_support import (
     socket_root,
 )
 
-WIPING_DELAY = 12
-"""The kubelets' wiping delay (seconds; 30 by default): a 1.34 test waits for a wipe."""
 CONFIG = """instances:
 {items}
 """
@@ -88,8 +87,7 @@ class NodeProcs:
         self.logs = logs = base / "logs"
         self.kubelet = Component(f"kubelet-{name}", [
             "kubelet", "--kubeconfig", str(kubeconfig_path), "--node-name", name,
-            "--root-dir", str(self.root), "--dra-slice-wiping-delay", f"{WIPING_DELAY}s", "-v"],
-            logs / f"kubelet-{name}.log")
+            "--root-dir", str(self.root), *WIPING_FLAGS, "-v"], logs / f"kubelet-{name}.log")
         self.driver = self.example_driver(DRIVER, ["--config", str(self.config)])
 
     def example_driver(self, driver: str, extra: list[str]) -> Component:
