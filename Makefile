@@ -2,7 +2,8 @@
 #   make up       set up the runtime, then run a local cluster on the embedded store
 #                 (flags for `kubedra up` go in ARGS, e.g. make up ARGS="--fake-nodes 5 -v")
 #   make test     set up the runtime and the test tools, compile, then run every check
-#                 (pytest, ruff, mypy --strict, import-linter, a benchmark smoke run)
+#                 (pytest on PYTEST_WORKERS=4 processes, ruff, mypy --strict, import-linter,
+#                 a benchmark smoke run)
 # and, for contributors:
 #   make quick    the unit and conformance tests, without compiling (pytest -x)
 #   make compile  compile the API server's request path with mypyc (setup.py); `make test`
@@ -80,8 +81,14 @@ typecheck: $(TEST_STAMP)
 layers: $(TEST_STAMP)
 	$(BIN)/lint-imports
 
+# Most of the suite waits on the processes it starts, so four workers share the two cores;
+# the kubectls are fetched first, once, rather than by several workers at a time (a
+# failed fetch leaves their tests to skip, as a plain `pytest` does).
+PYTEST_WORKERS ?= 4
 pytest: $(TEST_STAMP) $(COMPILE_STAMP)
-	$(BIN)/pytest
+	-$(BIN)/kubedra fetch-kubectl --version 1.30 >/dev/null
+	-$(BIN)/kubedra fetch-kubectl --version 1.34 >/dev/null
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal
 
 # Regenerate the committed gRPC/protobuf modules from src/kubedra/proto/*.proto.
 protos: $(TEST_STAMP)

@@ -1,6 +1,10 @@
 """Project-wide pytest hooks: the tiers' markers (``e2e``, given to every test under
 tests/e2e/, and ``timing``), per-vector-file pass/fail summary lines, and no run against
-compiled modules older than their source."""
+compiled modules older than their source.
+
+The summary is counted where reports arrive: in the one process, or in pytest-xdist's
+controller, which collects nothing itself; so each test carries its vector file in
+``user_properties``, which the workers send along with every report."""
 
 from __future__ import annotations
 
@@ -14,7 +18,6 @@ import kubedra
 _PACKAGE = Path(kubedra.__file__).parent
 _E2E = Path(__file__).parent / "e2e"
 
-_FILE_OF: dict[str, str] = {}
 _COUNTS: dict[str, dict[str, int]] = defaultdict(lambda: {"passed": 0, "failed": 0, "skipped": 0})
 
 
@@ -60,11 +63,11 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.e2e)
         marker = item.get_closest_marker("vectors")
         if marker is not None:
-            _FILE_OF[item.nodeid] = marker.args[0]
+            item.user_properties.append(("vectors", marker.args[0]))
 
 
 def pytest_runtest_logreport(report: pytest.TestReport) -> None:
-    name = _FILE_OF.get(report.nodeid)
+    name = dict(report.user_properties).get("vectors")
     if name is None:
         return
     if report.when == "call" or (report.when == "setup" and not report.passed):

