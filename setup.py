@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -62,7 +63,24 @@ def compiled_sources() -> list[str]:
 
 class _AllOrNothing(build_ext):
     """Build every compiled module or none: a stub without the shared library (or with an
-    older one) would not import, where the Python source would."""
+    older one) would not import, where the Python source would. The shared library is one
+    extension of many C files, which setuptools compiles one after another; here they are
+    compiled on every core."""
+
+    def build_extension(self, ext: Any) -> None:
+        compile_each = self.compiler.compile
+
+        def compile_all(sources: list[str], *args: Any, **kwargs: Any) -> list[str]:
+            with ThreadPoolExecutor(os.cpu_count() or 1) as pool:
+                objects = pool.map(lambda source: compile_each([source], *args, **kwargs),
+                                   sources)
+                return [obj for part in objects for obj in part]
+
+        self.compiler.compile = compile_all
+        try:
+            super().build_extension(ext)
+        finally:
+            del self.compiler.compile
 
     def run(self) -> None:
         try:
