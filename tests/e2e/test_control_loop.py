@@ -51,8 +51,14 @@ async def wait_for(what: str, ok: Callable[[], bool], timeout: float) -> None:
 
 
 async def kill_leader(client: Client, cluster: LocalCluster) -> str:
+    """SIGKILL the leading scheduler. A replica that lost the lease before (a renewal late on
+    a loaded host) has exited, as upstream's does, and is started again first, as the
+    supervisor of ``kubedra up`` would: the other replica must be there to take over."""
     lease = await client.get(Lease, "kube-scheduler", "kube-system")
     holder = lease.spec.holder_identity
+    for replica in cluster.schedulers:
+        if replica.name != holder and not replica.running:
+            await replica.start()
     leader = next(c for c in cluster.schedulers if c.name == holder)
     await leader.kill()  # SIGKILL: no release, no cleanup
     return leader.name
