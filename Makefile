@@ -82,13 +82,14 @@ layers: $(TEST_STAMP)
 	$(BIN)/lint-imports
 
 # Most of the suite waits on the processes it starts, so four workers share the two cores;
-# the kubectls are fetched first, once, rather than by several workers at a time (a
-# failed fetch leaves their tests to skip, as a plain `pytest` does).
+# each module runs whole on one worker (a module's tests may build on each other through
+# its fixtures). The kubectls are fetched first, once, rather than by several workers at a
+# time (a failed fetch leaves their tests to skip, as a plain `pytest` does).
 PYTEST_WORKERS ?= 4
 pytest: $(TEST_STAMP) $(COMPILE_STAMP)
 	-$(BIN)/kubedra fetch-kubectl --version 1.30 >/dev/null
 	-$(BIN)/kubedra fetch-kubectl --version 1.34 >/dev/null
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist worksteal
+	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadscope
 
 # Regenerate the committed gRPC/protobuf modules from src/kubedra/proto/*.proto.
 protos: $(TEST_STAMP)
