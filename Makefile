@@ -5,7 +5,8 @@
 #                 (pytest on PYTEST_WORKERS=4 processes, ruff, mypy --strict, import-linter,
 #                 a benchmark smoke run)
 # and, for contributors:
-#   make quick    the unit and conformance tests, without compiling (pytest -x)
+#   make quick    the unit and conformance tests, without compiling (pytest -x, in
+#                 PYTEST_WORKERS processes as make test)
 #   make compile  compile the API server's request path with mypyc (setup.py); `make test`
 #                 and the benchmarks run on this build, `make up` uses it once it is there
 #   make bench    a benchmark on the compiled build (BENCH="scheduler_perf --runs 3")
@@ -22,6 +23,11 @@ RUNTIME_STAMP := $(VENV)/.runtime-stamp
 TEST_STAMP := $(VENV)/.test-stamp
 COMPILE_STAMP := $(VENV)/.compile-stamp
 ARGS ?=
+# pytest in PYTEST_WORKERS processes (pytest-xdist): most of the suite waits on the processes
+# it starts, so four share the two cores. Each module runs whole on one worker, in order (a
+# module's tests may build on each other through its fixtures).
+PYTEST_WORKERS ?= 4
+WORKERS = -n $(PYTEST_WORKERS) --dist loadscope
 
 .PHONY: up kubectl test quick compile lint typecheck layers pytest bench-smoke bench protos clean \
 	drop-stale-compiled
@@ -70,7 +76,7 @@ kubectl: $(RUNTIME_STAMP)
 	@$(BIN)/kubedra fetch-kubectl
 
 quick: $(TEST_STAMP) drop-stale-compiled
-	$(BIN)/pytest tests/unit tests/conformance -x
+	$(BIN)/pytest $(WORKERS) tests/unit tests/conformance -x
 
 lint: $(TEST_STAMP)
 	$(BIN)/ruff check src tests bench
@@ -81,15 +87,12 @@ typecheck: $(TEST_STAMP)
 layers: $(TEST_STAMP)
 	$(BIN)/lint-imports
 
-# Most of the suite waits on the processes it starts, so four workers share the two cores;
-# each module runs whole on one worker (a module's tests may build on each other through
-# its fixtures). The kubectls are fetched first, once, rather than by several workers at a
-# time (a failed fetch leaves their tests to skip, as a plain `pytest` does).
-PYTEST_WORKERS ?= 4
+# The kubectls are fetched first, once, rather than by several workers at a time (a failed
+# fetch leaves their tests to skip, as a plain `pytest` does).
 pytest: $(TEST_STAMP) $(COMPILE_STAMP)
 	-$(BIN)/kubedra fetch-kubectl --version 1.30 >/dev/null
 	-$(BIN)/kubedra fetch-kubectl --version 1.34 >/dev/null
-	$(BIN)/pytest -n $(PYTEST_WORKERS) --dist loadscope
+	$(BIN)/pytest $(WORKERS)
 
 # Regenerate the committed gRPC/protobuf modules from src/kubedra/proto/*.proto.
 protos: $(TEST_STAMP)

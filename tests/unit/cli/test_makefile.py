@@ -1,6 +1,7 @@
 """``make up`` installs only the runtime (and the bundled etcd), as plain Python (the compiler
 and the test tools come with ``make test``), and passes ``ARGS`` to ``kubedra up``;
-``make quick`` never compiles; a compile follows only an edit of what setup.py compiles.
+``make quick`` never compiles; a compile follows only an edit of what setup.py compiles;
+both run pytest in ``PYTEST_WORKERS`` (4) processes, a module whole on one.
 Checked on make's dry run, so nothing is installed here."""
 
 from __future__ import annotations
@@ -40,12 +41,16 @@ def test_make_test_installs_the_test_tools_and_compiles(tmp_path: Path) -> None:
     commands = dry_run("test", tmp_path)
     assert any("pip install" in c and "'.[test]'" in c for c in commands), commands
     assert compiles(commands), commands
+    assert commands[-1].endswith("pytest -n 4 --dist loadscope"), commands
+    assert dry_run("test", tmp_path, "PYTEST_WORKERS=2")[-1].endswith(
+        "pytest -n 2 --dist loadscope")
 
 
 def test_make_quick_runs_unit_and_conformance_without_compiling(tmp_path: Path) -> None:
     commands = dry_run("quick", tmp_path)
     assert not compiles(commands), commands
-    assert commands[-1].endswith("pytest tests/unit tests/conformance -x"), commands
+    assert commands[-1].endswith(
+        "pytest -n 4 --dist loadscope tests/unit tests/conformance -x"), commands
 
 
 @pytest.mark.parametrize(("edited", "compiled"), [
