@@ -10,7 +10,9 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import statistics
+import subprocess
 import time
 from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
@@ -103,3 +105,44 @@ def write_json(path: str | None, data: Any) -> None:
     """Write ``data`` as indented JSON to ``path`` (the ``--json`` option), if one was given."""
     if path:
         Path(path).write_text(json.dumps(data, indent=2) + "\n")
+
+
+class Callgrind:
+    """A server run under valgrind's callgrind, counted between marks: instructions, the same
+    for the same code and inputs whatever else the machine does (valgrind must be installed).
+
+    ``prefix`` goes before the server's command; ``zero`` starts a count, ``dump`` ends it;
+    ``counts()``, once the server has exited, gives each dump's instruction total in order."""
+
+    def __init__(self, out_dir: Path) -> None:
+        if shutil.which("valgrind") is None:
+            raise SystemExit("--callgrind needs valgrind")
+        self.out_dir = out_dir
+        self.prefix = ("valgrind", "--tool=callgrind",
+                       f"--callgrind-out-file={out_dir / 'callgrind.out.%p'}")
+
+    @staticmethod
+    def zero(pid: int) -> None:
+        _callgrind_control(pid, "--zero")
+
+    @staticmethod
+    def dump(pid: int) -> None:
+        _callgrind_control(pid, "--dump")
+
+    def counts(self) -> list[int]:
+        dumps = sorted(self.out_dir.glob("callgrind.out.*.*"),
+                       key=lambda p: int(p.name.rsplit(".", 1)[1]))
+        if not dumps:
+            raise RuntimeError("callgrind wrote no dump of the measured part")
+        return [_instructions(d) for d in dumps]
+
+
+def _callgrind_control(pid: int, command: str) -> None:
+    subprocess.run(["callgrind_control", command, str(pid)], check=True, capture_output=True)
+
+
+def _instructions(dump: Path) -> int:
+    for line in dump.read_text(errors="replace").splitlines():
+        if line.startswith(("summary:", "totals:")):
+            return int(line.split()[1])
+    raise RuntimeError(f"no instruction total in {dump}")

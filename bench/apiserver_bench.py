@@ -21,7 +21,9 @@ the last answer; p50/p99 are over every request of the phase. ``server_cpu_s`` a
 machine; the watch phase's ``cpu_capacity`` counts events delivered. The whole run repeats
 ``--repeat`` times (a fresh server each time, the media alternating: the host's drift falls on
 each) and the summary line shows the medians; ``--json FILE`` writes every run and the
-medians.
+medians. ``--callgrind`` runs the server under valgrind's callgrind and adds each phase's
+``instructions_per_op``: a count that, unlike CPU time, does not move with the host's load,
+so two media or two trees compare to a percent in one run.
 """
 
 from __future__ import annotations
@@ -45,7 +47,7 @@ from typing import Any
 import aiohttp
 import msgspec
 
-from bench._common import cpu_seconds, percentile
+from bench._common import Callgrind, cpu_seconds, percentile
 from kubedra.client import kubeconfig as kubeconfig_file
 from kubedra.client.kubeconfig import ClientConfig
 from kubedra.proto import kube
@@ -249,6 +251,8 @@ def _phase(name: str, kubeconfig: Path, pid: int, jobs: list[Job], args: argpars
     per_proc = max(1, args.concurrency // procs)
     phase = Phase(name)
     start_at = time.time() + 0.5
+    if args.callgrind:
+        Callgrind.zero(pid)
     cpu0 = cpu_seconds(pid)
     futures = [pool.submit(_client_process, kubeconfig, part, per_proc, start_at, media)
                for part in parts]
@@ -261,6 +265,8 @@ def _phase(name: str, kubeconfig: Path, pid: int, jobs: list[Job], args: argpars
         phase.elapsed = max(phase.elapsed, elapsed)
         bodies[k::procs] = got
     phase.cpu = cpu_seconds(pid) - cpu0
+    if args.callgrind:
+        Callgrind.dump(pid)
     return phase, bodies
 
 
@@ -327,7 +333,9 @@ def _watch_fanout(kubeconfig: Path, pid: int, path: str, names: list[str],
                   objs: dict[str, Any], args: argparse.Namespace, pool: ProcessPoolExecutor,
                   media: str) -> dict[str, Any]:
     """Watchers in the client processes; updates from this one, 10 at a time (in JSON: the
-    server's CPU per event delivered then differs by the watch streams' media only)."""
+    server's CPU per event delivered then differs by the watch streams' media only). Counted
+    under callgrind, one at a time: each event is then one write to each watcher, not a
+    batch whose size depends on timing, and the count repeats."""
 
     async def produce() -> tuple[str, float]:
         async with session(kubeconfig_file.load(kubeconfig)) as http:
@@ -354,13 +362,17 @@ def _watch_fanout(kubeconfig: Path, pid: int, path: str, names: list[str],
                     obj["metadata"].pop("resourceVersion", None)
                     async with http.put(f"{path}/{obj['metadata']['name']}", json=obj) as r:
                         await r.read()
-            await asyncio.gather(*(worker() for _ in range(10)))
+            await asyncio.gather(*(worker() for _ in range(1 if args.callgrind else 10)))
         return start
 
+    if args.callgrind:
+        Callgrind.zero(pid)
     cpu0 = cpu_seconds(pid)
     start = asyncio.run(updates())
     results = [f.result() for f in futures]
     cpu = cpu_seconds(pid) - cpu0
+    if args.callgrind:
+        Callgrind.dump(pid)
     total = sum(n for n, _ in results)
     elapsed = max(t for _, t in results) - start
     return {"watchers": args.watchers, "events": total,
@@ -399,18 +411,30 @@ def start_server(data: Path, tls: bool, rbac_user: bool = False, audit_log: bool
     return proc, kubeconfig
 
 
+# the phases in the order they run, each one count of --callgrind
+_PHASES = ("create", "get", "update", "list", "watch")
+
+
 def _run_once(args: argparse.Namespace, media: str) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="kubedra-bench-") as tmp:
+        counter = Callgrind(Path(tmp)) if args.callgrind else None
         # 1.30: the release of the reference figures, and of the v1alpha2 slices it writes
         proc, kubeconfig = start_server(Path(tmp), not args.no_tls, args.rbac_user,
-                                         args.audit_log, flags=("--emulated-version", "1.30"))
+                                         args.audit_log, flags=("--emulated-version", "1.30"),
+                                         prefix=counter.prefix if counter else (),
+                                         timeout=300 if counter else 30)
         try:
             if args.rbac_user:
                 kubeconfig = asyncio.run(_grant(kubeconfig, KINDS[args.kind][0]))
-            return _bench(kubeconfig, proc.pid, args, media)
+            out = _bench(kubeconfig, proc.pid, args, media)
         finally:
             proc.terminate()
-            proc.wait(10)
+            proc.wait(60 if counter else 10)
+        if counter:
+            for name, count in zip(_PHASES, counter.counts(), strict=True):
+                done = out[name]["events" if name == "watch" else "requests"]
+                out[name]["instructions_per_op"] = count // max(1, done)
+        return out
 
 
 async def _grant(admin: Path, path: str) -> Path:
@@ -474,6 +498,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="serve with --audit-log-path (to compare its cost)")
     p.add_argument("--repeat", type=int, default=3,
                    help="whole runs, each with a fresh server; the summary shows medians")
+    p.add_argument("--callgrind", action="store_true",
+                   help="run the server under callgrind and count its instructions per "
+                        "request (per event delivered for the watch phase)")
     p.add_argument("--media", default="json,protobuf",
                    help="media types to compare, comma-separated (json, protobuf; protobuf "
                         "only for a kind with a message)")
@@ -523,6 +550,9 @@ def _summary(args: argparse.Namespace, media: str, runs: list[dict[str, Any]]) -
         f"{args.watchers} watchers; per server CPU-second: create "
         f"{result['create']['cpu_capacity']} get {result['get']['cpu_capacity']} update "
         f"{result['update']['cpu_capacity']} watch events {result['watch']['cpu_capacity']}"
+        + ("; instructions per op: " + " ".join(
+            f"{name} {result[name]['instructions_per_op']:,}" for name in _PHASES)
+           if "instructions_per_op" in result["create"] else "")
         + ("" if ok else " ERRORS"),
     )
     return ok

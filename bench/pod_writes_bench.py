@@ -25,9 +25,7 @@ from __future__ import annotations
 import asyncio
 import dataclasses
 import json
-import shutil
 import statistics
-import subprocess
 import tempfile
 import time
 from pathlib import Path
@@ -35,7 +33,7 @@ from typing import Any
 
 import aiohttp
 
-from bench._common import arg_parser, cpu_seconds, write_json
+from bench._common import Callgrind, arg_parser, cpu_seconds, write_json
 from bench.apiserver_bench import session, start_server
 from bench.scheduler_perf import (
     DRIVER,
@@ -173,11 +171,6 @@ async def _watch(config: kubeconfig_file.ClientConfig, path: str) -> None:
             pass
 
 
-def _callgrind(pid: int, command: str) -> None:
-    subprocess.run(["callgrind_control", command, str(pid)], check=True,
-                   capture_output=True)
-
-
 async def _replay(kubeconfig: Path, pid: int, claims: _Claims, rounds: int, pods: int,
                   concurrency: int, callgrind: bool, teardown: bool) -> list[tuple[float, float]]:
     """(server CPU ms, wall ms) per pod of each round, after one round to warm up."""
@@ -196,7 +189,7 @@ async def _replay(kubeconfig: Path, pid: int, claims: _Claims, rounds: int, pods
 
         await asyncio.gather(*(pod(-1 - i) for i in range(pods)))
         if callgrind:
-            _callgrind(pid, "--zero")
+            Callgrind.zero(pid)
         out = []
         for r in range(rounds):
             cpu, start = cpu_seconds(pid), time.monotonic()
@@ -204,35 +197,20 @@ async def _replay(kubeconfig: Path, pid: int, claims: _Claims, rounds: int, pods
             out.append(((cpu_seconds(pid) - cpu) * 1000 / pods,
                         (time.monotonic() - start) * 1000 / pods))
         if callgrind:
-            _callgrind(pid, "--dump")
+            Callgrind.dump(pid)
         for w in watches:
             w.cancel()
         await asyncio.gather(*watches, return_exceptions=True)
     return out
 
 
-def _instructions(data: Path) -> int:
-    """The instruction total of the measured rounds (the dump ``--dump`` asked for)."""
-    dumps = sorted(data.glob("callgrind.out.*.1"))
-    if not dumps:
-        raise RuntimeError("callgrind wrote no dump of the measured rounds")
-    for line in dumps[0].read_text(errors="replace").splitlines():
-        if line.startswith(("summary:", "totals:")):
-            return int(line.split()[1])
-    raise RuntimeError(f"no instruction total in {dumps[0]}")
-
-
 def run(rounds: int, pods: int, concurrency: int, callgrind: bool,
         teardown: bool = False, release: Release = R1_30) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="kubedra-pod-writes-") as tmp:
         data = Path(tmp)
-        prefix: tuple[str, ...] = ()
-        if callgrind:
-            if shutil.which("valgrind") is None:
-                raise SystemExit("--callgrind needs valgrind")
-            prefix = ("valgrind", "--tool=callgrind",
-                      f"--callgrind-out-file={data / 'callgrind.out.%p'}")
-        proc, kubeconfig = start_server(data, tls=True, prefix=prefix,
+        counter = Callgrind(data) if callgrind else None
+        proc, kubeconfig = start_server(data, tls=True,
+                                        prefix=counter.prefix if counter else (),
                                         flags=("--emulated-version", release.name),
                                         timeout=300 if callgrind else 30)
         try:
@@ -249,8 +227,8 @@ def run(rounds: int, pods: int, concurrency: int, callgrind: bool,
             "server_cpu_ms_per_pod": statistics.median(c for c, _ in per_round),
             "wall_ms_per_pod": statistics.median(w for _, w in per_round),
             "server_cpu_ms_per_round": [round(c, 3) for c, _ in per_round]}
-        if callgrind:
-            result["instructions_per_pod"] = _instructions(data) // (rounds * pods)
+        if counter:
+            result["instructions_per_pod"] = counter.counts()[0] // (rounds * pods)
         return result
 
 

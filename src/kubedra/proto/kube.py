@@ -32,6 +32,7 @@ from typing import Any, Final
 from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
+from librt.strings import BytesWriter
 
 from kubedra.api import codec
 from kubedra.api.meta import format_time
@@ -119,17 +120,19 @@ def encode(obj: dict[str, Any]) -> bytes:
     plan = _kind_plan(api_version, kind)
     if plan is None:
         raise ConversionError(f"{api_version}, Kind={kind} has no protobuf form")
-    out = bytearray(MAGIC)
+    out = BytesWriter()
+    out.write(MAGIC)
     _put_enveloped(out, plan, obj, api_version, kind)
-    return bytes(out)
+    return out.getvalue()
 
 
-def _put_enveloped(out: bytearray, plan: _Plan, obj: Any, api_version: str, kind: str) -> None:
+def _put_enveloped(out: BytesWriter, plan: _Plan, obj: Any, api_version: str,
+                   kind: str) -> None:
     """The ``runtime.Unknown`` of ``obj``: its TypeMeta, then its message as ``raw``."""
-    type_meta = bytearray()
+    type_meta = BytesWriter()
     _put_string(type_meta, b"\x0a", api_version)
     _put_string(type_meta, b"\x12", kind)
-    _put_bytes(out, b"\x0a", type_meta)
+    _put_bytes(out, b"\x0a", type_meta.getvalue())
     _encode_message(plan, obj, kind, out)
 
 
@@ -143,13 +146,12 @@ def envelope(data: bytes) -> tuple[str, str, bytes]:
     for number, value in _scan(data, len(MAGIC), len(data)):
         if number == 1 and isinstance(value, bytes):
             for inner, text in _scan(value, 0, len(value)):
-                if inner in (1, 2) and isinstance(text, bytes):
-                    if inner == 1:
-                        api_version = _utf8(text)
-                    else:
-                        kind = _utf8(text)
+                if inner == 1 and isinstance(text, bytes):
+                    api_version = _utf8(text)
+                elif inner == 2 and isinstance(text, bytes):
+                    kind = _utf8(text)
         elif number == 2 and isinstance(value, bytes):
-            raw = bytes(value)
+            raw = value
     return api_version, kind, raw
 
 
@@ -159,7 +161,10 @@ def decode_message(api_version: str, kind: str, raw: bytes) -> dict[str, Any]:
     if plan is None:
         raise ConversionError(f'no kind "{kind}" is registered for version "{api_version}"')
     out: dict[str, Any] = {"apiVersion": api_version, "kind": kind}
-    out.update(_decode_message(plan, raw, 0, len(raw)))
+    try:
+        _fields_json(plan, raw, 0, len(raw), out)
+    except RecursionError:
+        raise ConversionError(f"{plan.name}: nested too deeply") from None
     return out
 
 
@@ -171,12 +176,12 @@ def decode(data: bytes) -> dict[str, Any]:
 def watch_frame(event_type: str, obj: dict[str, Any]) -> bytes:
     """One event of a protobuf watch: its length (4 bytes, big-endian), then a WatchEvent
     whose object (a RawExtension) is the enveloped object."""
-    raw = bytearray()
+    raw = BytesWriter()
     _put_bytes(raw, b"\x0a", encode(obj))
-    event = bytearray()
+    event = BytesWriter()
     _put_string(event, b"\x0a", event_type)
-    _put_bytes(event, b"\x12", raw)
-    return struct.pack(">I", len(event)) + event
+    _put_bytes(event, b"\x12", raw.getvalue())
+    return struct.pack(">I", len(event)) + event.getvalue()
 
 
 def watch_events(data: bytearray) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -209,9 +214,9 @@ def to_json(msg: Message) -> dict[str, Any]:
 def from_json(cls: Any, obj: dict[str, Any]) -> Message:
     """The JSON form of a message -> the message (``cls`` a generated class)."""
     desc = cls.DESCRIPTOR
-    data = bytearray()
+    data = BytesWriter()
     _encode_message(_plan(desc), obj, desc.name, data, b"")
-    message: Message = cls.FromString(bytes(data))
+    message: Message = cls.FromString(data.getvalue())
     return message
 
 
@@ -249,10 +254,11 @@ class _Field:
     """One field of a message: its JSON key, wire tag, kind, and for a message (or a map's
     message values) the plan of that message."""
 
-    __slots__ = ("inline", "key", "kind", "number", "presence", "repeated", "single_string",
-                 "sub", "tag", "value_kind")
+    __slots__ = ("index", "inline", "key", "kind", "number", "presence", "repeated",
+                 "single_string", "sub", "tag", "value_kind")
 
-    def __init__(self, fd: FieldDescriptor, owner: str) -> None:
+    def __init__(self, fd: FieldDescriptor, owner: str, index: int) -> None:
+        self.index = index  # in its message's fields
         self.number: int = fd.number
         self.key: str = fd.json_name
         self.repeated: bool = bool(fd.is_repeated)
@@ -275,9 +281,9 @@ class _Field:
             self.kind = _scalar_kind(fd)
         self.single_string = self.kind == _STRING and not self.repeated  # most fields
         wire_type = 0 if self.kind in (_BOOL, _INT32, _INT64) else 2
-        tag = bytearray()
+        tag = BytesWriter()
         _varint(tag, self.number << 3 | wire_type)
-        self.tag = bytes(tag)
+        self.tag = tag.getvalue()
 
 
 def _scalar_kind(fd: FieldDescriptor) -> int:
@@ -290,20 +296,28 @@ def _scalar_kind(fd: FieldDescriptor) -> int:
 class _Plan:
     """A message: its fields in number order (as Go and the runtime write them)."""
 
-    __slots__ = ("by_number", "fields", "keys", "metadata", "name", "special")
+    __slots__ = ("by_key", "by_number", "fields", "keys", "metadata", "name", "special")
 
     def __init__(self, desc: Descriptor) -> None:
         self.name: str = desc.full_name
         self.special = _LIST_K if _is_list_wrapper(desc) else _SPECIAL.get(self.name, _PLAIN)
         self.fields: tuple[_Field, ...] = ()
-        self.by_number: dict[int, _Field] = {}
+        # indexed by field number (None: no such field); a list, not a dict: decoding looks
+        # up every field read
+        self.by_number: list[_Field | None] = []
+        # JSON key -> field, when no field is inline (else None: see _fields_in_order)
+        self.by_key: dict[str, _Field] | None = None
         self.keys: frozenset[str] = frozenset()
         self.metadata = False
 
     def fill(self, desc: Descriptor) -> None:
-        self.fields = tuple(_Field(fd, self.name)
-                            for fd in sorted(desc.fields, key=lambda f: f.number))
-        self.by_number = {f.number: f for f in self.fields}
+        self.fields = tuple(_Field(fd, self.name, i) for i, fd in
+                            enumerate(sorted(desc.fields, key=lambda f: f.number)))
+        self.by_number = [None] * (max((f.number for f in self.fields), default=0) + 1)
+        for f in self.fields:
+            self.by_number[f.number] = f
+        if not any(f.inline for f in self.fields):
+            self.by_key = {f.key: f for f in self.fields}
         self.keys = frozenset(json_fields(desc))
         self.metadata = "metadata" in self.keys
 
@@ -342,7 +356,7 @@ class _Bad(ValueError):
         self.why = why
 
 
-def _encode_message(plan: _Plan, obj: Any, path: str, out: bytearray,
+def _encode_message(plan: _Plan, obj: Any, path: str, out: BytesWriter,
                     tag: bytes = b"\x12") -> None:
     """``obj`` as the field ``tag`` of ``out`` (an envelope's ``raw`` by default), or bare
     (no tag)."""
@@ -357,28 +371,17 @@ def _encode_message(plan: _Plan, obj: Any, path: str, out: bytearray,
         raise ConversionError(f"{path}: nested too deeply") from None
 
 
-def _put_message(out: bytearray, tag: bytes, plan: _Plan, obj: Any, top: bool = False) -> None:
-    """``obj`` as a length-delimited field of ``out``, written in place: a byte is kept for
-    the length and widened when the message outgrows it (no copy of each nested message)."""
-    out += tag
-    start = len(out)
-    out.append(0)
-    _message_into(plan, obj, out, top)
-    _close_length(out, start)
+def _put_message(out: BytesWriter, tag: bytes, plan: _Plan, obj: Any,
+                 top: bool = False) -> None:
+    """``obj`` as a length-delimited field of ``out``: written apart first, since its length
+    comes before it (a copy per level of nesting costs less than moving what follows a
+    length that outgrows its byte)."""
+    body = BytesWriter()
+    _message_into(plan, obj, body, top)
+    _put_bytes(out, tag, body.getvalue())
 
 
-def _close_length(out: bytearray, start: int) -> None:
-    """The length of what follows ``out[start]``, written at ``start``."""
-    size = len(out) - start - 1
-    if size < 0x80:
-        out[start] = size
-    else:
-        head = bytearray()
-        _varint(head, size)
-        out[start:start + 1] = head
-
-
-def _message_into(plan: _Plan, obj: Any, out: bytearray, top: bool) -> None:
+def _message_into(plan: _Plan, obj: Any, out: BytesWriter, top: bool) -> None:
     """``obj``'s message; an object's (or a list item's) TypeMeta is the envelope's, or
     none."""
     special = plan.special
@@ -395,45 +398,66 @@ def _message_into(plan: _Plan, obj: Any, out: bytearray, top: bool) -> None:
                 raise _Bad(f".{key}", f"no such field in {plan.name}")
 
 
-def _fields_into(plan: _Plan, obj: dict[str, Any], out: bytearray) -> int:
-    """Write the fields of ``obj`` the plan has; the number of its keys they took."""
+def _fields_into(plan: _Plan, obj: dict[str, Any], out: BytesWriter) -> int:
+    """Write the fields of ``obj`` the plan has, in field order; the number of its keys they
+    took. An object has far fewer keys than most messages have fields, and not always in
+    field order: each key is looked up once and its value put in its field's slot, instead of
+    each field being looked up in the object."""
+    by_key = plan.by_key
+    if by_key is None:
+        return _fields_in_order(plan, obj, out)
+    fields = plan.fields
+    slots: list[Any] = [_ABSENT] * len(fields)
+    used = 0
+    for key, value in obj.items():
+        f = by_key.get(key)
+        if f is not None:
+            slots[f.index] = value
+            used += 1
+    for i, value in enumerate(slots):
+        if value is not _ABSENT and value is not None:
+            _put_field(fields[i], value, out)
+    return used
+
+
+def _fields_in_order(plan: _Plan, obj: dict[str, Any], out: BytesWriter) -> int:
+    """:func:`_fields_into` of a message with inline fields (whose keys are the object's
+    own), going through its fields."""
     used = 0
     for f in plan.fields:
         if f.inline:  # an embedded struct: its fields are the object's own
             sub = f.sub
             assert sub is not None
-            mark = len(out)
-            out += f.tag
-            start = len(out)
-            out.append(0)
-            used += _fields_into(sub, obj, out)
-            if len(out) == start + 1:
-                del out[mark:]  # nothing of it set: no field
-            else:
-                _close_length(out, start)
+            body = BytesWriter()
+            used += _fields_in_order(sub, obj, body)
+            if len(body):  # else nothing of it is set: no field
+                _put_bytes(out, f.tag, body.getvalue())
             continue
         value = obj.get(f.key, _ABSENT)
         if value is _ABSENT:
             continue
         used += 1
-        if value is None:
-            continue
-        if f.single_string and value.__class__ is str:
-            if value or f.presence:
-                _put_string(out, f.tag, value)
-            continue
-        try:
-            _field_into(f, value, out)
-        except _Bad as bad:
-            bad.where = f".{f.key}{bad.where}"
-            raise
+        if value is not None:
+            _put_field(f, value, out)
     return used
+
+
+def _put_field(f: _Field, value: Any, out: BytesWriter) -> None:
+    if f.single_string and value.__class__ is str:  # most fields
+        if value or f.presence:
+            _put_string(out, f.tag, value)
+        return
+    try:
+        _field_into(f, value, out)
+    except _Bad as bad:
+        bad.where = f".{f.key}{bad.where}"
+        raise
 
 
 _ABSENT: Final = object()
 
 
-def _field_into(f: _Field, value: Any, out: bytearray) -> None:
+def _field_into(f: _Field, value: Any, out: BytesWriter) -> None:
     kind, tag = f.kind, f.tag
     if kind == _MESSAGE:
         sub = f.sub
@@ -455,21 +479,19 @@ def _field_into(f: _Field, value: Any, out: bytearray) -> None:
         for k, v in value.items():
             if v is None:
                 continue
-            out += tag
-            start = len(out)
-            out.append(0)
-            _put_string(out, b"\x0a", k)
+            entry = BytesWriter()
+            _put_string(entry, b"\x0a", k)
             try:
                 if f.value_kind == _MESSAGE:
                     assert f.sub is not None
-                    _put_message(out, b"\x12", f.sub, v)
+                    _put_message(entry, b"\x12", f.sub, v)
                 else:
                     _scalar_bytes(f.value_kind, b"\x12" if f.value_kind in (_STRING, _BYTES)
-                                  else b"\x10", v, True, out)
+                                  else b"\x10", v, True, entry)
             except _Bad as bad:
                 bad.where = f"[{k}]{bad.where}"
                 raise
-            _close_length(out, start)
+            _put_bytes(out, tag, entry.getvalue())
     elif f.repeated:
         if not isinstance(value, list):
             raise _Bad("", "expected a list")
@@ -479,7 +501,7 @@ def _field_into(f: _Field, value: Any, out: bytearray) -> None:
         _scalar_bytes(kind, tag, value, f.presence, out)
 
 
-def _scalar_bytes(kind: int, tag: bytes, value: Any, keep_zero: bool, out: bytearray) -> None:
+def _scalar_bytes(kind: int, tag: bytes, value: Any, keep_zero: bool, out: BytesWriter) -> None:
     """A JSON scalar checked against its field (protobuf would coerce some, e.g. bools into
     ints); a zero without presence is not written."""
     if kind == _STRING:
@@ -491,7 +513,7 @@ def _scalar_bytes(kind: int, tag: bytes, value: Any, keep_zero: bool, out: bytea
         if not isinstance(value, bool):
             raise _Bad("", f"{value!r} does not fit a bool field")
         if value or keep_zero:
-            out += tag
+            out.write(tag)
             out.append(1 if value else 0)
     elif kind == _BYTES:
         if not isinstance(value, str):
@@ -509,33 +531,33 @@ def _scalar_bytes(kind: int, tag: bytes, value: Any, keep_zero: bool, out: bytea
         if not low <= value <= high:
             raise _Bad("", f"{value} is out of range")
         if value or keep_zero:
-            out += tag
+            out.write(tag)
             _varint(out, value)
 
 
-def _special_into(special: int, value: Any, out: bytearray) -> None:
+def _special_into(special: int, value: Any, out: BytesWriter) -> None:
     """The messages whose JSON form is a scalar, as upstream's Go types marshal them."""
     if special == _QUANTITY_K:
         _put_string(out, b"\x0a", str(value))
     elif special == _INT_OR_STRING_K:
         if isinstance(value, str):
-            out += b"\x08\x01\x10\x00"
+            out.write(b"\x08\x01\x10\x00")
             _put_string(out, b"\x1a", value)
         elif isinstance(value, int) and not isinstance(value, bool):
             if not -(1 << 31) <= value < 1 << 31:
                 raise _Bad("", f"{value} is out of range")
-            out += b"\x08\x00\x10"
+            out.write(b"\x08\x00\x10")
             _varint(out, value)
-            out += b"\x1a\x00"
+            out.write(b"\x1a\x00")
         else:
             raise _Bad("", "expected an int or a string")
     elif special in (_TIME_K, _MICRO_TIME_K):
         seconds, nanos = _parse_time(value)
         if seconds:
-            out += b"\x08"
+            out.append(0x08)
             _varint(out, seconds)
         if nanos:
-            out += b"\x10"
+            out.append(0x10)
             _varint(out, nanos)
     elif special == _RAW_K:
         _put_bytes(out, b"\x0a", codec.encode(value))
@@ -579,7 +601,7 @@ def _rfc3339(value: str) -> tuple[int, int]:
 _EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
 
-def _varint(out: bytearray, n: int) -> None:
+def _varint(out: BytesWriter, n: int) -> None:
     """``n`` as a varint; a negative number as its 64-bit two's complement, as Go writes an
     int32 or int64 (masked only then: compiled, the mask is a slow big-integer operation)."""
     if n < 0:
@@ -590,17 +612,17 @@ def _varint(out: bytearray, n: int) -> None:
     out.append(n)
 
 
-def _put_bytes(out: bytearray, tag: bytes, data: bytes | bytearray) -> None:
-    out += tag
+def _put_bytes(out: BytesWriter, tag: bytes, data: bytes) -> None:
+    out.write(tag)
     size = len(data)
     if size < 0x80:
         out.append(size)
     else:
         _varint(out, size)
-    out += data
+    out.write(data)
 
 
-def _put_string(out: bytearray, tag: bytes, text: str) -> None:
+def _put_string(out: BytesWriter, tag: bytes, text: str) -> None:
     _put_bytes(out, tag, text.encode())
 
 
@@ -652,7 +674,7 @@ def _scan(data: bytes, at: int, end: int) -> list[tuple[int, int | bytes]]:
 
 def _utf8(raw: bytes) -> str:
     try:
-        return str(raw, "utf-8")
+        return raw.decode()
     except UnicodeDecodeError:
         raise ConversionError("string field contains invalid UTF-8") from None
 
@@ -669,6 +691,12 @@ def _message_json(plan: _Plan, data: bytes, at: int, end: int) -> Any:
     if special != _PLAIN:
         return _special_json(special, plan, data, at, end)
     out: dict[str, Any] = {}
+    _fields_json(plan, data, at, end, out)
+    return out
+
+
+def _fields_json(plan: _Plan, data: bytes, at: int, end: int, out: dict[str, Any]) -> None:
+    """The fields of a (plain) message, read into ``out``."""
     by_number = plan.by_number
     while at < end:
         tag = data[at]
@@ -676,7 +704,8 @@ def _message_json(plan: _Plan, data: bytes, at: int, end: int) -> Any:
             at += 1
         else:
             tag, at = _read_varint(data, at, end)
-        f = by_number.get(tag >> 3)
+        number = tag >> 3
+        f = by_number[number] if number < len(by_number) else None
         if f is None:
             raise ConversionError(f"{plan.name}: field {tag >> 3} is not known to kubedra")
         wire_type = tag & 7
@@ -723,7 +752,7 @@ def _message_json(plan: _Plan, data: bytes, at: int, end: int) -> Any:
                 values.append(_int_json(kind, raw, f.key))
         else:
             try:
-                value = str(data[at:stop], "utf-8") if kind == _STRING else \
+                value = data[at:stop].decode() if kind == _STRING else \
                     base64.b64encode(data[at:stop]).decode()
             except UnicodeDecodeError:
                 raise ConversionError("string field contains invalid UTF-8") from None
@@ -734,7 +763,6 @@ def _message_json(plan: _Plan, data: bytes, at: int, end: int) -> Any:
             else:
                 out.pop(f.key, None)
         at = stop
-    return out
 
 
 def _int_json(kind: int, raw: int, key: str) -> Any:
