@@ -290,12 +290,11 @@ def _bench(kubeconfig: Path, pid: int, args: argparse.Namespace, media: str
         for obj in created:
             obj["metadata"]["labels"] = {"round": "1"}
             updates.append(("PUT", f"{path}/{obj['metadata']['name']}", encode(obj)))
-        phase, updated = _phase("update", kubeconfig, pid, updates, args, pool, media)
-        out["update"] = phase.summary()
+        out["update"] = _phase("update", kubeconfig, pid, updates, args, pool,
+                               media)[0].summary()
         lists: list[Job] = [("GET", path, None)] * args.lists
         out["list"] = _phase("list", kubeconfig, pid, lists, args, pool, media)[0].summary()
-        objs = {o["metadata"]["name"]: o for o in updated}
-        out["watch"] = _watch_fanout(kubeconfig, pid, path, names, objs, args, pool, media)
+        out["watch"] = _watch_fanout(kubeconfig, pid, path, names, args, pool, media)
     return out
 
 
@@ -330,20 +329,22 @@ def _watchers_process(kubeconfig: Path, path: str, rv: str, count: int, expected
 
 
 def _watch_fanout(kubeconfig: Path, pid: int, path: str, names: list[str],
-                  objs: dict[str, Any], args: argparse.Namespace, pool: ProcessPoolExecutor,
+                  args: argparse.Namespace, pool: ProcessPoolExecutor,
                   media: str) -> dict[str, Any]:
     """Watchers in the client processes; updates from this one, 10 at a time (in JSON: the
     server's CPU per event delivered then differs by the watch streams' media only). Counted
     under callgrind, one at a time: each event is then one write to each watcher, not a
     batch whose size depends on timing, and the count repeats."""
 
-    async def produce() -> tuple[str, float]:
-        async with session(kubeconfig_file.load(kubeconfig)) as http:
-            async with http.get(path, params={"limit": "1"}) as r:
-                rv = str((await r.json())["metadata"]["resourceVersion"])
-            return rv, 0.0
+    async def listed() -> tuple[str, dict[str, Any]]:
+        """The objects as JSON gives them (the updates' bodies are then the same bytes
+        whatever the watch streams' media), and the list's resourceVersion."""
+        async with session(kubeconfig_file.load(kubeconfig)) as http, http.get(path) as r:
+            body = await r.json()
+        return (str(body["metadata"]["resourceVersion"]),
+                {o["metadata"]["name"]: o for o in body["items"]})
 
-    rv, _ = asyncio.run(produce())
+    rv, objs = asyncio.run(listed())
     procs = max(1, args.client_procs)
     futures = [pool.submit(_watchers_process, kubeconfig, path, rv,
                            len(range(k, args.watchers, procs)), args.watch_events, media)

@@ -53,20 +53,22 @@ from kubedra.proto.generated import (  # noqa: F401 - importing registers the me
     resource_v1beta2_pb2,
 )
 
-MEDIA_TYPE = "application/vnd.kubernetes.protobuf"
-WATCH_MEDIA_TYPE = "application/vnd.kubernetes.protobuf;stream=watch"
-MAGIC = b"k8s\x00"
-_META = "k8s.io.apimachinery.pkg.apis.meta.v1"
-_QUANTITY = "k8s.io.apimachinery.pkg.api.resource.Quantity"
-_INT_OR_STRING = "k8s.io.apimachinery.pkg.util.intstr.IntOrString"
-_RAW_EXTENSION = "k8s.io.apimachinery.pkg.runtime.RawExtension"
-_TIMES = (f"{_META}.Time", f"{_META}.MicroTime")
-_FIELDS_V1 = f"{_META}.FieldsV1"
-_CORE = "k8s.io.api.core.v1"
-_RESOURCE = "k8s.io.api.resource"
-_TYPE_META = ("apiVersion", "kind")
+# Module constants are Final: compiled, a Final is a C constant or static, where any other
+# module name is looked up in the module's dict at every use.
+MEDIA_TYPE: Final = "application/vnd.kubernetes.protobuf"
+WATCH_MEDIA_TYPE: Final = "application/vnd.kubernetes.protobuf;stream=watch"
+MAGIC: Final = b"k8s\x00"
+_META: Final = "k8s.io.apimachinery.pkg.apis.meta.v1"
+_QUANTITY: Final = "k8s.io.apimachinery.pkg.api.resource.Quantity"
+_INT_OR_STRING: Final = "k8s.io.apimachinery.pkg.util.intstr.IntOrString"
+_RAW_EXTENSION: Final = "k8s.io.apimachinery.pkg.runtime.RawExtension"
+_TIMES: Final = (f"{_META}.Time", f"{_META}.MicroTime")
+_FIELDS_V1: Final = f"{_META}.FieldsV1"
+_CORE: Final = "k8s.io.api.core.v1"
+_RESOURCE: Final = "k8s.io.api.resource"
+_TYPE_META: Final = ("apiVersion", "kind")
 # Go's embedded structs: (message, field) whose fields JSON writes into the parent
-_INLINE = frozenset({
+_INLINE: Final = frozenset({
     (f"{_CORE}.Volume", "volumeSource"), (f"{_CORE}.Probe", "handler"),
     (f"{_CORE}.EphemeralContainer", "ephemeralContainerCommon"),
     *((f"{_CORE}.{m}", "localObjectReference") for m in (
@@ -94,7 +96,7 @@ def _package(api_version: str) -> str:
     return f"k8s.io.api.{group.split('.')[0] if group else 'core'}.{version}"
 
 
-_META_KINDS = frozenset({"Status", "WatchEvent", "DeleteOptions"})
+_META_KINDS: Final = frozenset({"Status", "WatchEvent", "DeleteOptions"})
 
 
 @functools.cache
@@ -239,15 +241,27 @@ class Wire:
 
 # --- plans: what the descriptors say, compiled once per message ------------------------------
 
-_STRING, _BYTES, _BOOL, _INT32, _INT64, _MESSAGE, _MAP = range(7)
+_STRING: Final = 0
+_BYTES: Final = 1
+_BOOL: Final = 2
+_INT32: Final = 3
+_INT64: Final = 4
+_MESSAGE: Final = 5
+_MAP: Final = 6
 # messages converted as a whole (their JSON form is no object)
-_PLAIN, _QUANTITY_K, _INT_OR_STRING_K, _TIME_K, _MICRO_TIME_K, _RAW_K, _LIST_K = range(7)
-_SPECIAL = {_QUANTITY: _QUANTITY_K, _INT_OR_STRING: _INT_OR_STRING_K, _TIMES[0]: _TIME_K,
+_PLAIN: Final = 0
+_QUANTITY_K: Final = 1
+_INT_OR_STRING_K: Final = 2
+_TIME_K: Final = 3
+_MICRO_TIME_K: Final = 4
+_RAW_K: Final = 5
+_LIST_K: Final = 6
+_SPECIAL: Final = {_QUANTITY: _QUANTITY_K, _INT_OR_STRING: _INT_OR_STRING_K, _TIMES[0]: _TIME_K,
             _TIMES[1]: _MICRO_TIME_K, _RAW_EXTENSION: _RAW_K, _FIELDS_V1: _RAW_K}
-_SCALARS = {FieldDescriptor.TYPE_STRING: _STRING, FieldDescriptor.TYPE_BYTES: _BYTES,
+_SCALARS: Final = {FieldDescriptor.TYPE_STRING: _STRING, FieldDescriptor.TYPE_BYTES: _BYTES,
             FieldDescriptor.TYPE_BOOL: _BOOL, FieldDescriptor.TYPE_INT32: _INT32,
             FieldDescriptor.TYPE_INT64: _INT64}
-_INT_RANGE = {_INT32: (-(1 << 31), (1 << 31) - 1), _INT64: (-(1 << 63), (1 << 63) - 1)}
+_INT_RANGE: Final = {_INT32: (-(1 << 31), (1 << 31) - 1), _INT64: (-(1 << 63), (1 << 63) - 1)}
 
 
 class _Field:
@@ -322,8 +336,8 @@ class _Plan:
         self.metadata = "metadata" in self.keys
 
 
-_PLANS: dict[str, _Plan] = {}
-_KIND_PLANS: dict[tuple[str, str], _Plan | None] = {}
+_PLANS: Final[dict[str, _Plan]] = {}
+_KIND_PLANS: Final[dict[tuple[str, str], _Plan | None]] = {}
 
 
 def _plan(desc: Descriptor) -> _Plan:
@@ -582,9 +596,9 @@ def _parse_time(value: Any) -> tuple[int, int]:
     return hit
 
 
-_TIME_CACHE = 4096
-_TIMES_PARSED: dict[str, tuple[int, int]] = {}
-_TIMES_FORMATTED: dict[tuple[int, int, bool], str] = {}
+_TIME_CACHE: Final = 4096
+_TIMES_PARSED: Final[dict[str, tuple[int, int]]] = {}
+_TIMES_FORMATTED: Final[dict[tuple[int, int, bool], str]] = {}
 
 
 def _rfc3339(value: str) -> tuple[int, int]:
@@ -598,7 +612,7 @@ def _rfc3339(value: str) -> tuple[int, int]:
     return seconds, at.microsecond * 1000
 
 
-_EPOCH = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
+_EPOCH: Final = datetime.datetime(1970, 1, 1, tzinfo=datetime.UTC)
 
 
 def _varint(out: BytesWriter, n: int) -> None:
@@ -869,7 +883,7 @@ def _time_text(seconds: int, nanos: int, micro: bool) -> str:
 
 # --- descriptors -----------------------------------------------------------------------------
 
-_FIELDS: dict[str, dict[str, tuple[FieldDescriptor, ...]]] = {}
+_FIELDS: Final[dict[str, dict[str, tuple[FieldDescriptor, ...]]]] = {}
 
 
 def json_fields(desc: Descriptor) -> dict[str, tuple[FieldDescriptor, ...]]:
