@@ -390,6 +390,9 @@ def _put_message(out: BytesWriter, tag: bytes, plan: _Plan, obj: Any,
     """``obj`` as a length-delimited field of ``out``: written apart first, since its length
     comes before it (a copy per level of nesting costs less than moving what follows a
     length that outgrows its byte)."""
+    if plan.special != _PLAIN:
+        _put_bytes(out, tag, _special_bytes(plan.special, obj))
+        return
     body = BytesWriter()
     _message_into(plan, obj, body, top)
     _put_bytes(out, tag, body.getvalue())
@@ -400,7 +403,7 @@ def _message_into(plan: _Plan, obj: Any, out: BytesWriter, top: bool) -> None:
     none."""
     special = plan.special
     if special != _PLAIN:
-        _special_into(special, obj, out)
+        out.write(_special_bytes(special, obj))
         return
     if not isinstance(obj, dict):
         raise _Bad("", "expected an object")
@@ -549,8 +552,34 @@ def _scalar_bytes(kind: int, tag: bytes, value: Any, keep_zero: bool, out: Bytes
             _varint(out, value)
 
 
+def _special_bytes(special: int, value: Any) -> bytes:
+    """The message of a JSON scalar, as upstream's Go types marshal them (a time's from the
+    last few thousand, since an object's times repeat, in its managedFields and from object
+    to object)."""
+    if special not in (_TIME_K, _MICRO_TIME_K):
+        out = BytesWriter()
+        _special_into(special, value, out)
+        return out.getvalue()
+    if not isinstance(value, str):
+        raise _Bad("", "expected a time")
+    hit = _TIMES_ENCODED.get(value)
+    if hit is None:
+        if len(_TIMES_ENCODED) >= _TIME_CACHE:
+            _TIMES_ENCODED.clear()
+        seconds, nanos = _rfc3339(value)
+        time = BytesWriter()
+        if seconds:
+            time.append(0x08)
+            _varint(time, seconds)
+        if nanos:
+            time.append(0x10)
+            _varint(time, nanos)
+        hit = _TIMES_ENCODED[value] = time.getvalue()
+    return hit
+
+
 def _special_into(special: int, value: Any, out: BytesWriter) -> None:
-    """The messages whose JSON form is a scalar, as upstream's Go types marshal them."""
+    """:func:`_special_bytes` of the other scalars, written to ``out``."""
     if special == _QUANTITY_K:
         _put_string(out, b"\x0a", str(value))
     elif special == _INT_OR_STRING_K:
@@ -565,14 +594,6 @@ def _special_into(special: int, value: Any, out: BytesWriter) -> None:
             out.write(b"\x1a\x00")
         else:
             raise _Bad("", "expected an int or a string")
-    elif special in (_TIME_K, _MICRO_TIME_K):
-        seconds, nanos = _parse_time(value)
-        if seconds:
-            out.append(0x08)
-            _varint(out, seconds)
-        if nanos:
-            out.append(0x10)
-            _varint(out, nanos)
     elif special == _RAW_K:
         _put_bytes(out, b"\x0a", codec.encode(value))
     else:  # _LIST_K
@@ -582,22 +603,8 @@ def _special_into(special: int, value: Any, out: BytesWriter) -> None:
             _scalar_bytes(_STRING, b"\x0a", item, True, out)
 
 
-def _parse_time(value: Any) -> tuple[int, int]:
-    """Seconds and nanoseconds of an RFC 3339 time (the last few thousand remembered: an
-    object's times repeat, in its managedFields and from object to object)."""
-    if not isinstance(value, str):
-        raise _Bad("", "expected a time")
-    hit = _TIMES_PARSED.get(value)
-    if hit is not None:
-        return hit
-    if len(_TIMES_PARSED) >= _TIME_CACHE:
-        _TIMES_PARSED.clear()
-    hit = _TIMES_PARSED[value] = _rfc3339(value)
-    return hit
-
-
 _TIME_CACHE: Final = 4096
-_TIMES_PARSED: Final[dict[str, tuple[int, int]]] = {}
+_TIMES_ENCODED: Final[dict[str, bytes]] = {}
 _TIMES_FORMATTED: Final[dict[tuple[int, int, bool], str]] = {}
 
 
@@ -679,7 +686,7 @@ def _scan(data: bytes, at: int, end: int) -> list[tuple[int, int | bytes]]:
                 size, at = _read_varint(data, at, end)
             if at + size > end:
                 raise ConversionError("unexpected EOF")
-            out.append((number, bytes(data[at:at + size])))
+            out.append((number, data[at:at + size]))
             at += size
         else:
             raise ConversionError(f"field {number}: wire type {wire_type} is not used here")
