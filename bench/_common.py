@@ -101,6 +101,12 @@ def calibration_ms() -> float:
     return (time.process_time() - start) * 1000
 
 
+def sample(metrics: str, name: str) -> float | None:
+    """The value of the unlabelled sample ``name`` in a ``/metrics`` answer, or None."""
+    return next((float(line.split()[1]) for line in metrics.splitlines()
+                 if line.startswith(name + " ")), None)
+
+
 def write_json(path: str | None, data: Any) -> None:
     """Write ``data`` as indented JSON to ``path`` (the ``--json`` option), if one was given."""
     if path:

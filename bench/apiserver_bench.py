@@ -47,7 +47,7 @@ from typing import Any
 import aiohttp
 import msgspec
 
-from bench._common import Callgrind, cpu_seconds, percentile
+from bench._common import Callgrind, cpu_seconds, percentile, sample
 from kubedra.client import kubeconfig as kubeconfig_file
 from kubedra.client.kubeconfig import ClientConfig
 from kubedra.proto import kube
@@ -307,9 +307,7 @@ async def _streams_open(kubeconfig: Path, count: int) -> None:
         while time.monotonic() < deadline:
             async with http.get("/metrics") as r:
                 text = await r.text()
-            gauge = next((line.split()[1] for line in text.splitlines()
-                          if line.startswith("apiserver_registered_watchers ")), "0")
-            if float(gauge) >= count:
+            if (sample(text, "apiserver_registered_watchers") or 0) >= count:
                 await asyncio.sleep(0.5)  # their subscriptions, after the request is served
                 return
             await asyncio.sleep(0.1)

@@ -23,7 +23,7 @@ from typing import Any
 
 import aiohttp
 
-from bench._common import arg_parser, write_json
+from bench._common import arg_parser, sample, write_json
 from bench.apiserver_bench import session, start_server
 from kubedra.api.quantity import Quantity
 from kubedra.client import kubeconfig
@@ -67,8 +67,10 @@ async def _cycles(http: aiohttp.ClientSession, where: str, cycles: int, clients:
 async def _window_bytes(http: aiohttp.ClientSession) -> float:
     async with http.get("/metrics") as resp:
         text = await resp.text()
-    return next(float(line.split()[1]) for line in text.splitlines()
-                if line.startswith("apiserver_watch_cache_window_bytes "))
+    window = sample(text, "apiserver_watch_cache_window_bytes")
+    if window is None:
+        raise RuntimeError("/metrics has no apiserver_watch_cache_window_bytes")
+    return window
 
 
 async def _run(kubeconfig_path: Path, pid: int, cycles: int, clients: int) -> dict[str, Any]:
