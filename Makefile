@@ -46,8 +46,9 @@ $(TEST_STAMP): pyproject.toml tests/e2e/official_client.py | $(RUNTIME_STAMP)
 	touch $@
 
 # What setup.py compiles, as setup.py lists it (every source, if it cannot be asked).
-COMPILED_SOURCES := $(shell $(PYTHON) -c "import setup; print(*setup.compiled_sources())" \
-	2>/dev/null || find src/kubedra -name '*.py')
+COMPILED_SOURCES := $(shell $(PYTHON) -c "import setup; \
+	print(*setup.compiled_sources(), *setup.NATIVE.values())" \
+	2>/dev/null || find src/kubedra -name '*.py' -o -name '*.c')
 
 # The compiled modules sit beside their sources and shadow them, so they are rebuilt (all
 # together: they share one library) when one of those sources changes, and only then.

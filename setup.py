@@ -19,7 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from setuptools import setup
+from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 SRC = Path(__file__).parent / "src"
@@ -45,6 +45,10 @@ INTERPRETED = {
     "kubedra/apiserver/audit.py",
 }
 """Modules under :data:`COMPILED` left as Python, each for the reason given."""
+
+NATIVE: dict[str, str] = {"kubedra.proto._encode": "src/kubedra/proto/_encode.c"}
+"""C extensions built with the compiled modules: the protobuf encoder's common case
+(``proto/kube.py`` encodes whatever it declines, and everything without it)."""
 
 GROUP = "kubedra_native"
 """The shared library every compiled module's stub loads (``src/kubedra_native__mypyc*``)."""
@@ -99,8 +103,10 @@ def _extensions() -> list[Any]:
         return []
     from mypyc.build import mypycify
 
-    return list(mypycify(compiled_sources(), opt_level="3", debug_level="0", multi_file=True,
-                         group_name=GROUP))
+    return [*mypycify(compiled_sources(), opt_level="3", debug_level="0", multi_file=True,
+                      group_name=GROUP),
+            *(Extension(name, [source], extra_compile_args=["-O2"])
+              for name, source in NATIVE.items())]
 
 
 if __name__ == "__main__":  # as setuptools runs it; a test imports it for its lists

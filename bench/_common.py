@@ -136,11 +136,20 @@ class Callgrind:
         _callgrind_control(pid, "--dump")
 
     def counts(self) -> list[int]:
+        return [_instructions(d) for d in self._dumps()]
+
+    def keep(self, dest: Path, names: list[str]) -> None:
+        """Copy each dump, in order, to ``dest/<name>.callgrind`` (for callgrind_annotate)."""
+        dest.mkdir(parents=True, exist_ok=True)
+        for dump, name in zip(self._dumps(), names, strict=True):
+            shutil.copyfile(dump, dest / f"{name}.callgrind")
+
+    def _dumps(self) -> list[Path]:
         dumps = sorted(self.out_dir.glob("callgrind.out.*.*"),
                        key=lambda p: int(p.name.rsplit(".", 1)[1]))
         if not dumps:
             raise RuntimeError("callgrind wrote no dump of the measured part")
-        return [_instructions(d) for d in dumps]
+        return dumps
 
 
 def _callgrind_control(pid: int, command: str) -> None:

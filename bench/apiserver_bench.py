@@ -370,10 +370,12 @@ def _watchers_process(kubeconfig: Path, path: str, rv: str, count: int, expected
 def _watch_fanout(kubeconfig: Path, pid: int, path: str, names: list[str],
                   args: argparse.Namespace, pool: ProcessPoolExecutor,
                   media: str) -> dict[str, Any]:
-    """Watchers in the client processes; updates from this one, 10 at a time (in JSON: the
-    server's CPU per event delivered then differs by the watch streams' media only). Counted
-    under callgrind, one at a time: each event is then one write to each watcher, not a
-    batch whose size depends on timing, and the count repeats."""
+    """Watchers in the client processes; updates from this one, 10 at a time, in JSON (the
+    server's CPU per event delivered then differs by the watch streams' media only) or with
+    ``--watch-writes media`` in the phase's (as a cluster of Go components writes: the
+    answer to a protobuf update and its watch event share one encoding). Counted under
+    callgrind, one at a time: each event is then one write to each watcher, not a batch
+    whose size depends on timing, and the count repeats."""
 
     async def listed() -> tuple[str, dict[str, Any]]:
         """The objects as JSON gives them (the updates' bodies are then the same bytes
@@ -390,19 +392,30 @@ def _watch_fanout(kubeconfig: Path, pid: int, path: str, names: list[str],
                for k in range(procs)]
     asyncio.run(_streams_open(kubeconfig, args.watchers))
 
+    wire = MEDIA[media if args.watch_writes == "media" else "json"]
+
     async def updates() -> float:
+        config = kubeconfig_file.load(kubeconfig)
+        conns = [await _Http.open(config, wire.content_type)
+                 for _ in range(1 if args.callgrind else 10)]
         start = time.time()
         queue = list(range(args.watch_events))
-        async with session(kubeconfig_file.load(kubeconfig)) as http:
-            async def worker() -> None:
-                while queue:
-                    k = queue.pop(0)
-                    obj = objs[names[k % len(names)]]
-                    obj["metadata"]["labels"] = {"w": str(k)}
-                    obj["metadata"].pop("resourceVersion", None)
-                    async with http.put(f"{path}/{obj['metadata']['name']}", json=obj) as r:
-                        await r.read()
-            await asyncio.gather(*(worker() for _ in range(1 if args.callgrind else 10)))
+
+        async def worker(conn: _Http) -> None:
+            while queue:
+                k = queue.pop(0)
+                obj = objs[names[k % len(names)]]
+                obj["metadata"]["labels"] = {"w": str(k)}
+                obj["metadata"].pop("resourceVersion", None)
+                status, data = await conn.request(
+                    "PUT", f"{path}/{obj['metadata']['name']}", wire.encode(obj))
+                if status >= 300:
+                    raise RuntimeError(f"update: {status} {data[:200]!r}")
+        try:
+            await asyncio.gather(*(worker(conn) for conn in conns))
+        finally:
+            for conn in conns:
+                await conn.close()
         return start
 
     if args.callgrind:
@@ -474,6 +487,8 @@ def _run_once(args: argparse.Namespace, media: str) -> dict[str, Any]:
             for name, count in zip(_PHASES, counter.counts(), strict=True):
                 done = out[name]["events" if name == "watch" else "requests"]
                 out[name]["instructions_per_op"] = count // max(1, done)
+            if args.callgrind_out:
+                counter.keep(Path(args.callgrind_out), [f"{media}-{name}" for name in _PHASES])
         return out
 
 
@@ -507,12 +522,13 @@ async def _grant(admin: Path, path: str) -> Path:
 
 
 def _median(runs: list[Any]) -> Any:
-    """Field-wise median of runs with the same shape (numbers; other values from run 1)."""
+    """Field-wise median of runs with the same shape (numbers, to 0.01 where two middle
+    ones are averaged; other values from run 1)."""
     first = runs[0]
     if isinstance(first, dict):
         return {k: _median([r[k] for r in runs]) for k in first}
     if isinstance(first, int | float) and not isinstance(first, bool):
-        return statistics.median(runs)
+        return round(statistics.median(runs), 2)
     return first
 
 
@@ -541,6 +557,12 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--callgrind", action="store_true",
                    help="run the server under callgrind and count its instructions per "
                         "request (per event delivered for the watch phase)")
+    p.add_argument("--watch-writes", choices=("json", "media"), default="json",
+                   help="the media of the watch phase's updates: JSON whatever the streams' "
+                        "(default), or the phase's")
+    p.add_argument("--callgrind-out", metavar="DIR",
+                   help="with --callgrind, keep each phase's profile there as "
+                        "<media>-<phase>.callgrind (the last round's)")
     p.add_argument("--media", default="json,protobuf",
                    help="media types to compare, comma-separated (json, protobuf; protobuf "
                         "only for a kind with a message)")

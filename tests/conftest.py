@@ -25,9 +25,10 @@ def _compiled() -> list[tuple[Path, Path]]:
     """(source, compiled module) for each module setup.py compiled in place."""
     pairs = []
     for built in _PACKAGE.rglob("*.so"):
-        source = built.with_name(built.name.split(".", 1)[0] + ".py")
-        if source.exists():
-            pairs.append((source, built))
+        for suffix in (".py", ".c"):  # a compiled module, or a C extension (setup.NATIVE)
+            source = built.with_name(built.name.split(".", 1)[0] + suffix)
+            if source.exists():
+                pairs.append((source, built))
     return pairs
 
 

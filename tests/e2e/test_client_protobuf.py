@@ -95,8 +95,8 @@ async def test_what_the_client_sends(tmp_path: Path) -> None:
             resp = web.StreamResponse(headers={"Content-Type": kube.WATCH_MEDIA_TYPE})
             await resp.prepare(request)
             node = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1"}}
-            frame = kube.watch_frame("ADDED", node) + kube.watch_frame(
-                "BOOKMARK", {**node, "metadata": {"resourceVersion": "9"}})
+            frame = kube.watch_frame("ADDED", kube.encode(node)) + kube.watch_frame(
+                "BOOKMARK", kube.encode({**node, "metadata": {"resourceVersion": "9"}}))
             for i in range(0, len(frame), 7):  # frames split across chunks
                 await resp.write(frame[i:i + 7])
             await resp.write_eof()

@@ -48,8 +48,8 @@ class Change:
     previous value, needed only for selector transitions of a MODIFIED event, is kept as
     stored bytes and decoded only when a filtered watcher asks."""
 
-    __slots__ = ("_fields", "_frame", "_prev", "_prev_fields", "_prev_kv", "_start",
-                 "_versions", "key", "line", "obj", "revision", "size", "type")
+    __slots__ = ("_fields", "_prev", "_prev_fields", "_prev_kv", "_start", "_versions", "key",
+                 "line", "obj", "protobuf", "revision", "size", "type")
 
     def __init__(self, typ: str, key: str, revision: int, obj: Obj, data: bytes,
                  prev: KeyValue | None) -> None:
@@ -66,9 +66,9 @@ class Change:
         self._prev_fields: dict[str, str] | None = None
         # the object in other served versions, converted for their first watcher
         self._versions: dict[str, tuple[Obj, bytes]] | None = None
-        # the protobuf watch frame, built for the first protobuf watcher (kept only while
-        # protobuf watchers exist; not counted in ``size``)
-        self._frame: bytes | None = None
+        # the protobuf watch frame, built by the first protobuf watcher of the stored version
+        # (watch.py) and shared by the others (not counted in ``size``)
+        self.protobuf: bytes | None = None
         # the watch-stream line, built once and shared by every watcher
         head = b'{"type":"' + typ.encode() + b'","object":'
         self.line = head + data + b"}\n"
@@ -93,13 +93,6 @@ class Change:
         if hit is None:
             hit = self._versions[version] = convert(self.obj, self.data)
         return hit
-
-    def frame(self, build: Callable[[str, Obj], bytes]) -> bytes:
-        """The event as one protobuf watch frame (``build(type, obj)``), built once for
-        every protobuf watcher of the stored version."""
-        if self._frame is None:
-            self._frame = build(self.type, self.obj)
-        return self._frame
 
     def follows(self, before: Change) -> None:
         """Take the previous object from the change that wrote it, when it is that one:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import contextlib
 import functools
 import logging
-from typing import Any
+from typing import Any, Final
 
 from aiohttp import web
 
@@ -21,6 +21,8 @@ YAML = "application/yaml"
 PROTOBUF = kube.MEDIA_TYPE
 WATCH_PROTOBUF = kube.WATCH_MEDIA_TYPE
 _log = logging.getLogger(__name__)
+_SHARED_KEPT: Final = 1024
+_shared: Final[dict[int, tuple[Any, bytes]]] = {}
 
 
 def body_types(protobuf: bool) -> tuple[str, ...]:
@@ -104,16 +106,35 @@ def status_reply(request: web.BaseRequest, err: errors.ApiError) -> web.Response
     return resp
 
 
+def shared_protobuf(obj: Any) -> bytes:
+    """The protobuf bytes of a shared object (a stored revision as an answer or a watch
+    event gives it, never mutated), encoded once for both, as upstream's ``cachingObject``:
+    a write's answer and its watch event are one encoding, as their JSON is. Kept by
+    identity for the objects encoded lately (all forgotten at once when they are many), each
+    held so that its id stays its own."""
+    hit = _shared.get(id(obj))
+    if hit is not None and hit[0] is obj:
+        return hit[1]
+    encoded = kube.encode(obj)
+    if len(_shared) >= _SHARED_KEPT:
+        _shared.clear()
+    _shared[id(obj)] = (obj, encoded)
+    return encoded
+
+
 def reply(request: web.BaseRequest, obj: Any, code: int = 200, data: bytes | None = None,
           protobuf: bool = True) -> web.Response:
     """``obj`` (or its JSON ``data``) in the negotiated media type; a list's items may be
-    encoded JSON (``msgspec.Raw``), read again for protobuf."""
+    encoded JSON (``msgspec.Raw``), read again for protobuf. With ``data``, ``obj`` is a
+    shared object (:func:`shared_protobuf`)."""
     if answer_type(request, protobuf) == PROTOBUF:
         raw = obj if isinstance(obj, dict) and "items" not in obj else codec.parse_json(
             data if data is not None else objects.encode(obj))
         if isinstance(raw, dict):
             try:
-                return Reply(body=kube.encode(raw), status=code, content_type=PROTOBUF)
+                body = shared_protobuf(raw) if raw is obj and data is not None else kube.encode(
+                    raw)
+                return Reply(body=body, status=code, content_type=PROTOBUF)
             except kube.ConversionError as err:  # a field our .proto lacks: JSON is exact
                 _log.warning("answering %s in JSON: %s", raw.get("kind"), err)
     return json_reply(data if data is not None else objects.encode(obj), code)

@@ -12,7 +12,7 @@ from collections.abc import AsyncGenerator, Callable
 from aiohttp import web
 
 from kubedra.api.base import Obj
-from kubedra.apiserver import errors, objects, tables
+from kubedra.apiserver import errors, media, objects, tables
 from kubedra.apiserver.hub import (
     Change,
     Expired,
@@ -165,8 +165,8 @@ class EventWriter:
     async def changes(self, batch: list[Change]) -> None:
         """Write the lines of several changes at once (one write for a burst)."""
         if self.flt.everything and not self.as_table and not self.res.converts:
-            await write_chunk(self.resp, b"".join(ch.frame(self._frame) for ch in batch)
-                              if self.protobuf else b"".join(ch.line for ch in batch))
+            await write_chunk(self.resp, b"".join([_shared_frame(ch) for ch in batch])
+                              if self.protobuf else b"".join([ch.line for ch in batch]))
             return
         lines = [line for line in map(self._line, batch) if line is not None]
         if lines:
@@ -200,23 +200,26 @@ class EventWriter:
                 data = objects.encode(obj)
             elif not now:
                 return None
+        shared = obj is ch.obj  # else a DELETED made for this watcher alone
         if self.res.converts:  # another version than the stored one
-            obj, data = (ch.served(self.res.kind.version, self.res.served) if obj is ch.obj
+            obj, data = (ch.served(self.res.kind.version, self.res.served) if shared
                          else self.res.served(obj))
         if self.as_table:
             data = objects.encode(self._table(obj))
         elif self.protobuf:
-            return self._frame(typ, obj)
+            return self._frame(typ, obj, shared)
         return _line(typ, data)
 
     @staticmethod
-    def _frame(typ: str, obj: Obj) -> bytes:
-        """One event of a protobuf stream."""
+    def _frame(typ: str, obj: Obj, shared: bool = True) -> bytes:
+        """One event of a protobuf stream; a ``shared`` object's encoding is the one its
+        answer had, if it had one (:func:`media.shared_protobuf`)."""
         try:
-            return kube.watch_frame(typ, obj)
+            return kube.watch_frame(typ, media.shared_protobuf(obj) if shared
+                                    else kube.encode(obj))
         except kube.ConversionError as err:  # a field our .proto lacks: the client relists
             status = errors.internal(f"{obj.get('kind')} cannot be written in protobuf: {err}")
-            return kube.watch_frame("ERROR", status.status)
+            return kube.watch_frame("ERROR", kube.encode(status.status))
 
     def _table(self, obj: Obj) -> Obj:
         tbl = tables.table(self.res, [obj], self.include_object)
@@ -241,8 +244,17 @@ class EventWriter:
     def _event(self, typ: str, obj: Obj) -> bytes:
         """An event written whole (a bookmark, an error) in the stream's type."""
         if self.protobuf:
-            return self._frame(typ, obj)
+            return self._frame(typ, obj, shared=False)
         return _line(typ, objects.encode(obj))
+
+
+def _shared_frame(ch: Change) -> bytes:
+    """The protobuf frame of a change as stored, built for its first watcher and kept with
+    it for the others (``Change.protobuf``)."""
+    frame = ch.protobuf
+    if frame is None:
+        frame = ch.protobuf = EventWriter._frame(ch.type, ch.obj)
+    return frame
 
 
 def _line(typ: str, data: bytes) -> bytes:

@@ -25,6 +25,7 @@ import base64
 import binascii
 import datetime
 import functools
+import importlib
 import struct
 from collections.abc import Iterator
 from typing import Any, Final
@@ -32,7 +33,7 @@ from typing import Any, Final
 from google.protobuf import descriptor_pool, message_factory
 from google.protobuf.descriptor import Descriptor, FieldDescriptor
 from google.protobuf.message import Message
-from librt.strings import BytesWriter
+from librt.strings import BytesWriter, write_i32_be
 
 from kubedra.api import codec
 from kubedra.api.meta import format_time
@@ -122,6 +123,10 @@ def encode(obj: dict[str, Any]) -> bytes:
     plan = _kind_plan(api_version, kind)
     if plan is None:
         raise ConversionError(f"{api_version}, Kind={kind} has no protobuf form")
+    if plan.native is not None:
+        encoded: bytes | None = _NATIVE.encode(plan.native, obj, api_version, kind)
+        if encoded is not None:  # else a case it declines: encoded here
+            return encoded
     out = BytesWriter()
     out.write(MAGIC)
     _put_enveloped(out, plan, obj, api_version, kind)
@@ -145,16 +150,36 @@ def envelope(data: bytes) -> tuple[str, str, bytes]:
                               f"expected prefix [{' '.join(str(b) for b in MAGIC)}]")
     api_version = kind = ""
     raw = b""
-    for number, value in _scan(data, len(MAGIC), len(data)):
-        if number == 1 and isinstance(value, bytes):
-            for inner, text in _scan(value, 0, len(value)):
-                if inner == 1 and isinstance(text, bytes):
-                    api_version = _utf8(text)
-                elif inner == 2 and isinstance(text, bytes):
-                    kind = _utf8(text)
-        elif number == 2 and isinstance(value, bytes):
-            raw = value
+    at, end = len(MAGIC), len(data)
+    while at < end:
+        number, start, at = _next_field(data, at, end)
+        if number == 1:
+            inner = start
+            while inner < at:
+                inner_number, text, inner = _next_field(data, inner, at)
+                if inner_number == 1:
+                    api_version = _utf8(data[text:inner])
+                elif inner_number == 2:
+                    kind = _utf8(data[text:inner])
+        elif number == 2:
+            raw = data[start:at]
     return api_version, kind, raw
+
+
+def _next_field(data: bytes, at: int, end: int) -> tuple[int, int, int]:
+    """The field at ``at`` of a message of length-delimited fields (an envelope's): its
+    number, where its bytes start and where they end; a varint field is skipped (number 0)."""
+    tag, at = _read_varint(data, at, end)
+    number, wire_type = tag >> 3, tag & 7
+    if wire_type == 0:
+        _, at = _read_varint(data, at, end)
+        return 0, at, at
+    if wire_type != 2:
+        raise ConversionError(f"field {number}: wire type {wire_type} is not used here")
+    size, at = _read_varint(data, at, end)
+    if at + size > end:
+        raise ConversionError("unexpected EOF")
+    return number, at, at + size
 
 
 def decode_message(api_version: str, kind: str, raw: bytes) -> dict[str, Any]:
@@ -175,15 +200,20 @@ def decode(data: bytes) -> dict[str, Any]:
     return decode_message(*envelope(data))
 
 
-def watch_frame(event_type: str, obj: dict[str, Any]) -> bytes:
+def watch_frame(event_type: str, encoded: bytes) -> bytes:
     """One event of a protobuf watch: its length (4 bytes, big-endian), then a WatchEvent
-    whose object (a RawExtension) is the enveloped object."""
-    raw = BytesWriter()
-    _put_bytes(raw, b"\x0a", encode(obj))
-    event = BytesWriter()
-    _put_string(event, b"\x0a", event_type)
-    _put_bytes(event, b"\x12", raw.getvalue())
-    return struct.pack(">I", len(event)) + event.getvalue()
+    whose object (a RawExtension) is the enveloped object, ``encoded`` as :func:`encode`
+    gives it (a caller may have it at hand); written at once, its lengths counted first."""
+    name = event_type.encode()
+    raw_size = 1 + _varint_size(len(encoded)) + len(encoded)
+    out = BytesWriter()
+    write_i32_be(out, 2 + _varint_size(len(name)) + len(name) + _varint_size(raw_size)
+                 + raw_size)
+    _put_bytes(out, b"\x0a", name)
+    out.write(b"\x12")
+    _varint(out, raw_size)
+    _put_bytes(out, b"\x0a", encoded)
+    return out.getvalue()
 
 
 def watch_events(data: bytearray) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -310,7 +340,8 @@ def _scalar_kind(fd: FieldDescriptor) -> int:
 class _Plan:
     """A message: its fields in number order (as Go and the runtime write them)."""
 
-    __slots__ = ("by_key", "by_number", "fields", "keys", "metadata", "name", "special")
+    __slots__ = ("by_key", "by_number", "fields", "keys", "metadata", "name", "native",
+                 "spare_body", "spare_slots", "special")
 
     def __init__(self, desc: Descriptor) -> None:
         self.name: str = desc.full_name
@@ -323,6 +354,12 @@ class _Plan:
         self.by_key: dict[str, _Field] | None = None
         self.keys: frozenset[str] = frozenset()
         self.metadata = False
+        # an encoding's working storage, kept for the next one of this message (taken while
+        # in use: a message nested in itself, or another thread, makes its own)
+        self.spare_slots: list[Any] | None = None
+        self.spare_body: BytesWriter | None = None
+        # the C encoder's copy of this plan (a kind's, see _kind_plan), or None
+        self.native: Any = None
 
     def fill(self, desc: Descriptor) -> None:
         self.fields = tuple(_Field(fd, self.name, i) for i, fd in
@@ -355,7 +392,20 @@ def _kind_plan(api_version: str, kind: str) -> _Plan | None:
     except KeyError:
         cls = message_for(api_version, kind)
         plan = _KIND_PLANS[key] = None if cls is None else _plan(cls.DESCRIPTOR)
+        if plan is not None and _NATIVE is not None and plan.native is None:
+            plan.native = _NATIVE.compile(plan)
         return plan
+
+
+def _native_encoder() -> Any:
+    """The C encoder of the common case (``_encode.c``), when setup.py built it, set up
+    with this module's conversions of times and raw JSON; else None."""
+    try:
+        native = importlib.import_module("kubedra.proto._encode")
+    except ImportError:
+        return None
+    native.configure(_TIMES_ENCODED, functools.partial(_special_bytes, _TIME_K), _encode_json)
+    return native
 
 
 # --- JSON -> wire ------------------------------------------------------------------------------
@@ -393,9 +443,19 @@ def _put_message(out: BytesWriter, tag: bytes, plan: _Plan, obj: Any,
     if plan.special != _PLAIN:
         _put_bytes(out, tag, _special_bytes(plan.special, obj))
         return
-    body = BytesWriter()
+    body = plan.spare_body
+    if body is None:
+        body = BytesWriter()
+    else:
+        plan.spare_body = None
     _message_into(plan, obj, body, top)
     _put_bytes(out, tag, body.getvalue())
+    if len(body) <= _SPARE_BODY:  # a large one is not kept as long as the plan lives
+        body.truncate(0)
+        plan.spare_body = body
+
+
+_SPARE_BODY: Final = 1 << 16
 
 
 def _message_into(plan: _Plan, obj: Any, out: BytesWriter, top: bool) -> None:
@@ -408,7 +468,8 @@ def _message_into(plan: _Plan, obj: Any, out: BytesWriter, top: bool) -> None:
     if not isinstance(obj, dict):
         raise _Bad("", "expected an object")
     used = _fields_into(plan, obj, out)
-    if used != len(obj):
+    if used != len(obj) and (not (plan.metadata or top) or used != len(obj) - (
+            "apiVersion" in obj) - ("kind" in obj)):
         for key, value in obj.items():
             if key not in plan.keys and value is not None and not (
                     key in _TYPE_META and (plan.metadata or top)):
@@ -424,7 +485,11 @@ def _fields_into(plan: _Plan, obj: dict[str, Any], out: BytesWriter) -> int:
     if by_key is None:
         return _fields_in_order(plan, obj, out)
     fields = plan.fields
-    slots: list[Any] = [_ABSENT] * len(fields)
+    slots = plan.spare_slots
+    if slots is None:
+        slots = [_ABSENT] * len(fields)
+    else:
+        plan.spare_slots = None
     used = 0
     for key, value in obj.items():
         f = by_key.get(key)
@@ -432,8 +497,11 @@ def _fields_into(plan: _Plan, obj: dict[str, Any], out: BytesWriter) -> int:
             slots[f.index] = value
             used += 1
     for i, value in enumerate(slots):
-        if value is not _ABSENT and value is not None:
-            _put_field(fields[i], value, out)
+        if value is not _ABSENT:
+            slots[i] = _ABSENT
+            if value is not None:
+                _put_field(fields[i], value, out)
+    plan.spare_slots = slots
     return used
 
 
@@ -460,7 +528,7 @@ def _fields_in_order(plan: _Plan, obj: dict[str, Any], out: BytesWriter) -> int:
 
 
 def _put_field(f: _Field, value: Any, out: BytesWriter) -> None:
-    if f.single_string and value.__class__ is str:  # most fields
+    if f.single_string and isinstance(value, str):  # most fields
         if value or f.presence:
             _put_string(out, f.tag, value)
         return
@@ -595,7 +663,7 @@ def _special_into(special: int, value: Any, out: BytesWriter) -> None:
         else:
             raise _Bad("", "expected an int or a string")
     elif special == _RAW_K:
-        _put_bytes(out, b"\x0a", codec.encode(value))
+        _put_bytes(out, b"\x0a", _encode_json(value))
     else:  # _LIST_K
         if not isinstance(value, list):
             raise _Bad("", "expected a list")
@@ -603,9 +671,11 @@ def _special_into(special: int, value: Any, out: BytesWriter) -> None:
             _scalar_bytes(_STRING, b"\x0a", item, True, out)
 
 
+_encode_json: Final = codec.encode  # bound once: no module lookup per raw field
 _TIME_CACHE: Final = 4096
 _TIMES_ENCODED: Final[dict[str, bytes]] = {}
 _TIMES_FORMATTED: Final[dict[tuple[int, int, bool], str]] = {}
+_NATIVE: Final[Any] = _native_encoder()
 
 
 def _rfc3339(value: str) -> tuple[int, int]:
@@ -633,6 +703,15 @@ def _varint(out: BytesWriter, n: int) -> None:
     out.append(n)
 
 
+def _varint_size(n: int) -> int:
+    """The bytes of a non-negative ``n`` as a varint."""
+    size = 1
+    while n > 0x7F:
+        n >>= 7
+        size += 1
+    return size
+
+
 def _put_bytes(out: BytesWriter, tag: bytes, data: bytes) -> None:
     out.write(tag)
     size = len(data)
@@ -644,7 +723,11 @@ def _put_bytes(out: BytesWriter, tag: bytes, data: bytes) -> None:
 
 
 def _put_string(out: BytesWriter, tag: bytes, text: str) -> None:
-    _put_bytes(out, tag, text.encode())
+    try:
+        data = text.encode()
+    except UnicodeEncodeError:  # a lone surrogate, which UTF-8 cannot carry
+        raise _Bad("", f"{text!r} is not valid UTF-8") from None
+    _put_bytes(out, tag, data)
 
 
 # --- wire -> JSON ------------------------------------------------------------------------------

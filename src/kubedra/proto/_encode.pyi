@@ -1,0 +1,9 @@
+"""The C encoder of ``_encode.c`` (built by setup.py with the compiled modules)."""
+
+from collections.abc import Callable
+from typing import Any
+
+def configure(times: dict[str, bytes], time_bytes: Callable[[Any], bytes],
+              encode_json: Callable[[Any], bytes]) -> None: ...
+def compile(plan: Any) -> object: ...
+def encode(handle: object, obj: Any, api_version: str, kind: str) -> bytes | None: ...
