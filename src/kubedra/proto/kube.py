@@ -341,7 +341,7 @@ class _Plan:
     """A message: its fields in number order (as Go and the runtime write them)."""
 
     __slots__ = ("by_key", "by_number", "fields", "keys", "metadata", "name", "native",
-                 "spare_body", "spare_slots", "special")
+                 "special")
 
     def __init__(self, desc: Descriptor) -> None:
         self.name: str = desc.full_name
@@ -354,10 +354,6 @@ class _Plan:
         self.by_key: dict[str, _Field] | None = None
         self.keys: frozenset[str] = frozenset()
         self.metadata = False
-        # an encoding's working storage, kept for the next one of this message (taken while
-        # in use: a message nested in itself, or another thread, makes its own)
-        self.spare_slots: list[Any] | None = None
-        self.spare_body: BytesWriter | None = None
         # the C encoder's copy of this plan (a kind's, see _kind_plan), or None
         self.native: Any = None
 
@@ -443,19 +439,9 @@ def _put_message(out: BytesWriter, tag: bytes, plan: _Plan, obj: Any,
     if plan.special != _PLAIN:
         _put_bytes(out, tag, _special_bytes(plan.special, obj))
         return
-    body = plan.spare_body
-    if body is None:
-        body = BytesWriter()
-    else:
-        plan.spare_body = None
+    body = BytesWriter()
     _message_into(plan, obj, body, top)
     _put_bytes(out, tag, body.getvalue())
-    if len(body) <= _SPARE_BODY:  # a large one is not kept as long as the plan lives
-        body.truncate(0)
-        plan.spare_body = body
-
-
-_SPARE_BODY: Final = 1 << 16
 
 
 def _message_into(plan: _Plan, obj: Any, out: BytesWriter, top: bool) -> None:
@@ -468,8 +454,7 @@ def _message_into(plan: _Plan, obj: Any, out: BytesWriter, top: bool) -> None:
     if not isinstance(obj, dict):
         raise _Bad("", "expected an object")
     used = _fields_into(plan, obj, out)
-    if used != len(obj) and (not (plan.metadata or top) or used != len(obj) - (
-            "apiVersion" in obj) - ("kind" in obj)):
+    if used != len(obj):
         for key, value in obj.items():
             if key not in plan.keys and value is not None and not (
                     key in _TYPE_META and (plan.metadata or top)):
@@ -485,11 +470,7 @@ def _fields_into(plan: _Plan, obj: dict[str, Any], out: BytesWriter) -> int:
     if by_key is None:
         return _fields_in_order(plan, obj, out)
     fields = plan.fields
-    slots = plan.spare_slots
-    if slots is None:
-        slots = [_ABSENT] * len(fields)
-    else:
-        plan.spare_slots = None
+    slots: list[Any] = [_ABSENT] * len(fields)
     used = 0
     for key, value in obj.items():
         f = by_key.get(key)
@@ -497,11 +478,8 @@ def _fields_into(plan: _Plan, obj: dict[str, Any], out: BytesWriter) -> int:
             slots[f.index] = value
             used += 1
     for i, value in enumerate(slots):
-        if value is not _ABSENT:
-            slots[i] = _ABSENT
-            if value is not None:
-                _put_field(fields[i], value, out)
-    plan.spare_slots = slots
+        if value is not _ABSENT and value is not None:
+            _put_field(fields[i], value, out)
     return used
 
 
