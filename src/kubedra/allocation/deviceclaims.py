@@ -8,15 +8,14 @@ without a pass over all claims.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping, Sequence
+from collections.abc import Collection, Mapping
 
+from kubedra.allocation.changelog import ChangeLog
 from kubedra.allocation.claimcopies import ClaimCopies, claim_key
 from kubedra.allocation.model.devices import DeviceKey, claim_uses
 from kubedra.api.resource.v1 import ResourceClaim
 
 __all__ = ["DeviceClaims", "claim_key"]
-
-CHANGES_KEPT = 4096
 
 
 class DeviceClaims(ClaimCopies[ResourceClaim]):
@@ -28,8 +27,8 @@ class DeviceClaims(ClaimCopies[ResourceClaim]):
         self._uses: dict[str, list[DeviceKey]] = {}
         self._allocated: dict[DeviceKey, int] = {}
         self._pool_versions: dict[tuple[str, str], int] = {}
-        self._changes: list[tuple[str, str]] = []  # pools, in the order their versions moved
-        self._changes_start = 0  # the position of _changes[0] since the beginning
+        self.pool_changes: ChangeLog[tuple[str, str]] = ChangeLog()
+        """The pools, in the order their versions moved."""
 
     def upsert_claim(self, claim: ResourceClaim) -> None:
         self._by_name[f"{claim.metadata.namespace}/{claim.metadata.name}"] = claim
@@ -50,15 +49,6 @@ class DeviceClaims(ClaimCopies[ResourceClaim]):
         devices holds while it stays the same."""
         return self._pool_versions
 
-    def pools_changed_since(self, mark: int) -> tuple[Sequence[tuple[str, str]] | None, int]:
-        """The pools whose versions moved since ``mark`` (a number this method returned;
-        0: the beginning), and the mark for next time; None when ``mark`` is older than the
-        changes kept (the caller looks at every pool again)."""
-        end = self._changes_start + len(self._changes)
-        if mark < self._changes_start:
-            return None, end
-        return self._changes[mark - self._changes_start:], end
-
     def allocated(self) -> Collection[DeviceKey]:
         """The devices in use (a live view: in-flight allocations count at once)."""
         return self._allocated.keys()
@@ -69,14 +59,10 @@ class DeviceClaims(ClaimCopies[ResourceClaim]):
         old = self._uses.get(key, [])
         if new == old:
             return
-        versions, changes = self._pool_versions, self._changes
+        versions, changes = self._pool_versions, self.pool_changes
         for pool in {(driver, pool) for driver, pool, _ in (*old, *new)}:
             versions[pool] = versions.get(pool, 0) + 1
-            changes.append(pool)
-        if len(changes) > CHANGES_KEPT:
-            drop = len(changes) // 2
-            del changes[:drop]
-            self._changes_start += drop
+            changes.add(pool)
         for device in old:
             left = self._allocated[device] - 1
             if left:

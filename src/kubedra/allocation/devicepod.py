@@ -10,7 +10,7 @@ assumed, as :class:`~.engine.PodAllocator` does for named resources.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Container, Sequence
 from dataclasses import dataclass, field
 
 import msgspec
@@ -56,6 +56,9 @@ class DevicePodAllocator:
         self._sig = self.verdicts.signature_id(pending, allocator.classes)
         self._verdict = self.verdicts.for_pod(self._sig, allocator.slices, claims)
         self._found: dict[str, tuple[DeviceVerdict, Node]] = {}  # the Node it ran on
+        self.fits = self.verdicts.fits(self._sig, allocator.slices, claims)
+        """The nodes where the allocation is known to hold (so far, as of this cycle):
+        Filter passes them without a call (:meth:`DeviceVerdicts.fits`)."""
         self._reserved: list[str] = []
 
     def allocate(self, node: Node) -> list[AllocationResult] | None:
@@ -64,7 +67,7 @@ class DevicePodAllocator:
         The verdict of an earlier pod that asked the same is reused while the node's pools
         stay as they were."""
         name = node.metadata.name or ""
-        known = self._found.get(name)
+        known = self._of(name)
         if known is not None:
             return known[0].results
         state, found = self._verdict(node, name)
@@ -73,12 +76,18 @@ class DevicePodAllocator:
             results = self.allocator.allocate(node, self.pending, deadline=deadline)
             found = self.verdicts.store(self._sig, name, state, results)
         self._found[name] = (found, node)
+        if found.results is not None:
+            self.fits[name] = (found, node)
         return found.results
+
+    def _of(self, node: str) -> tuple[DeviceVerdict, Node] | None:
+        """The verdict on ``node`` in this cycle and the Node it was reached on, if any."""
+        return self._found.get(node) or self.fits.get(node)
 
     def reserve(self, node: str) -> list[ResourceClaim]:
         """The pending claims as allocated on ``node`` (with the finalizer, as PreBind will
         write them), recorded as in flight so no other pod takes their devices."""
-        found = self._found.get(node)
+        found = self._of(node)
         results = None if found is None else found[0].results
         if not results or len(results) != len(self.pending):
             raise AllocationError("claim allocation not found for node")
@@ -110,7 +119,7 @@ class DevicePodAllocator:
 
     def seen(self, node: str) -> Node | None:
         """The Node :meth:`allocate` ran on under that name (None: not yet)."""
-        found = self._found.get(node)
+        found = self._of(node)
         return None if found is None else found[1]
 
     def nodes_with_free_devices(self) -> Collection[str] | None:
@@ -128,7 +137,7 @@ class DevicePodAllocator:
     def free_devices(self, node: str) -> int:
         """Devices of the drivers this pod's allocation on ``node`` uses that are still free
         there (kubedra's packing score; 0 for a node not allocated on)."""
-        found = self._found.get(node)
+        found = self._of(node)
         if found is None:
             return 0
         verdict, seen = found
@@ -186,6 +195,12 @@ class DevicePlan:
     def free_counter(self) -> Callable[[str], int] | None:
         """Free devices per node for the packing score (None: nothing to allocate)."""
         return None if self.allocator is None else self.allocator.free_devices
+
+    def passing(self) -> Container[str]:
+        """Names of nodes :meth:`node_reason` is known to pass: where the allocation holds
+        (:attr:`DevicePodAllocator.fits`), unless an allocated claim's nodes must be checked
+        too."""
+        return self.allocator.fits if self.allocator is not None and not self._placed else ()
 
     def node_reason(self, node: Node) -> str | None:
         """DynamicResources Filter: None when the claims can be used on ``node``, else the

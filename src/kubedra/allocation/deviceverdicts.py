@@ -8,6 +8,11 @@ which devices of those slices' pools are in use (:attr:`DeviceClaims.pool_versio
 those stay the same, the allocator's answer, the results it chose and the free devices the
 packing score counts are the same, so a pod's Filter runs the allocator only on the nodes
 that changed since the last pod that asked the same. Errors are not kept: they name the claim.
+
+Where every slice is one node's, the nodes whose allocation held are also kept per
+signature (:meth:`DeviceVerdicts.fits`) and dropped as their pools change, so that a pod's
+Filter passes them without looking at their state at all: most nodes, for pods created from
+one template.
 """
 
 from __future__ import annotations
@@ -36,12 +41,29 @@ class DeviceVerdict:
         self.free: int | None = None
 
 
+class _Fits:
+    """The nodes where one signature's allocation held, as of ``mark`` of ``index``."""
+
+    __slots__ = ("index", "mark", "nodes")
+
+    def __init__(self, index: SliceIndex, mark: int) -> None:
+        self.index = index
+        self.mark = mark
+        self.nodes: dict[str, tuple[DeviceVerdict, Node]] = {}
+
+
+FITS_KEPT = 64
+"""Signatures whose fitting nodes are kept (the templates in use, typically a few)."""
+
+
 class DeviceVerdicts:
     def __init__(self) -> None:
         self._cache: VerdictCache[NodeState, DeviceVerdict] = VerdictCache()
+        self._fits: dict[int, _Fits] = {}
         self._free_nodes: set[str] = set()  # of _free_index, as of _free_mark
         self._free_index: SliceIndex | None = None
         self._free_mark = 0
+        self._pools_index: SliceIndex | None = None  # of _pool_nodes
         self._pool_nodes: dict[tuple[str, str], list[str]] = {}
 
     def signature_id(self, pending: Sequence[ResourceClaim],
@@ -91,24 +113,55 @@ class DeviceVerdicts:
               results: list[AllocationResult] | None) -> DeviceVerdict:
         return self._cache.store(sig, node, state, DeviceVerdict(results))
 
+    def fits(self, sig: int, index: SliceIndex, claims: DeviceClaims
+             ) -> dict[str, tuple[DeviceVerdict, Node]]:
+        """The nodes where ``sig``'s allocation held and still holds (the verdict and the
+        Node it ran on): the caller adds those it allocates on. Kept from pod to pod: the
+        nodes of pools whose devices in use changed since the last call are dropped, all
+        of them after a slice change. Only where every slice is one node's (else a node's
+        labels count too); otherwise a new dict each call."""
+        if index.shared:
+            return {}
+        fits = self._fits.get(sig)
+        if fits is None or fits.index is not index:
+            if len(self._fits) >= FITS_KEPT:
+                self._fits.clear()
+            fits = self._fits[sig] = _Fits(index, claims.pool_changes.mark)
+            return fits.nodes
+        changed, fits.mark = claims.pool_changes.since(fits.mark)
+        if changed is None:
+            fits.nodes.clear()
+        elif changed:
+            nodes, pool_nodes = fits.nodes, self._nodes_of_pools(index)
+            for pool in changed:
+                for node in pool_nodes.get(pool, ()):
+                    nodes.pop(node, None)
+        return fits.nodes
+
+    def _nodes_of_pools(self, index: SliceIndex) -> dict[tuple[str, str], list[str]]:
+        """The nodes that see each pool, for an index of node-local slices."""
+        if index is not self._pools_index:
+            self._pools_index = index
+            self._pool_nodes = {}
+            for node in index.node_local() or ():
+                for pool in index.view(node).pools:
+                    self._pool_nodes.setdefault(pool, []).append(node)
+        return self._pool_nodes
+
     def nodes_with_free_devices(self, index: SliceIndex, claims: DeviceClaims,
                                 nodes: Iterable[str]) -> set[str]:
         """Those of ``nodes`` (every node with slices of its own in ``index``) with a device
         of those slices not in use. Kept from pod to pod: only the nodes of pools whose
-        devices in use changed since (:meth:`DeviceClaims.pools_changed_since`) are looked
+        devices in use changed since (:attr:`DeviceClaims.pool_changes`) are looked
         at again, all of them after a slice change."""
-        changed, self._free_mark = claims.pools_changed_since(self._free_mark)
+        changed, self._free_mark = claims.pool_changes.since(self._free_mark)
         allocated = claims.allocated()
         if index is not self._free_index or changed is None:
             self._free_index = index
-            self._pool_nodes = {}
-            for node in nodes:
-                for pool in index.view(node).pools:
-                    self._pool_nodes.setdefault(pool, []).append(node)
             self._free_nodes = {n for n in nodes if _has_free(index, n, allocated)}
         else:
-            free = self._free_nodes
-            for node in {n for pool in changed for n in self._pool_nodes.get(pool, ())}:
+            free, pool_nodes = self._free_nodes, self._nodes_of_pools(index)
+            for node in {n for pool in changed for n in pool_nodes.get(pool, ())}:
                 if _has_free(index, node, allocated):
                     free.add(node)
                 else:

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Iterable, Iterator
 
+from kubedra.allocation.changelog import ChangeLog
 from kubedra.allocation.claimcopies import ClaimCopies, claim_key
 from kubedra.allocation.instance import Instance
 from kubedra.allocation.model.namedresources import (
@@ -72,6 +73,8 @@ class AllocationIndex(ClaimCopies[ResourceClaim]):
         self._free_nodes: dict[str, dict[str, None]] = {}
         self._pair_nodes: dict[str, dict[PairKey, _PairNodes]] = {}
         self.generation = 0
+        self.node_changes: ChangeLog[str] = ChangeLog()
+        """The nodes, in the order one of their pools was replaced or its usage changed."""
 
     @classmethod
     def from_scratch(
@@ -128,6 +131,7 @@ class AllocationIndex(ClaimCopies[ResourceClaim]):
         node, driver = key
         names = self._pool_slices.get(key)
         self.generation += 1
+        self.node_changes.add(node)
         if names is None:
             self._pools.pop(key, None)
             node_pools = self._node_pools.get(node)
@@ -190,6 +194,7 @@ class AllocationIndex(ClaimCopies[ResourceClaim]):
             self._apply_usage((node, driver), name)
 
     def _apply_usage(self, key: PoolKey, name: str) -> None:
+        self.node_changes.add(key[0])
         pool = self._pools.get(key)
         if pool is not None:
             pool.set_usage(name, len(self._holders.get(key, {}).get(name, ())))

@@ -11,9 +11,10 @@ change). Each pod's scheduling cycle thus re-evaluates only the nodes whose pool
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable
+from collections.abc import Callable, Container
 
 from kubedra.allocation.engine import UNSUITABLE, NodeVerdict, PodAllocator
+from kubedra.allocation.index import AllocationIndex
 from kubedra.allocation.pool import Pool
 from kubedra.allocation.verdictcache import VerdictCache
 
@@ -34,24 +35,43 @@ NOTHING_FREE = NodeVerdict("", False, UNSUITABLE, claim=0)
 """Nothing free at all on the node: no selector is evaluated, every claim fails alone."""
 
 
+class _Passing:
+    """The nodes where one signature's claims fit, as of ``mark`` of the index's changes."""
+
+    __slots__ = ("mark", "nodes")
+
+    def __init__(self, mark: int) -> None:
+        self.mark = mark
+        self.nodes: set[str] = set()
+
+
+PASSING_KEPT = 64
+"""Signatures whose fitting nodes are kept (the templates in use, typically a few)."""
+
+
 class NodeVerdicts:
     def __init__(self) -> None:
         self._cache: VerdictCache[_PoolState, NodeVerdict] = VerdictCache()
+        self._passing: dict[int, _Passing] = {}
 
     def signature_id(self, allocator: PodAllocator) -> int:
         """A small number for what the allocator requests (cheap to hash per node)."""
         return self._cache.signature_id(signature(allocator))
 
-    def for_pod(self, allocator: PodAllocator) -> Callable[[str], NodeVerdict]:
+    def for_pod(self, allocator: PodAllocator
+                ) -> tuple[Callable[[str], NodeVerdict], Container[str]]:
         """The allocator's verdict by node name, reused while the node's pools of the
-        requested drivers stay as they were. Claims usually ask one driver: then a closure
-        over that driver's pools, since the Filter of every node of every cycle runs it
-        (the hot path of scheduling)."""
+        requested drivers stay as they were; and the nodes where the claims are known to
+        fit (kept from pod to pod, those whose pools changed since dropped), which Filter
+        passes without asking. Claims usually ask one driver: then a closure over that
+        driver's pools, since the Filter of every other node runs it (the hot path of
+        scheduling)."""
         if not allocator.requests:  # claims without requests fit anywhere
-            return allocator.filter
+            return allocator.filter, ()
         sig = self.signature_id(allocator)
+        passing = self._passing_now(sig, allocator.index)
         if len(allocator.requests) > 1:
-            return functools.partial(self._several, allocator, sig)
+            return functools.partial(self._several, allocator, sig, passing), passing
         driver = next(iter(allocator.requests))
         pool_of = allocator.index.pool_lookup()
         cache = self._cache.entries
@@ -64,12 +84,30 @@ class NodeVerdicts:
             if hit is not None:
                 (held, version), = hit[0]
                 if held is pool and version == pool.version:
-                    return hit[1]
-            return self._evaluate(allocator, sig, node, ((pool, pool.version),))
+                    found = hit[1]
+                    if found.ok:
+                        passing.add(node)
+                    return found
+            return self._evaluate(allocator, sig, node, ((pool, pool.version),), passing)
 
-        return verdict
+        return verdict, passing
 
-    def _several(self, allocator: PodAllocator, sig: int, node: str) -> NodeVerdict:
+    def _passing_now(self, sig: int, index: AllocationIndex) -> set[str]:
+        kept = self._passing.get(sig)
+        if kept is None:
+            if len(self._passing) >= PASSING_KEPT:
+                self._passing.clear()
+            kept = self._passing[sig] = _Passing(index.node_changes.mark)
+            return kept.nodes
+        changed, kept.mark = index.node_changes.since(kept.mark)
+        if changed is None:
+            kept.nodes.clear()
+        else:
+            kept.nodes.difference_update(changed)
+        return kept.nodes
+
+    def _several(self, allocator: PodAllocator, sig: int, passing: set[str],
+                 node: str) -> NodeVerdict:
         """The verdict of claims that ask several drivers."""
         index = allocator.index
         pools = [index.pool(node, driver) for driver in allocator.requests]
@@ -78,12 +116,17 @@ class NodeVerdicts:
         state = tuple((p, p.version if p is not None else 0) for p in pools)
         hit = self._cache.entries.get((sig, node))
         if hit is not None and _same(hit[0], state):
+            if hit[1].ok:
+                passing.add(node)
             return hit[1]
-        return self._evaluate(allocator, sig, node, state)
+        return self._evaluate(allocator, sig, node, state, passing)
 
     def _evaluate(self, allocator: PodAllocator, sig: int, node: str,
-                  state: _PoolState) -> NodeVerdict:
-        return self._cache.store(sig, node, state, allocator.filter(node))
+                  state: _PoolState, passing: set[str]) -> NodeVerdict:
+        found = self._cache.store(sig, node, state, allocator.filter(node))
+        if found.ok:
+            passing.add(node)
+        return found
 
 
 def _same(a: _PoolState, b: _PoolState) -> bool:

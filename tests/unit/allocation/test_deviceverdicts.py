@@ -5,6 +5,7 @@ and never different from a fresh allocation."""
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import msgspec
@@ -144,24 +145,24 @@ def test_shared_verdicts_equal_fresh_allocations_over_random_histories() -> None
                 cluster.claims.delete_claim(gone)
 
 
-def test_the_kept_free_node_set_follows_every_change() -> None:
-    rng = random.Random(11)
+def random_history(seed: int, pods: int,
+                   check: Callable[[Cluster, int, ResourceClaim, str, Any, Any], None]) -> None:
+    """Pods that ask the same on six nodes whose driver republishes now and then, each
+    pod's allocation reserved and committed, released, or a held one deallocated at
+    random; ``check(cluster, i, claim, node, pod allocator, results)`` runs after each
+    pod's Filter on its node."""
+    rng = random.Random(seed)
     names = [f"n{k}" for k in range(6)]
     cluster = Cluster([slice_(n, rng.randint(0, 2)) for n in names])
     held: list[ResourceClaim] = []
-    for i in range(200):
+    for i in range(pods):
         if rng.random() < 0.05:  # a driver republishes: a new index
             cluster.index = SliceIndex([slice_(n, rng.randint(0, 2), generation=i + 2)
                                         for n in names])
         c = claim(i)
         name = rng.choice(names)
         pod_allocator, got = cluster.results(i, c, name)
-        local = cluster.index.node_local()
-        assert local is not None
-        brute = {n for n in local if any(
-            (s.spec.driver, s.spec.pool.name, d.name) not in cluster.claims.allocated()
-            for _, s in local[n] for d in s.spec.devices or ())}
-        assert pod_allocator.nodes_with_free_devices() == brute
+        check(cluster, i, c, name, pod_allocator, got)
         if got is not None and rng.random() < 0.6:
             (allocated,) = pod_allocator.reserve(name)
             if rng.random() < 0.8:
@@ -171,3 +172,48 @@ def test_the_kept_free_node_set_follows_every_change() -> None:
                 pod_allocator.release()
         elif held and rng.random() < 0.5:
             cluster.claims.delete_claim(held.pop(rng.randrange(len(held))))
+
+
+def test_the_kept_free_node_set_follows_every_change() -> None:
+    def check(cluster: Cluster, i: int, c: ResourceClaim, name: str, pod_allocator: Any,
+              got: Any) -> None:
+        local = cluster.index.node_local()
+        assert local is not None
+        brute = {n for n in local if any(
+            (s.spec.driver, s.spec.pool.name, d.name) not in cluster.claims.allocated()
+            for _, s in local[n] for d in s.spec.devices or ())}
+        assert pod_allocator.nodes_with_free_devices() == brute
+
+    random_history(11, 200, check)
+
+
+def test_the_nodes_known_to_fit_follow_every_change() -> None:
+    """Filter passes the nodes of ``fits`` without a look: each must be a node where a fresh
+    allocation of the same ask succeeds, whatever was allocated, released or republished
+    since the pod that found it."""
+    carried = 0
+
+    def check(cluster: Cluster, i: int, c: ResourceClaim, name: str, pod_allocator: Any,
+              got: Any) -> None:
+        nonlocal carried
+        assert name in pod_allocator.fits or got is None
+        carried += len(pod_allocator.fits) - (got is not None)
+        for known in pod_allocator.fits:
+            assert fresh(cluster, c, known) is not None, (i, known)
+
+    random_history(13, 300, check)
+    assert carried > 100  # nodes were carried from pod to pod
+
+
+def test_no_node_is_known_to_fit_when_a_slice_is_not_one_nodes() -> None:
+    """A slice for every node (``allNodes``): whether it is seen depends on the node, so
+    every Filter looks."""
+    shared = decode({"metadata": {"name": "all-s"}, "spec": {
+        "driver": "gpu.example.com", "allNodes": True,
+        "pool": {"name": "all", "generation": 1, "resourceSliceCount": 1},
+        "devices": [{"name": "d0"}]}}, ResourceSlice)
+    cluster = Cluster([shared])
+    first, got = cluster.results(0, claim(0), "n0")
+    assert got is not None and first.fits == {"n0": first.fits["n0"]}
+    second, _ = cluster.results(1, claim(1), "n1")
+    assert "n0" not in second.fits  # a dict of its own cycle, not carried over

@@ -4,10 +4,12 @@ Filter verdicts, the claim-user index behind claim events."""
 from __future__ import annotations
 
 import dataclasses
+import random
 
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from kubedra.allocation.podclaims import pod_claims, prepare
 from kubedra.api import codec
 from kubedra.api.codec import decode
 from kubedra.api.core import Node, Pod
@@ -21,6 +23,7 @@ from kubedra.client.informer import Informers
 from kubedra.scheduler.cache import SchedulerCache
 from kubedra.scheduler.framework import SKIP, Code, CycleState, Diagnosis, NodeInfo
 from kubedra.scheduler.plugins.dynamicresources import (
+    NAME,
     DRAState,
     DynamicResources,
     DynamicResourcesPacking,
@@ -115,6 +118,48 @@ def test_reused_verdict_follows_an_allocation_that_leaves_the_pool_free() -> Non
     third = CycleState()
     assert plugin.pre_filter(third, p1).ok
     assert not plugin.filter(third, p1, n0).ok
+
+
+def test_the_nodes_known_to_fit_follow_every_change() -> None:
+    """Filter passes a cycle's ``passing`` nodes without a look: each must be a node where
+    a fresh allocator fits the pod's claims, whatever was reserved, released or republished
+    since the pod that found it."""
+    rng = random.Random(5)
+    state = DRAState()
+    feed(state, [decode({"metadata": {"name": "c"}, "driverName": "d",
+                         "structuredParameters": True}, ResourceClass)])
+    names = [f"n{k}" for k in range(6)]
+
+    def publish(n: str) -> None:
+        feed(state, [decode({"metadata": {"name": f"s-{n}"}, "nodeName": n,
+                             "driverName": "d", "namedResources": {"instances": [
+                                 {"name": f"i{i}"} for i in range(rng.randint(0, 2))]}},
+                            ResourceSlice)])
+
+    for n in names:
+        publish(n)
+    plugin = DynamicResources(state)
+    held: list[tuple[CycleState, Pod, str]] = []
+    carried = 0
+    for i in range(300):
+        if rng.random() < 0.05:
+            publish(rng.choice(names))
+        pod, cycle_state, name = pod_with_claim(i, state), CycleState(), rng.choice(names)
+        assert plugin.pre_filter(cycle_state, pod).ok
+        cycle = cycle_state[NAME]
+        carried += sum(n in cycle.passing for n in names)
+        fits = plugin.filter(cycle_state, pod, node(name)).ok
+        fresh = prepare(pod, pod_claims(pod, state.lookup), state.classes, state.index,
+                        state.parameters, state.selectors).allocator
+        for n in names:
+            if n in cycle.passing:
+                assert fresh.filter(n).ok, (i, n)
+        if fits and rng.random() < 0.6:
+            assert plugin.reserve(cycle_state, pod, name).ok  # in flight
+            held.append((cycle_state, pod, name))
+        elif held and rng.random() < 0.5:
+            plugin.unreserve(*held.pop(rng.randrange(len(held))))
+    assert carried > 100  # nodes were carried from pod to pod
 
 
 def test_claim_users_index_follows_pod_updates() -> None:

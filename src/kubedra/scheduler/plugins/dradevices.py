@@ -121,6 +121,7 @@ class DeviceCycle:
         self.plan = plan
         self.claims = claims
         self.unavailable = plan.unavailable
+        self.passing = plan.passing()
         self._allocated: dict[str, ResourceClaim] = {}
 
     @property

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import functools
 import logging
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Callable, Collection, Container, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, ClassVar, Protocol, cast
 
@@ -124,6 +124,10 @@ class Cycle(Protocol):
 
     unavailable: set[int]
     """Allocated claims some node was refused for (PostFilter may deallocate them)."""
+
+    passing: Container[str]
+    """Names of nodes known to pass :meth:`reason` (verdicts of earlier pods that asked the
+    same, still holding): Filter passes them without asking it."""
 
     def allocates(self) -> bool:
         """Some claim is allocated in this cycle."""
@@ -234,10 +238,10 @@ class DRAState:
               ) -> _Cycle:
         plan = prepare(pod, claims, self.classes, self.index, self.parameters, self.selectors)
         allocator = plan.allocator
-        verdict: Callable[[str], NodeVerdict] = allocator.filter
-        if allocator.plans:  # pods asking for the same thing share verdicts
-            verdict = plugin.verdicts.for_pod(allocator)
-        return _Cycle(plan, verdict)
+        if not allocator.plans:
+            return _Cycle(plan, allocator.filter)
+        verdict, passing = plugin.verdicts.for_pod(allocator)  # shared by pods asking the same
+        return _Cycle(plan, verdict, passing=passing if plan.only_pending else ())
 
 
 def frees_instances(old: ResourceClaim, new: ResourceClaim) -> bool:
@@ -253,6 +257,7 @@ class _Cycle:
     verdict: Callable[[str], NodeVerdict]
     unavailable: set[int] = field(default_factory=set)
     allocations: list[ClaimAllocation] = field(default_factory=list)
+    passing: Container[str] = ()
 
     @property
     def checks(self) -> Sequence[Check]:
@@ -424,6 +429,8 @@ class DynamicResources:
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status:
         cycle: Cycle | None = state.get(NAME)
         if cycle is None:
+            return SUCCESS
+        if node.name in cycle.passing:  # the hot path: most nodes, for a template's pods
             return SUCCESS
         try:
             reason = cycle.reason(node.node)
