@@ -205,7 +205,8 @@ async def _replay(kubeconfig: Path, pid: int, claims: _Claims, rounds: int, pods
 
 
 def run(rounds: int, pods: int, concurrency: int, callgrind: bool,
-        teardown: bool = False, release: Release = R1_30) -> dict[str, Any]:
+        teardown: bool = False, release: Release = R1_30,
+        callgrind_out: str | None = None) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="kubedra-pod-writes-") as tmp:
         data = Path(tmp)
         counter = Callgrind(data) if callgrind else None
@@ -229,6 +230,8 @@ def run(rounds: int, pods: int, concurrency: int, callgrind: bool,
             "server_cpu_ms_per_round": [round(c, 3) for c, _ in per_round]}
         if counter:
             result["instructions_per_pod"] = counter.counts()[0] // (rounds * pods)
+            if callgrind_out:
+                counter.keep(Path(callgrind_out), [f"pods-{release.name}"])
         return result
 
 
@@ -239,6 +242,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--concurrency", type=int, default=1, help="pods in flight")
     parser.add_argument("--callgrind", action="store_true",
                         help="count the server's instructions per pod under callgrind")
+    parser.add_argument("--callgrind-out", metavar="DIR",
+                        help="with --callgrind, keep the measured profile there as "
+                             "pods-<release>.callgrind (for callgrind_annotate)")
     parser.add_argument("--teardown", action="store_true",
                         help="also deallocate, delete and collect each pod (steady state)")
     parser.add_argument("--emulated-version", type=parse_release, default=R1_30,
@@ -248,7 +254,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.smoke:
         args.rounds, args.pods = 1, 5
     r = run(args.rounds, args.pods, args.concurrency, args.callgrind, args.teardown,
-            args.emulated_version)
+            args.emulated_version, args.callgrind_out)
     mode = " teardown" if r["teardown"] else ""
     line = (f"pod_writes_bench@{r['release']} c={r['concurrency']}{mode}: server CPU "
             f"{r['server_cpu_ms_per_pod']:.2f} ms/pod (median of {r['rounds']} rounds of "

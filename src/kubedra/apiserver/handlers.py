@@ -7,8 +7,7 @@ then ``[namespaces/<ns>/]<plural>[/<name>[/<subresource>]]``.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, Final, final
 
 import msgspec
 from aiohttp import web
@@ -47,13 +46,18 @@ _EVICTION_VERSIONS = ("policy/v1", "policy/v1beta1")
 _NS_SUBRESOURCES = frozenset({"status", "finalize"})
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class Target:
-    res: Resource
-    namespace: str
-    name: str
-    subresource: str
-    watch_path: bool = False
+    """The resource, namespace, name and subresource a request's path names (a plain class:
+    one per request)."""
+
+    def __init__(self, res: Resource, namespace: str, name: str, subresource: str,
+                 watch_path: bool = False) -> None:
+        self.res: Final = res
+        self.namespace: Final = namespace
+        self.name: Final = name
+        self.subresource: Final = subresource
+        self.watch_path: Final = watch_path
 
 
 #: The resolved target of a resource request (upstream's RequestInfo, read by the audit log).

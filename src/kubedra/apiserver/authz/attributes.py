@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import Final, final
 
 from kubedra.apiserver import errors
 from kubedra.apiserver.auth import User
@@ -16,22 +16,27 @@ ALLOW = Verdict(Decision.ALLOW)
 NO_OPINION = Verdict(Decision.NO_OPINION)
 
 
-@dataclass(frozen=True, slots=True)
+@final
 class Attributes:
     """One request as authorizers see it: a resource request (group, resource, ...) or a
-    non-resource one (``path``)."""
+    non-resource one (``path``). A plain class: one is built per request, and compiled, a
+    frozen dataclass's constructor runs as Python."""
 
-    user: User
-    verb: str
-    resource_request: bool = True
-    api_group: str = ""
-    resource: str = ""
-    subresource: str = ""
-    namespace: str = ""
-    name: str = ""
-    path: str = ""
-    #: The ``fieldSelector`` of a list, watch or deletecollection, as sent.
-    field_selector: str = ""
+    def __init__(self, user: User, verb: str, resource_request: bool = True,
+                 api_group: str = "", resource: str = "", subresource: str = "",
+                 namespace: str = "", name: str = "", path: str = "",
+                 field_selector: str = "") -> None:
+        self.user: Final = user
+        self.verb: Final = verb
+        self.resource_request: Final = resource_request
+        self.api_group: Final = api_group
+        self.resource: Final = resource
+        self.subresource: Final = subresource
+        self.namespace: Final = namespace
+        self.name: Final = name
+        self.path: Final = path
+        self.field_selector: Final = field_selector
+        """The ``fieldSelector`` of a list, watch or deletecollection, as sent."""
 
     @property
     def combined_resource(self) -> str:
