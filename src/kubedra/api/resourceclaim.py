@@ -20,10 +20,10 @@ synchronous; every user-facing text lives here once.
 
 from __future__ import annotations
 
-import copy
 from dataclasses import dataclass
 from typing import Final, overload
 
+from kubedra.api import codec
 from kubedra.api.core import Pod, PodResourceClaim
 from kubedra.api.meta import ObjectMeta, OwnerReference
 from kubedra.api.release import R1_30, R1_34, Release
@@ -183,9 +183,11 @@ def claim_from_template(pod: Pod, pod_claim: str, template: ResourceClaimTemplat
     )
     if isinstance(template, v1.ResourceClaimTemplate):
         return v1.ResourceClaim(api_version=v1.API_VERSION, kind="ResourceClaim",
-                                metadata=meta, spec=copy.deepcopy(template.spec.spec))
-    return v1alpha2.ResourceClaim(api_version=v1alpha2.API_VERSION, kind="ResourceClaim",
-                                  metadata=meta, spec=copy.deepcopy(template.spec.spec))
+                                metadata=meta,
+                                spec=codec.deep_copy(template.spec.spec, v1.ResourceClaimSpec))
+    return v1alpha2.ResourceClaim(
+        api_version=v1alpha2.API_VERSION, kind="ResourceClaim", metadata=meta,
+        spec=codec.deep_copy(template.spec.spec, v1alpha2.ResourceClaimSpec))
 
 
 # --- using ------------------------------------------------------------------------------------
