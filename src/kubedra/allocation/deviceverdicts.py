@@ -23,7 +23,7 @@ import msgspec
 
 from kubedra.allocation.deviceclaims import DeviceClaims
 from kubedra.allocation.model.devices import DeviceKey, SliceIndex
-from kubedra.allocation.verdictcache import VerdictCache
+from kubedra.allocation.verdictcache import Fitting, VerdictCache
 from kubedra.api.core import Node
 from kubedra.api.resource.v1 import AllocationResult, DeviceClass, ResourceClaim, ResourceSlice
 
@@ -41,25 +41,10 @@ class DeviceVerdict:
         self.free: int | None = None
 
 
-class _Fits:
-    """The nodes where one signature's allocation held, as of ``mark`` of ``index``."""
-
-    __slots__ = ("index", "mark", "nodes")
-
-    def __init__(self, index: SliceIndex, mark: int) -> None:
-        self.index = index
-        self.mark = mark
-        self.nodes: dict[str, tuple[DeviceVerdict, Node]] = {}
-
-
-FITS_KEPT = 64
-"""Signatures whose fitting nodes are kept (the templates in use, typically a few)."""
-
-
 class DeviceVerdicts:
     def __init__(self) -> None:
         self._cache: VerdictCache[NodeState, DeviceVerdict] = VerdictCache()
-        self._fits: dict[int, _Fits] = {}
+        self._fits: Fitting[tuple[str, str], tuple[DeviceVerdict, Node]] = Fitting()
         self._free_nodes: set[str] = set()  # of _free_index, as of _free_mark
         self._free_index: SliceIndex | None = None
         self._free_mark = 0
@@ -122,21 +107,9 @@ class DeviceVerdicts:
         labels count too); otherwise a new dict each call."""
         if index.shared:
             return {}
-        fits = self._fits.get(sig)
-        if fits is None or fits.index is not index:
-            if len(self._fits) >= FITS_KEPT:
-                self._fits.clear()
-            fits = self._fits[sig] = _Fits(index, claims.pool_changes.mark)
-            return fits.nodes
-        changed, fits.mark = claims.pool_changes.since(fits.mark)
-        if changed is None:
-            fits.nodes.clear()
-        elif changed:
-            nodes, pool_nodes = fits.nodes, self._nodes_of_pools(index)
-            for pool in changed:
-                for node in pool_nodes.get(pool, ()):
-                    nodes.pop(node, None)
-        return fits.nodes
+        pool_nodes = self._nodes_of_pools(index)
+        return self._fits.now(sig, index, claims.pool_changes,
+                              lambda pool: pool_nodes.get(pool, ()))
 
     def _nodes_of_pools(self, index: SliceIndex) -> dict[tuple[str, str], list[str]]:
         """The nodes that see each pool, for an index of node-local slices."""

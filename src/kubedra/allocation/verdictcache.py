@@ -10,13 +10,20 @@ compare the states on their hot paths; this class holds the entries and bounds t
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Callable, Hashable, Iterable
 from typing import Generic, TypeVar
+
+from kubedra.allocation.changelog import ChangeLog
 
 S = TypeVar("S")
 V = TypeVar("V")
+K = TypeVar("K")
+F = TypeVar("F")
 
 LIMIT = 200_000
+
+FITTING_KEPT = 64
+"""Signatures whose fitting nodes are kept (the templates in use, typically a few)."""
 
 
 class VerdictCache(Generic[S, V]):
@@ -34,3 +41,41 @@ class VerdictCache(Generic[S, V]):
             self.entries.clear()  # ids stay: cycles in progress hold them
         self.entries[sig, node] = (state, verdict)
         return verdict
+
+
+class _Kept(Generic[F]):
+    __slots__ = ("mark", "nodes", "scope")
+
+    def __init__(self, scope: object, mark: int) -> None:
+        self.scope = scope
+        self.mark = mark
+        self.nodes: dict[str, F] = {}
+
+
+class Fitting(Generic[K, F]):
+    """Per signature, the nodes where its claims fit (with what the model keeps of each),
+    carried from pod to pod: Filter passes them without looking at their state. Before each
+    pod they catch up with the model's change log, dropping the nodes its changes name (all
+    of them when the log no longer reaches back, or the ``scope`` they were found in is
+    another); the model adds the nodes it finds its claims fit on."""
+
+    def __init__(self) -> None:
+        self._kept: dict[int, _Kept[F]] = {}
+
+    def now(self, sig: int, scope: object, changes: ChangeLog[K],
+            nodes_of: Callable[[K], Iterable[str]]) -> dict[str, F]:
+        kept = self._kept.get(sig)
+        if kept is None or kept.scope is not scope:
+            if len(self._kept) >= FITTING_KEPT:
+                self._kept.clear()
+            kept = self._kept[sig] = _Kept(scope, changes.mark)
+            return kept.nodes
+        changed, kept.mark = changes.since(kept.mark)
+        nodes = kept.nodes
+        if changed is None:
+            nodes.clear()
+        else:
+            for key in changed:
+                for node in nodes_of(key):
+                    nodes.pop(node, None)
+        return nodes

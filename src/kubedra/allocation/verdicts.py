@@ -14,9 +14,8 @@ import functools
 from collections.abc import Callable, Container
 
 from kubedra.allocation.engine import UNSUITABLE, NodeVerdict, PodAllocator
-from kubedra.allocation.index import AllocationIndex
 from kubedra.allocation.pool import Pool
-from kubedra.allocation.verdictcache import VerdictCache
+from kubedra.allocation.verdictcache import Fitting, VerdictCache
 
 Signature = tuple[tuple[tuple[str, tuple[tuple[str | None, str], ...]], ...], ...]
 _PoolState = tuple[tuple[Pool | None, int], ...]
@@ -35,24 +34,10 @@ NOTHING_FREE = NodeVerdict("", False, UNSUITABLE, claim=0)
 """Nothing free at all on the node: no selector is evaluated, every claim fails alone."""
 
 
-class _Passing:
-    """The nodes where one signature's claims fit, as of ``mark`` of the index's changes."""
-
-    __slots__ = ("mark", "nodes")
-
-    def __init__(self, mark: int) -> None:
-        self.mark = mark
-        self.nodes: set[str] = set()
-
-
-PASSING_KEPT = 64
-"""Signatures whose fitting nodes are kept (the templates in use, typically a few)."""
-
-
 class NodeVerdicts:
     def __init__(self) -> None:
         self._cache: VerdictCache[_PoolState, NodeVerdict] = VerdictCache()
-        self._passing: dict[int, _Passing] = {}
+        self._passing: Fitting[str, None] = Fitting()
 
     def signature_id(self, allocator: PodAllocator) -> int:
         """A small number for what the allocator requests (cheap to hash per node)."""
@@ -69,7 +54,8 @@ class NodeVerdicts:
         if not allocator.requests:  # claims without requests fit anywhere
             return allocator.filter, ()
         sig = self.signature_id(allocator)
-        passing = self._passing_now(sig, allocator.index)
+        passing = self._passing.now(sig, allocator.index, allocator.index.node_changes,
+                                    _itself)
         if len(allocator.requests) > 1:
             return functools.partial(self._several, allocator, sig, passing), passing
         driver = next(iter(allocator.requests))
@@ -86,27 +72,13 @@ class NodeVerdicts:
                 if held is pool and version == pool.version:
                     found = hit[1]
                     if found.ok:
-                        passing.add(node)
+                        passing[node] = None
                     return found
             return self._evaluate(allocator, sig, node, ((pool, pool.version),), passing)
 
         return verdict, passing
 
-    def _passing_now(self, sig: int, index: AllocationIndex) -> set[str]:
-        kept = self._passing.get(sig)
-        if kept is None:
-            if len(self._passing) >= PASSING_KEPT:
-                self._passing.clear()
-            kept = self._passing[sig] = _Passing(index.node_changes.mark)
-            return kept.nodes
-        changed, kept.mark = index.node_changes.since(kept.mark)
-        if changed is None:
-            kept.nodes.clear()
-        else:
-            kept.nodes.difference_update(changed)
-        return kept.nodes
-
-    def _several(self, allocator: PodAllocator, sig: int, passing: set[str],
+    def _several(self, allocator: PodAllocator, sig: int, passing: dict[str, None],
                  node: str) -> NodeVerdict:
         """The verdict of claims that ask several drivers."""
         index = allocator.index
@@ -117,16 +89,20 @@ class NodeVerdicts:
         hit = self._cache.entries.get((sig, node))
         if hit is not None and _same(hit[0], state):
             if hit[1].ok:
-                passing.add(node)
+                passing[node] = None
             return hit[1]
         return self._evaluate(allocator, sig, node, state, passing)
 
     def _evaluate(self, allocator: PodAllocator, sig: int, node: str,
-                  state: _PoolState, passing: set[str]) -> NodeVerdict:
+                  state: _PoolState, passing: dict[str, None]) -> NodeVerdict:
         found = self._cache.store(sig, node, state, allocator.filter(node))
         if found.ok:
-            passing.add(node)
+            passing[node] = None
         return found
+
+
+def _itself(node: str) -> tuple[str]:
+    return (node,)
 
 
 def _same(a: _PoolState, b: _PoolState) -> bool:
