@@ -10,7 +10,7 @@ assumed, as :class:`~.engine.PodAllocator` does for named resources.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Container, Sequence
+from collections.abc import Callable, Collection, Container, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import msgspec
@@ -134,18 +134,24 @@ class DevicePodAllocator:
             return None
         return self.verdicts.nodes_with_free_devices(self.allocator.slices, self.claims, local)
 
-    def free_devices(self, node: str) -> int:
-        """Devices of the drivers this pod's allocation on ``node`` uses that are still free
-        there (kubedra's packing score; 0 for a node not allocated on)."""
-        found = self._of(node)
-        if found is None:
-            return 0
-        verdict, seen = found
-        if not verdict.results:
-            return 0
-        if verdict.free is None:
-            verdict.free = self._count_free(verdict.results, seen)
-        return verdict.free
+    def free_devices(self, nodes: Iterable[str]) -> list[int]:
+        """Per node, the devices of the drivers this pod's allocation there uses that are
+        still free (kubedra's packing score; 0 for a node not allocated on). One pass over
+        the feasible nodes: each verdict keeps its count once asked."""
+        found, fits = self._found, self.fits
+        counts = []
+        for node in nodes:
+            known = found.get(node) or fits.get(node)
+            if known is None:
+                counts.append(0)
+                continue
+            verdict = known[0]
+            free = verdict.free
+            if free is None:
+                results = verdict.results
+                free = verdict.free = self._count_free(results, known[1]) if results else 0
+            counts.append(free)
+        return counts
 
     def _count_free(self, found: list[AllocationResult], seen: Node) -> int:
         drivers = {r.driver for a in found for r in a.devices.results or ()}
@@ -192,8 +198,9 @@ class DevicePlan:
         self._placed = [(i, c.available_on) for i, c in enumerate(self.checks)
                         if c.available_on is not None]
 
-    def free_counter(self) -> Callable[[str], int] | None:
-        """Free devices per node for the packing score (None: nothing to allocate)."""
+    def free_counter(self) -> Callable[[Sequence[str]], list[int]] | None:
+        """Free devices per node of a list, for the packing score (None: nothing to
+        allocate)."""
         return None if self.allocator is None else self.allocator.free_devices
 
     def passing(self) -> Container[str]:

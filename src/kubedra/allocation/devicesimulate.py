@@ -12,7 +12,7 @@ allocator under 1.34's default gates; explanations come from
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 
 from kubedra.allocation.deviceallocator import AllocationError
 from kubedra.allocation.deviceclaims import DeviceClaims
@@ -122,12 +122,12 @@ class DeviceSimulator(Simulation[DevicePlan, ResourceClaim, ResourceClaimTemplat
     def _claims_of(self, plan: DevicePlan) -> list[ResourceClaim]:
         return [c.claim for c in plan.checks]
 
-    def _free_counter(self, plan: DevicePlan) -> Callable[[str], int] | None:
+    def _free_counter(self, plan: DevicePlan) -> Callable[[Sequence[str]], list[int]] | None:
         return plan.free_counter()
 
     def _score(self, plan: DevicePlan, node: str) -> tuple[bool, int, str]:
         """The packing score's count: the free devices of the drivers allocated from."""
-        free = plan.allocator.free_devices(node) if plan.allocator is not None else 0
+        free = plan.allocator.free_devices((node,))[0] if plan.allocator is not None else 0
         return (node in self.added, free, node)
 
     def _commit(self, plan: DevicePlan, node: str) -> list[ClaimOutcome]:

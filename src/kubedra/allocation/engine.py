@@ -15,7 +15,7 @@ in-flight and assumed (upstream's ``inFlightAllocations`` and assume cache).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 
 from kubedra.allocation.index import AllocationIndex, claim_key
@@ -193,17 +193,13 @@ class PodAllocator:
             self.index.clear_in_flight(key)
         self._reserved.clear()
 
-    def free_counter(self) -> Callable[[str], int] | None:
-        """Free instances of the pod's drivers per node, for the packing score (None: no
-        structured claims to allocate). Score asks it once per feasible node, so the common
-        single-driver case is the index's own count, bound to its driver."""
+    def free_counter(self) -> Callable[[Sequence[str]], list[int]] | None:
+        """Free instances of the pod's drivers per node of a list, for the packing score
+        (None: no structured claims to allocate)."""
         if not self.plans:
             return None
-        count, drivers = self.index.free_count, tuple(self.requests)
-        if len(drivers) == 1:
-            driver = drivers[0]
-            return lambda node: count(node, driver)
-        return lambda node: sum(count(node, d) for d in drivers)
+        counts, drivers = self.index.free_counts, tuple(self.requests)
+        return lambda nodes: counts(nodes, drivers)
 
     # --- node preselection -------------------------------------------------------------------
 

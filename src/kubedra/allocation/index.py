@@ -11,7 +11,7 @@ its instances once, however many pods reserve it.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
 
 from kubedra.allocation.changelog import ChangeLog
 from kubedra.allocation.claimcopies import ClaimCopies, claim_key
@@ -249,6 +249,17 @@ class AllocationIndex(ClaimCopies[ResourceClaim]):
             pool = self._pools.get((node, driver))
             return pool.free.bit_count() if pool is not None else 0
         return sum(p.free.bit_count() for p in self.node_pools(node).values())
+
+    def free_counts(self, nodes: Iterable[str], drivers: Sequence[str]) -> list[int]:
+        """Free instances of ``drivers`` per node, in one pass (the packing score asks for
+        every feasible node at once)."""
+        pools = self._pools
+        if len(drivers) == 1:
+            driver = drivers[0]
+            return [0 if (pool := pools.get((node, driver))) is None else pool.free.bit_count()
+                    for node in nodes]
+        return [sum(pool.free.bit_count() for d in drivers
+                    if (pool := pools.get((node, d))) is not None) for node in nodes]
 
     def holders(self, node: str, driver: str, name: str) -> list[str]:
         """Claims (``namespace/name``) whose allocation names this instance, in event order."""

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
@@ -84,10 +84,11 @@ class Choice:
 class NodeChooser(Protocol):
     """The scheduler's other plugins, for a simulation."""
 
-    def choose(self, pod: Pod, fits: Collection[str], free: Callable[[str], int] | None
-               ) -> Choice:
+    def choose(self, pod: Pod, fits: Collection[str],
+               free: Callable[[Sequence[str]], list[int]] | None) -> Choice:
         """Among the nodes the pod's claims ``fits`` on, the node the scheduler picks;
-        ``free``: what the packing score counts per node (None: the pod allocates nothing)."""
+        ``free``: what the packing score counts per node of a list (None: the pod allocates
+        nothing)."""
 
     def placed(self, pod: Pod, node: str) -> None:
         """The pod was placed on ``node``: it counts for the next pods."""
@@ -227,7 +228,7 @@ class Simulation(ABC, Generic[PlanT, ClaimT, TemplateT]):
     def _claims_of(self, plan: PlanT) -> list[ClaimT]: ...
 
     @abstractmethod
-    def _free_counter(self, plan: PlanT) -> Callable[[str], int] | None:
+    def _free_counter(self, plan: PlanT) -> Callable[[Sequence[str]], list[int]] | None:
         """Free instances (devices) per node of what the plan allocates, as the scheduler's
         packing score counts them (None: nothing to allocate)."""
 
@@ -403,7 +404,7 @@ class Simulator(Simulation[PodPlan, ResourceClaim, ResourceClaimTemplate]):
     def _claims_of(self, plan: PodPlan) -> list[ResourceClaim]:
         return plan.claims
 
-    def _free_counter(self, plan: PodPlan) -> Callable[[str], int] | None:
+    def _free_counter(self, plan: PodPlan) -> Callable[[Sequence[str]], list[int]] | None:
         return plan.allocator.free_counter()
 
     def _score(self, plan: PodPlan, node: str) -> tuple[bool, int, str]:

@@ -11,7 +11,7 @@ are assumed in its own cache, as the scheduler's are.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Collection, Iterable
+from collections.abc import Callable, Collection, Iterable, Sequence
 
 from kubedra.allocation.simulate import Choice
 from kubedra.api.core import Node, Pod
@@ -41,8 +41,8 @@ class ProfileChooser:
         self.search = NodeSearch(config.percentage_of_nodes_to_score)
         self.rng = random.Random(seed)
 
-    def choose(self, pod: Pod, fits: Collection[str], free: Callable[[str], int] | None
-               ) -> Choice:
+    def choose(self, pod: Pod, fits: Collection[str],
+               free: Callable[[Sequence[str]], list[int]] | None) -> Choice:
         name = pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME
         profile = self.profiles.get(name)
         if profile is None:

@@ -141,7 +141,7 @@ class DeviceCycle:
         allocator = self.plan.allocator
         return None if allocator is None else allocator.nodes_with_free_devices()
 
-    def free_counter(self) -> Callable[[str], int] | None:
+    def free_counter(self) -> Callable[[Sequence[str]], list[int]] | None:
         return self.plan.free_counter()
 
     def deallocatable(self, i: int) -> bool:

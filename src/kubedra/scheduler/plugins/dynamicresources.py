@@ -89,8 +89,8 @@ log = logging.getLogger(__name__)
 NAME = "DynamicResources"
 PACKING = "DynamicResourcesPacking"
 FREE_INSTANCES = f"{PACKING}/free"
-"""Cycle state: free instances (devices) of the pod's drivers per node (the cycle's
-``free_counter``), set by DynamicResources' PreFilter (or a simulation) when the pod
+"""Cycle state: free instances (devices) of the pod's drivers per node of a list (the
+cycle's ``free_counter``), set by DynamicResources' PreFilter (or a simulation) when the pod
 allocates claims."""
 
 
@@ -138,8 +138,9 @@ class Cycle(Protocol):
 
     def shortlist(self) -> Collection[str] | None: ...
 
-    def free_counter(self) -> Callable[[str], int] | None:
-        """Free devices or instances per node for :class:`DynamicResourcesPacking`."""
+    def free_counter(self) -> Callable[[Sequence[str]], list[int]] | None:
+        """Free devices or instances per node of a list, for
+        :class:`DynamicResourcesPacking`."""
 
     def deallocatable(self, i: int) -> bool:
         """PostFilter may deallocate the allocated claim ``checks[i]``."""
@@ -282,7 +283,7 @@ class _Cycle:
         (the nodes a filling cluster has most of)."""
         return self.plan.allocator.nodes_with_room()
 
-    def free_counter(self) -> Callable[[str], int] | None:
+    def free_counter(self) -> Callable[[Sequence[str]], list[int]] | None:
         return self.plan.allocator.free_counter()
 
     def deallocatable(self, i: int) -> bool:
@@ -566,8 +567,8 @@ class DynamicResourcesPacking:
         return self.scores(state, pod, (node,))[0]
 
     def scores(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int]:
-        free: Callable[[str], int] = state[FREE_INSTANCES]
-        return [max(0, 100 - free(node.name)) for node in nodes]
+        free: Callable[[Sequence[str]], list[int]] = state[FREE_INSTANCES]
+        return [100 - n if n < 100 else 0 for n in free([node.name for node in nodes])]
 
 
 if TYPE_CHECKING:  # the stages DynamicResources implements (upstream: var _ framework.X = ...)
