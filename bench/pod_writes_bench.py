@@ -38,6 +38,7 @@ from bench.apiserver_bench import session, start_server
 from bench.scheduler_perf import (
     DRIVER,
     Era,
+    Workload,
     allocated_device_claim,
     claim_spec,
     create_namespace,
@@ -60,6 +61,9 @@ class _Claims:
     that allocates device or instance ``i`` of ``node`` (and the one that deallocates)."""
 
     era: Era
+    requests: int = 1
+    """Requests per claim (1.34; more than one agree on the model by ``matchAttribute``, as
+    ``match_empty_500nodes``' claims do)."""
 
     @property
     def v130(self) -> bool:
@@ -74,7 +78,9 @@ class _Claims:
         return f"/apis/{self.api_version}"
 
     def spec(self) -> dict[str, Any]:
-        return claim_spec() if self.v130 else device_claim_spec()
+        if self.v130:
+            return claim_spec()
+        return device_claim_spec(Workload(0, 0, requests=self.requests, match=self.requests > 1))
 
     def allocated(self, node: str, i: int) -> dict[str, Any]:
         if self.v130:
@@ -83,7 +89,11 @@ class _Claims:
                     "nodeName": node, "results": [{"namedResources": {"name": f"instance-{i}"}}]}}],
                 "availableOnNodes": {"nodeSelectorTerms": [{"matchFields": [
                     {"key": "metadata.name", "operator": "In", "values": [node]}]}]}}}
-        return allocated_device_claim("", node, f"instance-{i}")[1]
+        status = allocated_device_claim("", node, f"instance-{i}")[1]
+        results = status["allocation"]["devices"]["results"]
+        results += [{**results[0], "request": f"req-{r}", "device": f"instance-{i}-{r}"}
+                    for r in range(1, self.requests)]
+        return status
 
     def deallocated(self) -> dict[str, Any]:
         return {"driverName": DRIVER} if self.v130 else {}
@@ -206,7 +216,7 @@ async def _replay(kubeconfig: Path, pid: int, claims: _Claims, rounds: int, pods
 
 def run(rounds: int, pods: int, concurrency: int, callgrind: bool,
         teardown: bool = False, release: Release = R1_30,
-        callgrind_out: str | None = None) -> dict[str, Any]:
+        callgrind_out: str | None = None, requests: int = 1) -> dict[str, Any]:
     with tempfile.TemporaryDirectory(prefix="kubedra-pod-writes-") as tmp:
         data = Path(tmp)
         counter = Callgrind(data) if callgrind else None
@@ -216,14 +226,14 @@ def run(rounds: int, pods: int, concurrency: int, callgrind: bool,
                                         timeout=300 if callgrind else 30)
         try:
             per_round = asyncio.run(
-                _replay(kubeconfig, proc.pid, _Claims(Era(release)), rounds, pods, concurrency,
-                        callgrind, teardown))
+                _replay(kubeconfig, proc.pid, _Claims(Era(release), requests), rounds, pods,
+                        concurrency, callgrind, teardown))
         finally:
             proc.terminate()
             proc.wait()
         result: dict[str, Any] = {
             "release": release.name, "concurrency": concurrency, "teardown": teardown,
-            "pods_per_round": pods,
+            "requests": requests, "pods_per_round": pods,
             "rounds": rounds,
             "server_cpu_ms_per_pod": statistics.median(c for c, _ in per_round),
             "wall_ms_per_pod": statistics.median(w for _, w in per_round),
@@ -250,12 +260,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--emulated-version", type=parse_release, default=R1_30,
                         help="the release whose writes are replayed (1.30: v1alpha2 claims; "
                              "1.34: v1 claims with device results)")
+    parser.add_argument("--requests", type=int, default=1,
+                        help="1.34: requests per claim, more than one under a matchAttribute "
+                             "constraint (match_empty_500nodes has 5)")
     args = parser.parse_args(argv)
+    if args.requests != 1 and args.emulated_version == R1_30:
+        parser.error("--requests needs --emulated-version 1.34")
     if args.smoke:
         args.rounds, args.pods = 1, 5
     r = run(args.rounds, args.pods, args.concurrency, args.callgrind, args.teardown,
-            args.emulated_version, args.callgrind_out)
+            args.emulated_version, args.callgrind_out, args.requests)
     mode = " teardown" if r["teardown"] else ""
+    if r["requests"] != 1:
+        mode += f" requests={r['requests']}"
     line = (f"pod_writes_bench@{r['release']} c={r['concurrency']}{mode}: server CPU "
             f"{r['server_cpu_ms_per_pod']:.2f} ms/pod (median of {r['rounds']} rounds of "
             f"{r['pods_per_round']}), wall "

@@ -116,6 +116,22 @@ def test_fields_of_disabled_gates_are_dropped_unless_in_use() -> None:
     assert kept.spec.devices[0].taints is not None
 
 
+def test_every_place_of_a_disabled_feature_is_cleared() -> None:
+    """Consumable capacity (alpha, off in 1.34) in two requests and in a constraint: each
+    place is cleared on create, not only the first one found."""
+    capacity = {"requests": {"memory": "1Gi"}}
+    claim = codec.decode({
+        "apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim",
+        "metadata": {"name": "c", "namespace": "ns"},
+        "spec": {"devices": {
+            "requests": [{"name": n, "exactly": {"deviceClassName": "c", "capacity": capacity}}
+                         for n in ("a", "b")],
+            "constraints": [{"distinctAttribute": "d.example.com/x"}]}}}, v1.ResourceClaim)
+    _strategy("resourceclaims").prepare_for_create(claim)
+    assert [r.exactly.capacity for r in claim.spec.devices.requests if r.exactly] == [None, None]
+    assert [c.distinct_attribute for c in claim.spec.devices.constraints or ()] == [None]
+
+
 def test_admin_access_dropped_when_its_gate_is_off() -> None:
     claims = _strategy("resourceclaims")
     beta_on = _claim(admin=True)

@@ -119,3 +119,26 @@ def test_shared_checks_render_as_1_34_inside_the_v1_validators() -> None:
     old = validate_resource_class(ResourceClass(metadata=ObjectMeta(name="c", annotations=big),
                                                 driver_name="d.example.com"))
     assert [e.detail for e in old] == ["must have at most 262144 bytes"]
+
+
+def _claim_with_request(name: str) -> v1.ResourceClaim:
+    return msgspec.convert({
+        "metadata": {"name": "c", "namespace": "ns", "resourceVersion": "1"},
+        "spec": {"devices": {"requests": [{"name": name, "exactly": {
+            "deviceClassName": "gpu", "allocationMode": "ExactCount", "count": 1}}]}}},
+        v1.ResourceClaim)
+
+
+def test_deviation_an_unchanged_claim_spec_is_not_validated_again() -> None:
+    """A stored spec that today's rules refuse (a request name no longer valid, say) still
+    lets the claim's metadata change: its finalizer can go. A changed spec is immutable and
+    validated again, as upstream 1.34 does."""
+    old = _claim_with_request("Not_A_Label")
+    new = _claim_with_request("Not_A_Label")
+    new.metadata.finalizers = ["resource.kubernetes.io/delete-protection"]
+    assert devices.validate_resource_claim_update(new, old) == []
+    changed = _claim_with_request("Still_Not_A_Label")
+    errors = devices.validate_resource_claim_update(changed, old)
+    assert [(str(e.field), e.detail.split(" (")[0]) for e in errors][:1] == [
+        ("spec", "field is immutable")]
+    assert any(str(e.field) == "spec.devices.requests[0].name" for e in errors)

@@ -49,44 +49,40 @@ ADMIN_ACCESS_LABEL = v1.DRA_ADMIN_NAMESPACE_LABEL_KEY
 # --- fields of disabled gates ---------------------------------------------------------------
 
 
-Reached = list[tuple[Any, str]]
+Visit = Callable[[Any, str], bool]
+"""Told each (struct, attribute) pair a path reaches; true ends the walk."""
 
 
-def _walk(obj: Any, path: tuple[str, ...]) -> Reached:
-    """(struct, attribute) pairs a path reaches: ``name[]`` steps into each list element,
-    ``name{}`` into each map value; missing (None) values end the path."""
-    out: Reached = []
-    if obj is not None:
-        _reacher(path)(obj, out)
-    return out
+def _walk(obj: Any, path: tuple[str, ...], visit: Visit) -> bool:
+    """Whether ``visit`` was true of a pair ``path`` reaches (it sees them in order until
+    then): ``name[]`` steps into each list element, ``name{}`` into each map value; missing
+    (None) values end the path."""
+    return obj is not None and _reacher(path)(obj, visit)
 
 
 @functools.cache
-def _reacher(path: tuple[str, ...]) -> Callable[[Any, Reached], None]:
+def _reacher(path: tuple[str, ...]) -> Callable[[Any, Visit], bool]:
     """The walk of one path as nested functions, built once (every claim write walks the
-    gated paths of its kind twice)."""
+    gated paths of its kind)."""
     head, rest = path[0], path[1:]
     if not rest:
-        return lambda obj, out: out.append((obj, head))
+        return lambda obj, visit: visit(obj, head)
     inner = _reacher(rest)
     name = head[:-2]
     if head.endswith("[]"):
-        def each(obj: Any, out: Reached) -> None:
-            for item in getattr(obj, name) or ():
-                if item is not None:
-                    inner(item, out)
+        def each(obj: Any, visit: Visit) -> bool:
+            return any(item is not None and inner(item, visit)
+                       for item in getattr(obj, name) or ())
         return each
     if head.endswith("{}"):
-        def values(obj: Any, out: Reached) -> None:
-            for item in (getattr(obj, name) or {}).values():
-                if item is not None:
-                    inner(item, out)
+        def values(obj: Any, visit: Visit) -> bool:
+            return any(item is not None and inner(item, visit)
+                       for item in (getattr(obj, name) or {}).values())
         return values
 
-    def step(obj: Any, out: Reached) -> None:
+    def step(obj: Any, visit: Visit) -> bool:
         value = getattr(obj, head)
-        if value is not None:
-            inner(value, out)
+        return value is not None and inner(value, visit)
     return step
 
 
@@ -106,8 +102,17 @@ def _default(struct: Any, name: str) -> Any:
     return None if info.default is msgspec.NODEFAULT else info.default
 
 
-def _set(value: Any) -> bool:
-    return value not in (None, False, "", [], {})
+def _in_use(struct: Any, name: str) -> bool:
+    return getattr(struct, name) not in (None, False, "", [], {})
+
+
+def _present(struct: Any, name: str) -> bool:
+    return getattr(struct, name) is not None
+
+
+def _clear(struct: Any, name: str) -> bool:
+    setattr(struct, name, _default(struct, name))
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -121,10 +126,15 @@ class Gated:
         return all(getattr(gates, g) for g in self.gates)
 
     def used(self, obj: Any) -> bool:
-        return any(_set(getattr(s, a)) for p in self.paths for s, a in _walk(obj, p))
+        return any(_walk(obj, p, _in_use) for p in self.paths)
 
-    def reach(self, obj: Any) -> Reached:
-        return [pair for p in self.paths for pair in _walk(obj, p)]
+    def present(self, obj: Any) -> bool:
+        """Any of its fields is set at all (None is unset; a disabled one is cleared)."""
+        return any(_walk(obj, p, _present) for p in self.paths)
+
+    def clear(self, obj: Any) -> None:
+        for p in self.paths:
+            _walk(obj, p, _clear)
 
 
 def _paths(*dotted: str) -> tuple[tuple[str, ...], ...]:
@@ -189,14 +199,10 @@ def drop_disabled_fields(gates: FeatureGates, kind: str, new: Any, old: Any | No
     """Clear in ``new`` the fields of each disabled feature the stored ``old`` (None on
     create) does not use (upstream keeps a field in use so an update cannot lose it)."""
     for feature in GATED[kind]:
-        if feature.enabled(gates):
-            continue
-        reached = feature.reach(new)
-        if all(getattr(s, a) is None for s, a in reached):
+        if feature.enabled(gates) or not feature.present(new):
             continue  # nothing to clear (most writes): the stored object is not walked
         if old is None or not feature.used(old):
-            for s, a in reached:
-                setattr(s, a, _default(s, a))
+            feature.clear(new)
 
 
 # --- admin access ---------------------------------------------------------------------------

@@ -155,8 +155,14 @@ def _validate_constraint(
 def validate_claim_spec_update(
     spec: r.ResourceClaimSpec, old: r.ResourceClaimSpec, path: Path, consumable_capacity: bool
 ) -> ErrorList:
-    """Immutable, and re-validated with stored expressions (they must have been stored)."""
+    """Immutable; a changed spec is validated again too, with stored expressions (they
+    must have been stored). Upstream 1.34 validates an unchanged one again as well, which
+    only a spec stored under older rules fails, and then no write of the claim (its
+    finalizer's removal) passes; later releases check immutability alone
+    (docs/deviations.md)."""
     errs = validate_immutable_field(spec, old, path)
+    if not errs:
+        return errs
     return errs + validate_claim_spec(spec, path, True, consumable_capacity)
 
 
