@@ -26,6 +26,8 @@ IDLE_SECONDS = 15.0
 _REPLAYABLE = frozenset({"GET", "HEAD", "OPTIONS", "PUT", "DELETE"})
 _PAUSE_AT = 4 << 20  # streamed bytes waiting for the reader before reading pauses
 _NO_BODY = frozenset({204, 304})
+_READ_SIZE = 64 << 10
+"""Bytes a connection reads at a time, into a buffer of its own."""
 
 
 class HttpConnectionError(ConnectionError):
@@ -91,12 +93,16 @@ class _Answer:
         self.head_done = True
 
 
-class _Connection(asyncio.Protocol):
+class _Connection(asyncio.BufferedProtocol):
     """One connection; answers are parsed as their bytes arrive. Whole answers resolve
-    ``answered``; a streamed answer's body goes to ``chunks`` as it comes."""
+    ``answered``; a streamed answer's body goes to ``chunks`` as it comes. Bytes are read
+    into the connection's own buffer: given a plain Protocol, uvloop's TLS transport
+    allocates 256 KiB for every read (glibc maps and unmaps it: three system calls per
+    watch event or answer)."""
 
     def __init__(self) -> None:
         self.transport: asyncio.Transport | None = None
+        self._read = memoryview(bytearray(_READ_SIZE))
         self.buffer = bytearray()
         self.answer: _Answer | None = None
         self.streaming = False
@@ -116,13 +122,16 @@ class _Connection(asyncio.Protocol):
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's TLS one is no subclass
 
-    def data_received(self, data: bytes) -> None:
+    def get_buffer(self, sizehint: int) -> memoryview:
+        return self._read
+
+    def buffer_updated(self, nbytes: int) -> None:
         if self.answer is None:
             self.lost = HttpConnectionError("the server sent bytes nobody asked for")
             self.shut()
             return
         self.answer.started = True
-        self.buffer += data
+        self.buffer += self._read[:nbytes]
         try:
             self._parse()
         except (ValueError, HttpConnectionError) as err:
