@@ -16,7 +16,7 @@ import json
 import math
 import re
 from collections.abc import Iterator
-from typing import Any, Final, TypeVar
+from typing import Any, Final, Generic, TypeVar
 
 import msgspec
 import yaml
@@ -92,6 +92,31 @@ def _decoder(model: Any) -> msgspec.json.Decoder[Any]:
 
 _ENCODER = msgspec.json.Encoder(enc_hook=_enc_hook)
 _RAW_DECODER: msgspec.json.Decoder[Any] = msgspec.json.Decoder()
+
+
+class _WatchFrame(msgspec.Struct, Generic[T]):
+    type: str
+    object: T
+
+
+_FRAME_DECODERS: dict[Any, msgspec.json.Decoder[Any]] = {}
+_OBJECT_EVENTS: Final = frozenset({"ADDED", "MODIFIED", "DELETED"})
+
+
+def decode_watch_event(line: bytes, model: type[T]) -> tuple[str, T] | None:
+    """A JSON watch event's type and object, the object decoded as ``model`` in the same
+    pass over the line (apart, the frame is read once and the object's bytes again). None
+    for any event but ADDED, MODIFIED and DELETED, and for one that does not decode so
+    (Go's nulls, say): :func:`decode` of the object is the way for those."""
+    decoder = _FRAME_DECODERS.get(model)
+    if decoder is None:
+        frame_type = _WatchFrame[model]  # type: ignore[valid-type]
+        decoder = _FRAME_DECODERS[model] = msgspec.json.Decoder(frame_type, dec_hook=_dec_hook)
+    try:
+        frame = decoder.decode(line)
+    except (msgspec.MsgspecError, RecursionError, UnicodeError):
+        return None
+    return (frame.type, frame.object) if frame.type in _OBJECT_EVENTS else None
 
 
 def _from_msgspec(err: Exception) -> DecodeError:

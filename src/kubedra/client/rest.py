@@ -320,7 +320,11 @@ class Client:
             async for line in _lines(resp.iter_chunks()):
                 if not line.strip():
                     continue
-                event = _event_decoder.decode(line)
+                found = codec.decode_watch_event(line, model)
+                if found is not None:
+                    yield WatchEvent(*found)
+                    continue
+                event = _event_decoder.decode(line)  # ERROR, BOOKMARK, or Go's nulls
                 yield _event(event.type, bytes(event.object), model)
 
 
