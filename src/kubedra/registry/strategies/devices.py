@@ -53,21 +53,37 @@ Visit = Callable[[Any, str], bool]
 """Told each (struct, attribute) pair a path reaches; true ends the walk."""
 
 
-def _walk(obj: Any, path: tuple[str, ...], visit: Visit) -> bool:
-    """Whether ``visit`` was true of a pair ``path`` reaches (it sees them in order until
+Paths = tuple[tuple[str, ...], ...]
+
+
+def _walk(obj: Any, paths: Paths, visit: Visit) -> bool:
+    """Whether ``visit`` was true of a pair one of ``paths`` reaches (it sees them until
     then): ``name[]`` steps into each list element, ``name{}`` into each map value; missing
-    (None) values end the path."""
-    return obj is not None and _reacher(path)(obj, visit)
+    (None) values end a path. Steps the paths share are taken once."""
+    return obj is not None and _walker(paths)(obj, visit)
 
 
 @functools.cache
-def _reacher(path: tuple[str, ...]) -> Callable[[Any, Visit], bool]:
-    """The walk of one path as nested functions, built once (every claim write walks the
+def _walker(paths: Paths) -> Callable[[Any, Visit], bool]:
+    """The walk of ``paths`` as nested functions, built once (every claim write walks the
     gated paths of its kind)."""
-    head, rest = path[0], path[1:]
-    if not rest:
+    rests: dict[str, list[tuple[str, ...]]] = {}
+    for path in paths:
+        rests.setdefault(path[0], []).append(path[1:])
+    steps = [_step(head, tuple(rest)) for head, rest in rests.items()]
+    if len(steps) == 1:
+        return steps[0]
+    return lambda obj, visit: any(step(obj, visit) for step in steps)
+
+
+def _step(head: str, rests: Paths) -> Callable[[Any, Visit], bool]:
+    """Into ``head`` of an object, then along each of ``rests`` (``()``: ``head`` itself
+    is a field to visit)."""
+    if () in rests:
+        if len(rests) > 1:
+            raise ValueError(f"{head!r} is both a gated field and a step to others")
         return lambda obj, visit: visit(obj, head)
-    inner = _reacher(rest)
+    inner = _walker(rests)
     name = head[:-2]
     if head.endswith("[]"):
         def each(obj: Any, visit: Visit) -> bool:
@@ -126,15 +142,14 @@ class Gated:
         return all(getattr(gates, g) for g in self.gates)
 
     def used(self, obj: Any) -> bool:
-        return any(_walk(obj, p, _in_use) for p in self.paths)
+        return _walk(obj, self.paths, _in_use)
 
     def present(self, obj: Any) -> bool:
         """Any of its fields is set at all (None is unset; a disabled one is cleared)."""
-        return any(_walk(obj, p, _present) for p in self.paths)
+        return _walk(obj, self.paths, _present)
 
     def clear(self, obj: Any) -> None:
-        for p in self.paths:
-            _walk(obj, p, _clear)
+        _walk(obj, self.paths, _clear)
 
 
 def _paths(*dotted: str) -> tuple[tuple[str, ...], ...]:
@@ -195,14 +210,23 @@ GATED: Mapping[str, tuple[Gated, ...]] = {
 }
 
 
-def drop_disabled_fields(gates: FeatureGates, kind: str, new: Any, old: Any | None) -> None:
-    """Clear in ``new`` the fields of each disabled feature the stored ``old`` (None on
-    create) does not use (upstream keeps a field in use so an update cannot lose it)."""
-    for feature in GATED[kind]:
-        if feature.enabled(gates) or not feature.present(new):
-            continue  # nothing to clear (most writes): the stored object is not walked
-        if old is None or not feature.used(old):
-            feature.clear(new)
+class DisabledFields:
+    """The gated fields of one kind whose features are off under ``gates``."""
+
+    def __init__(self, gates: FeatureGates, kind: str) -> None:
+        self.features = tuple(f for f in GATED[kind] if not f.enabled(gates))
+        self._paths: Paths = tuple(p for f in self.features for p in f.paths)
+
+    def drop(self, new: Any, old: Any | None) -> None:
+        """Clear in ``new`` the fields of each disabled feature the stored ``old`` (None on
+        create) does not use (upstream keeps a field in use so an update cannot lose it).
+        Most writes set none: one walk over all of them tells, and the stored object is
+        not walked."""
+        if not self._paths or not _walk(new, self._paths, _present):
+            return
+        for feature in self.features:
+            if feature.present(new) and (old is None or not feature.used(old)):
+                feature.clear(new)
 
 
 # --- admin access ---------------------------------------------------------------------------
@@ -244,6 +268,7 @@ class DevicesStrategy(Strategy[T], Generic[T]):
         self.gates = gates
         self.kind = kind
         self.compiles_cel = compiles_cel
+        self._disabled = DisabledFields(gates, kind)
         self._create = create
         self._update = update
 
@@ -252,10 +277,10 @@ class DevicesStrategy(Strategy[T], Generic[T]):
 
     def prepare_for_create(self, obj: T) -> None:
         super().prepare_for_create(obj)
-        drop_disabled_fields(self.gates, self.kind, obj, None)
+        self._disabled.drop(obj, None)
 
     def prepare_for_update(self, new: T, old: T) -> None:
-        drop_disabled_fields(self.gates, self.kind, new, old)
+        self._disabled.drop(new, old)
         super().prepare_for_update(new, old)
 
     def validate(self, obj: T) -> Errors:
@@ -323,7 +348,7 @@ class ClaimStrategy(ClaimTemplateStrategy):
 
     def prepare_for_status_update(self, new: Any, old: Any) -> None:
         super().prepare_for_status_update(new, old)
-        drop_disabled_fields(self.gates, self.kind, new, old)
+        self._disabled.drop(new, old)
         drop_deallocated_status_devices(new, old)
 
     def validate_status_update(self, new: Any, old: Any) -> Errors:
