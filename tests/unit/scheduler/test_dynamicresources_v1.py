@@ -295,6 +295,8 @@ def test_queueing_hints_of_v1_objects() -> None:
     allocated = claim("other", status={"allocation": {"devices": {"results": []}}})
     freed = claim("other")
     assert plugin.hint_claim(pod("p", "c"), allocated, freed)  # devices freed: any pod
+    # ...whose claims resolve: upstream's foreachPodResourceClaim comes first
+    assert not plugin.hint_claim(pod("q", "not-created"), allocated, freed)
     assert plugin.hint_claim(pod("p", "c"), None, used)  # the pod's claim appeared
     assert not plugin.hint_claim(pod("p", "c"), None, claim("unrelated"))
     with pytest.raises(TypeError):

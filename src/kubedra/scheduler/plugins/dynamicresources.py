@@ -331,12 +331,12 @@ class DynamicResources:
         kind = self.state.claim_kind
         if not isinstance(new, kind) or (old is not None and not isinstance(old, kind)):
             raise TypeError(f"unexpected object types {type(old)}, {type(new)}")
-        if old is not None and self.state.frees(old, new):
-            return True  # freed instances may help any pod this plugin rejected
         try:
             claims = pod_claims(pod, self.state.lookup)
-        except Unschedulable:
+        except Unschedulable:  # its claims do not resolve yet: no claim event helps
             return False
+        if old is not None and self.state.frees(old, new):
+            return True  # freed instances may help any pod this plugin rejected
         changed = cast(AnyClaim, new)
         uid = changed.metadata.uid
         if not any(c.metadata.uid == uid for c in claims):
