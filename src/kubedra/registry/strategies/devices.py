@@ -136,7 +136,7 @@ class Gated:
     """The fields of one feature: dropped while its gates are off, unless in use already."""
 
     gates: tuple[str, ...]  # FeatureGates attributes, all of which must be on
-    paths: tuple[tuple[str, ...], ...]
+    paths: Paths
 
     def enabled(self, gates: FeatureGates) -> bool:
         return all(getattr(gates, g) for g in self.gates)
@@ -152,7 +152,7 @@ class Gated:
         _walk(obj, self.paths, _clear)
 
 
-def _paths(*dotted: str) -> tuple[tuple[str, ...], ...]:
+def _paths(*dotted: str) -> Paths:
     return tuple(tuple(p.split(".")) for p in dotted)
 
 
@@ -216,6 +216,9 @@ class DisabledFields:
     def __init__(self, gates: FeatureGates, kind: str) -> None:
         self.features = tuple(f for f in GATED[kind] if not f.enabled(gates))
         self._paths: Paths = tuple(p for f in self.features for p in f.paths)
+        for paths in (self._paths, *(f.paths for f in self.features)):
+            if paths:
+                _walker(paths)  # built now: a table the walks cannot follow fails at start
 
     def drop(self, new: Any, old: Any | None) -> None:
         """Clear in ``new`` the fields of each disabled feature the stored ``old`` (None on
