@@ -10,7 +10,7 @@ assumed, as :class:`~.engine.PodAllocator` does for named resources.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Collection, Container, Iterable, Sequence
+from collections.abc import Collection, Container, Iterable, Sequence
 from dataclasses import dataclass, field
 
 import msgspec
@@ -24,6 +24,7 @@ from kubedra.allocation.deviceallocator import (
 from kubedra.allocation.deviceclaims import DeviceClaims, claim_key
 from kubedra.allocation.deviceverdicts import DeviceVerdict, DeviceVerdicts
 from kubedra.allocation.model.devices import gather_pools
+from kubedra.allocation.packing import FreeCounts
 from kubedra.api.core import Node, NodeSelector, Pod
 from kubedra.api.nodeaffinity import matches
 from kubedra.api.resource.v1 import FINALIZER, AllocationResult, ResourceClaim
@@ -198,7 +199,7 @@ class DevicePlan:
         self._placed = [(i, c.available_on) for i, c in enumerate(self.checks)
                         if c.available_on is not None]
 
-    def free_counter(self) -> Callable[[Sequence[str]], list[int]] | None:
+    def free_counter(self) -> FreeCounts | None:
         """Free devices per node of a list, for the packing score (None: nothing to
         allocate)."""
         return None if self.allocator is None else self.allocator.free_devices

@@ -12,7 +12,7 @@ allocator under 1.34's default gates; explanations come from
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Iterable
 
 from kubedra.allocation.deviceallocator import AllocationError
 from kubedra.allocation.deviceclaims import DeviceClaims
@@ -28,6 +28,7 @@ from kubedra.allocation.model.devices import (
     claim_uses,
     device_id,
 )
+from kubedra.allocation.packing import FreeCounts
 from kubedra.allocation.podclaims import pod_claims, prepare_devices
 from kubedra.allocation.selectors import Selectors
 from kubedra.allocation.simulate import (
@@ -122,7 +123,7 @@ class DeviceSimulator(Simulation[DevicePlan, ResourceClaim, ResourceClaimTemplat
     def _claims_of(self, plan: DevicePlan) -> list[ResourceClaim]:
         return [c.claim for c in plan.checks]
 
-    def _free_counter(self, plan: DevicePlan) -> Callable[[Sequence[str]], list[int]] | None:
+    def _free_counter(self, plan: DevicePlan) -> FreeCounts | None:
         return plan.free_counter()
 
     def _score(self, plan: DevicePlan, node: str) -> tuple[bool, int, str]:

@@ -15,7 +15,7 @@ in-flight and assumed (upstream's ``inFlightAllocations`` and assume cache).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterable, Iterator, Sequence
+from collections.abc import Collection, Iterable, Iterator
 from dataclasses import dataclass, field
 
 from kubedra.allocation.index import AllocationIndex, claim_key
@@ -26,6 +26,7 @@ from kubedra.allocation.model.namedresources import (
     build_allocation,
     with_allocation,
 )
+from kubedra.allocation.packing import FreeCounts
 from kubedra.allocation.pool import Pool
 from kubedra.api.resource.v1alpha2 import AllocationResult, ResourceClaim
 
@@ -193,7 +194,7 @@ class PodAllocator:
             self.index.clear_in_flight(key)
         self._reserved.clear()
 
-    def free_counter(self) -> Callable[[Sequence[str]], list[int]] | None:
+    def free_counter(self) -> FreeCounts | None:
         """Free instances of the pod's drivers per node of a list, for the packing score
         (None: no structured claims to allocate)."""
         if not self.plans:

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import copy
 from abc import ABC, abstractmethod
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable
 from dataclasses import dataclass, field
 from typing import Generic, Protocol, TypeVar
 
@@ -32,6 +32,7 @@ from kubedra.allocation.explain import (
 from kubedra.allocation.index import AllocationIndex, claim_key
 from kubedra.allocation.model.namedresources import claim_uses
 from kubedra.allocation.model.parameters import ParameterStore
+from kubedra.allocation.packing import FreeCounts
 from kubedra.allocation.podclaims import (
     PodPlan,
     Unschedulable,
@@ -85,7 +86,7 @@ class NodeChooser(Protocol):
     """The scheduler's other plugins, for a simulation."""
 
     def choose(self, pod: Pod, fits: Collection[str],
-               free: Callable[[Sequence[str]], list[int]] | None) -> Choice:
+               free: FreeCounts | None) -> Choice:
         """Among the nodes the pod's claims ``fits`` on, the node the scheduler picks;
         ``free``: what the packing score counts per node of a list (None: the pod allocates
         nothing)."""
@@ -228,7 +229,7 @@ class Simulation(ABC, Generic[PlanT, ClaimT, TemplateT]):
     def _claims_of(self, plan: PlanT) -> list[ClaimT]: ...
 
     @abstractmethod
-    def _free_counter(self, plan: PlanT) -> Callable[[Sequence[str]], list[int]] | None:
+    def _free_counter(self, plan: PlanT) -> FreeCounts | None:
         """Free instances (devices) per node of what the plan allocates, as the scheduler's
         packing score counts them (None: nothing to allocate)."""
 
@@ -404,7 +405,7 @@ class Simulator(Simulation[PodPlan, ResourceClaim, ResourceClaimTemplate]):
     def _claims_of(self, plan: PodPlan) -> list[ResourceClaim]:
         return plan.claims
 
-    def _free_counter(self, plan: PodPlan) -> Callable[[Sequence[str]], list[int]] | None:
+    def _free_counter(self, plan: PodPlan) -> FreeCounts | None:
         return plan.allocator.free_counter()
 
     def _score(self, plan: PodPlan, node: str) -> tuple[bool, int, str]:

@@ -11,8 +11,9 @@ are assumed in its own cache, as the scheduler's are.
 from __future__ import annotations
 
 import random
-from collections.abc import Callable, Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable
 
+from kubedra.allocation.packing import FreeCounts
 from kubedra.allocation.simulate import Choice
 from kubedra.api.core import Node, Pod
 from kubedra.scheduler.cache import SchedulerCache
@@ -42,7 +43,7 @@ class ProfileChooser:
         self.rng = random.Random(seed)
 
     def choose(self, pod: Pod, fits: Collection[str],
-               free: Callable[[Sequence[str]], list[int]] | None) -> Choice:
+               free: FreeCounts | None) -> Choice:
         name = pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME
         profile = self.profiles.get(name)
         if profile is None:

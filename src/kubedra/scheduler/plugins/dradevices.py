@@ -11,7 +11,7 @@ allocated claim whose node selector refused a node.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
@@ -23,6 +23,7 @@ from kubedra.allocation.deviceverdicts import DeviceVerdicts
 from kubedra.allocation.features import Features
 from kubedra.allocation.model.devicecel import cel_device_selectors
 from kubedra.allocation.model.devices import DeviceSelectors, SliceIndex
+from kubedra.allocation.packing import FreeCounts
 from kubedra.allocation.podclaims import Unschedulable, prepare_devices
 from kubedra.api.core import Node, Pod
 from kubedra.api.resource.v1 import DeviceClass, ResourceClaim, ResourceSlice
@@ -141,7 +142,7 @@ class DeviceCycle:
         allocator = self.plan.allocator
         return None if allocator is None else allocator.nodes_with_free_devices()
 
-    def free_counter(self) -> Callable[[Sequence[str]], list[int]] | None:
+    def free_counter(self) -> FreeCounts | None:
         return self.plan.free_counter()
 
     def deallocatable(self, i: int) -> bool:

@@ -36,6 +36,7 @@ from kubedra.allocation.engine import ClaimAllocation, NodeVerdict
 from kubedra.allocation.explain import first_failure
 from kubedra.allocation.index import AllocationIndex, claim_key
 from kubedra.allocation.model.parameters import ParameterStore
+from kubedra.allocation.packing import FreeCounts
 from kubedra.allocation.podclaims import (
     NOT_AVAILABLE,
     ClaimNotCreated,
@@ -138,7 +139,7 @@ class Cycle(Protocol):
 
     def shortlist(self) -> Collection[str] | None: ...
 
-    def free_counter(self) -> Callable[[Sequence[str]], list[int]] | None:
+    def free_counter(self) -> FreeCounts | None:
         """Free devices or instances per node of a list, for
         :class:`DynamicResourcesPacking`."""
 
@@ -283,7 +284,7 @@ class _Cycle:
         (the nodes a filling cluster has most of)."""
         return self.plan.allocator.nodes_with_room()
 
-    def free_counter(self) -> Callable[[Sequence[str]], list[int]] | None:
+    def free_counter(self) -> FreeCounts | None:
         return self.plan.allocator.free_counter()
 
     def deallocatable(self, i: int) -> bool:
@@ -567,7 +568,7 @@ class DynamicResourcesPacking:
         return self.scores(state, pod, (node,))[0]
 
     def scores(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int]:
-        free: Callable[[Sequence[str]], list[int]] = state[FREE_INSTANCES]
+        free: FreeCounts = state[FREE_INSTANCES]
         return [100 - n if n < 100 else 0 for n in free([node.name for node in nodes])]
 
 
