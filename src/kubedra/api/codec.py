@@ -375,24 +375,29 @@ def _strict_twin(model: Any, absent: Absent) -> Any:
     """A type that accepts exactly the JSON whose objects name only known fields, at every
     place :func:`_walk_unknown` looks, and anything at all elsewhere (scalars, ``Any``): the
     model's structs copied with ``forbid_unknown_fields``, every field optional. None when
-    the model cannot be mirrored (then every body is walked)."""
+    the model cannot be mirrored (then every body is walked). A struct model's twin is the
+    bare struct: msgspec converts to a union (``X | None``) only after building the union's
+    type node again on every call."""
     twins: dict[type, Any] = {}
     building: set[type] = set()
 
+    def struct(info: msgspec.inspect.StructType) -> Any:
+        cls = twins.get(info.cls)
+        if cls is None:
+            if info.cls in building:
+                raise _NoTwin
+            building.add(info.cls)
+            cls = twins[info.cls] = msgspec.defstruct(
+                f"{info.cls.__name__}Strict",
+                [(f.name, twin(f.type), None) for f in info.fields
+                 if (info.cls, f.encode_name) not in absent],
+                rename={f.name: f.encode_name for f in info.fields},
+                forbid_unknown_fields=True, kw_only=True, gc=False)
+        return cls
+
     def twin(info: msgspec.inspect.Type) -> Any:
         if isinstance(info, msgspec.inspect.StructType):
-            cls = twins.get(info.cls)
-            if cls is None:
-                if info.cls in building:
-                    raise _NoTwin
-                building.add(info.cls)
-                cls = twins[info.cls] = msgspec.defstruct(
-                    f"{info.cls.__name__}Strict",
-                    [(f.name, twin(f.type), None) for f in info.fields
-                     if (info.cls, f.encode_name) not in absent],
-                    rename={f.name: f.encode_name for f in info.fields},
-                    forbid_unknown_fields=True, kw_only=True, gc=False)
-            return cls | None
+            return struct(info) | None
         if isinstance(info, msgspec.inspect.ListType):
             return list[twin(info.item_type)] | None  # type: ignore[misc]
         if isinstance(info, msgspec.inspect.DictType):
@@ -405,7 +410,8 @@ def _strict_twin(model: Any, absent: Absent) -> Any:
         return Any
 
     try:
-        return twin(_type_info(model))
+        info = _type_info(model)
+        return struct(info) if isinstance(info, msgspec.inspect.StructType) else twin(info)
     except _NoTwin:
         return None
 
