@@ -70,10 +70,17 @@ class SchedulerCache:
 
     # --- pods ------------------------------------------------------------------------------
 
-    def _place(self, pod: Pod, node_name: str) -> None:
+    def _place(self, pod: Pod, node_name: str,
+               requests: tuple[Resources, Resources] | None = None) -> None:
         key = pod_key(pod)
+        placed = self._pods.get(key)
+        if (placed is not None and self._pod_node.get(key) == node_name
+                and _counts_alike(placed, pod)):
+            self._replace(key, pod, node_name)
+            return
         self._unplace(key)
-        requests = (pod_requests(pod), pod_requests(pod, non_zero=True))
+        if requests is None:
+            requests = (pod_requests(pod), pod_requests(pod, non_zero=True))
         self._pod_node[key] = node_name
         self._pod_requests[key] = requests
         self._pods[key] = pod
@@ -98,8 +105,22 @@ class SchedulerCache:
                 info.scores.clear()
             self.tally.count(info, 1)
 
-    def assume(self, pod: Pod, node_name: str) -> None:
-        self._place(pod, node_name)
+    def _replace(self, key: str, pod: Pod, node_name: str) -> None:
+        """A placed pod seen again where it is, counting alike (an assumed pod's binding, a
+        change of its status or labels): the new object replaces the old, and its node's
+        requests, tally and kept scores stay as they are."""
+        self._pods[key] = pod
+        info = self.nodes.get(node_name)
+        if info is not None and key in info.pods:
+            info.pods[key] = pod
+            if key in info.affinity_pods:
+                info.affinity_pods[key] = pod
+
+    def assume(self, pod: Pod, node_name: str,
+               requests: tuple[Resources, Resources] | None = None) -> None:
+        """``requests``: the pod's, without and with the non-zero defaults, if the caller
+        has them (the scheduling cycle summed them already)."""
+        self._place(pod, node_name, requests)
         self.assumed.add(pod_key(pod))
 
     def forget(self, pod: Pod) -> None:
@@ -126,6 +147,14 @@ class SchedulerCache:
 
     def node_of(self, pod: Pod) -> str | None:
         return self._pod_node.get(pod_key(pod))
+
+
+def _counts_alike(a: Pod, b: Pod) -> bool:
+    """Whether two versions of a pod add the same to their node: the same requests (from
+    the containers and the overhead) and the same pod affinity terms."""
+    sa, sb = a.spec, b.spec
+    return (sa.containers == sb.containers and sa.init_containers == sb.init_containers
+            and sa.overhead == sb.overhead and sa.affinity == sb.affinity)
 
 
 def _add(info: NodeInfo, key: str, pod: Pod, requests: tuple[Resources, Resources]) -> None:

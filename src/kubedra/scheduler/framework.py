@@ -77,6 +77,19 @@ class CycleState(dict[str, Any]):
     """Every node with its pods (upstream's snapshot), for plugins that count pods across
     the cluster (topology spread, inter-pod affinity)."""
 
+    def requests(self, pod: Pod, non_zero: bool = False) -> Resources:
+        """:func:`pod_requests` of the cycle's pod, summed once per cycle for the plugins
+        that ask (NodeResourcesFit's PreFilter, both resource scores)."""
+        key = _NON_ZERO_REQUESTS if non_zero else _REQUESTS
+        found: tuple[Pod, Resources] | None = self.get(key)
+        if found is None or found[0] is not pod:
+            found = self[key] = (pod, pod_requests(pod, non_zero))
+        return found[1]
+
+
+_REQUESTS = "kubedra.io/pod-requests"
+_NON_ZERO_REQUESTS = "kubedra.io/pod-requests-non-zero"
+
 
 SCHEDULING_TAINT_EFFECTS = ("NoSchedule", "NoExecute")
 """The taint effects that keep a pod which does not tolerate them off a node."""

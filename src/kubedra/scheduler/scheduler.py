@@ -16,6 +16,7 @@ import datetime
 import functools
 import itertools
 import logging
+import operator
 import random
 import time
 from collections.abc import Awaitable, Callable, Collection, Iterable, Mapping, Sequence
@@ -315,7 +316,7 @@ class Scheduler:
 
     async def _assume_and_bind(self, qp: QueuedPod, pod: Pod, state: CycleState,
                                node: NodeInfo) -> None:
-        self.cache.assume(pod, node.name)
+        self.cache.assume(pod, node.name, (state.requests(pod), state.requests(pod, True)))
         reserved: list[ReservePlugin] = []
         for plugin in state.profile.reserve:
             status = plugin.reserve(state, pod, node.name)
@@ -471,8 +472,10 @@ def select_host(rng: random.Random, nodes: Sequence[NodeInfo],
     hundreds of feasible nodes this runs once per pod."""
     if not table:
         return nodes[0] if len(nodes) == 1 else nodes[rng.randrange(len(nodes))]
-    totals = (list(map(sum, zip(*table.values(), strict=True))) if len(table) > 1
-              else next(iter(table.values())))
+    columns = iter(table.values())
+    totals = next(columns)
+    for column in columns:  # a pass in C per plugin (summing per node is slower)
+        totals = list(map(operator.add, totals, column))
     best = max(totals)
     count = totals.count(best)
     if count == 1:

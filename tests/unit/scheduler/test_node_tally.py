@@ -1,19 +1,32 @@
-"""The cache's node tally stays equal to a recount through any sequence of node and pod
-changes, and the PreFilter skips it allows give the same feasible nodes and the same
-diagnosis as running every node filter."""
+"""The cache's node tally, requests and kept scores stay equal to a recount through any
+sequence of node and pod changes, and the PreFilter skips the tally allows give the same
+feasible nodes and the same diagnosis as running every node filter."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from kubedra.api import codec
 from kubedra.api.core import Node, Pod
 from kubedra.client.informer import Informers
 from kubedra.scheduler.cache import SchedulerCache
-from kubedra.scheduler.framework import Code, CycleState, Diagnosis, NodeTally, Profile
+from kubedra.scheduler.framework import (
+    Code,
+    CycleState,
+    Diagnosis,
+    NodeTally,
+    Profile,
+    Resources,
+    pod_requests,
+)
+from kubedra.scheduler.plugins.noderesources import (
+    LeastAllocatedScore,
+    least_allocated,
+    with_pod,
+)
 from kubedra.scheduler.plugins.nodes import (
     NodeName,
     NodeResourcesFit,
@@ -58,7 +71,8 @@ def recount(cache: SchedulerCache) -> NodeTally:
 node_change = st.tuples(st.just("node"), st.sampled_from(NODES), st.booleans(),
                         st.integers(0, 3), st.integers(1, 3))
 pod_change = st.tuples(st.sampled_from(["assume", "bind", "finish", "forget", "remove"]),
-                       st.integers(0, 7), st.sampled_from(NODES))
+                       st.integers(0, 7), st.sampled_from(NODES),
+                       st.sampled_from([None, "100m", "1"]))
 removal = st.tuples(st.just("remove_node"), st.sampled_from(NODES))
 changes = st.lists(st.one_of(node_change, pod_change, removal), max_size=40)
 
@@ -70,13 +84,13 @@ def apply(cache: SchedulerCache, change: tuple[Any, ...]) -> None:
     elif what == "remove_node":
         cache.remove_node(change[1])
     else:
-        i, on = change[1], change[2]
+        i, on, cpu = change[1], change[2], change[3]
         if what == "assume":
-            cache.assume(pod(i), on)
+            cache.assume(pod(i, cpu=cpu), on)
         elif what == "bind":
-            cache.set_pod(pod(i, on))
+            cache.set_pod(pod(i, on, cpu=cpu))
         elif what == "finish":
-            finished = pod(i, on)
+            finished = pod(i, on, cpu=cpu)
             finished.status.phase = "Succeeded"
             cache.set_pod(finished)
         elif what == "forget":
@@ -92,6 +106,36 @@ def test_the_tally_is_a_recount_after_every_change(steps: list[tuple[Any, ...]])
     for change in steps:
         apply(cache, change)
         assert cache.tally == recount(cache)
+
+
+@settings(max_examples=300, deadline=None)
+@given(changes)
+@example([("node", "n0", False, 0, 3), ("assume", 1, "n0", None), ("bind", 1, "n0", None),
+          ("bind", 1, "n0", "1")])  # bound as assumed, then resized where it is
+def test_requests_and_kept_scores_follow_every_change(steps: list[tuple[Any, ...]]) -> None:
+    """A pod seen again where it is keeps its node's sums and kept scores only while it
+    asks the same (a binding, a new status); otherwise both are redone."""
+    cache, score = SchedulerCache(), LeastAllocatedScore()
+    asking = pod(99, cpu="100m")
+    for change in steps:
+        apply(cache, change)
+        for info in cache.nodes.values():
+            assert info.requested == sum_requests(info.pods.values(), non_zero=False)
+            assert info.non_zero_requested == sum_requests(info.pods.values(), non_zero=True)
+            state = CycleState()
+            score.pre_score(state, asking, [info])
+            kept = score.scores(state, asking, [info])
+            fresh = least_allocated(with_pod(info.non_zero_requested,
+                                             pod_requests(asking, non_zero=True)),
+                                    info.allocatable)
+            assert kept == [fresh]
+
+
+def sum_requests(pods: Any, non_zero: bool) -> Resources:
+    total = Resources()
+    for p in pods:
+        total.add(pod_requests(p, non_zero))
+    return total
 
 
 def outcome(scheduler: Scheduler, p: Pod, tally: NodeTally | None,

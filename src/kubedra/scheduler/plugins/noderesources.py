@@ -23,7 +23,6 @@ from kubedra.scheduler.framework import (
     Resources,
     ScorePlugin,
     Status,
-    pod_requests,
 )
 
 MAX_NODE_SCORE = 100
@@ -73,7 +72,7 @@ class ResourceScore:
     non_zero = False
 
     def pre_score(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> Status:
-        want = pod_requests(pod, non_zero=self.non_zero)
+        want = state.requests(pod, non_zero=self.non_zero)
         state[self.state_key] = (self.name, want.milli_cpu, want.memory), want
         return SUCCESS
 
@@ -86,15 +85,15 @@ class ResourceScore:
         return found
 
     def scores(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int]:
-        """The kept scores in one pass (-1: none kept, a score is never negative); only the
-        nodes whose requests changed are scored."""
+        """The kept scores (-1: none kept, a score is never negative); only the nodes whose
+        requests changed (about one per pod in a burst) are scored, found by a search in C."""
         key = state[self.state_key][0]
         kept = [node.scores.get(key, -1) for node in nodes]
-        if -1 not in kept:
-            return kept
-        score = self.score
-        return [score(state, pod, node) if s < 0 else s
-                for s, node in zip(kept, nodes, strict=True)]
+        missing = 0
+        for _ in range(kept.count(-1)):
+            missing = kept.index(-1, missing)
+            kept[missing] = self.score(state, pod, nodes[missing])
+        return kept
 
     def formula(self, requested: Resources, allocatable: Resources) -> int:
         raise NotImplementedError

@@ -19,7 +19,6 @@ from kubedra.scheduler.framework import (
     NodeInfo,
     PreFilterPlugin,
     Status,
-    pod_requests,
     unresolvable,
     unschedulable,
 )
@@ -114,14 +113,14 @@ class NodeResourcesFit:
     def pre_filter(self, state: CycleState, pod: Pod) -> Status:
         """SKIP when the pod asks for neither cpu nor memory while no node is full of pods:
         then no node can fail the fit."""
-        want = state[self.name] = pod_requests(pod)
+        want = state[self.name] = state.requests(pod)
         nodes = state.nodes
         if nodes is not None and not (nodes.pods_full or want.milli_cpu or want.memory):
             return SKIP
         return SUCCESS
 
     def filter(self, state: CycleState, pod: Pod, node: NodeInfo) -> Status:
-        want = state.get(self.name) or pod_requests(pod)
+        want = state.get(self.name) or state.requests(pod)
         have, used = node.allocatable, node.requested
         reasons = []
         if used.pods + 1 > have.pods:
