@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from kubedra.api.core import Node, Pod
 from kubedra.scheduler.framework import (
+    KeptScores,
     NodeInfo,
     NodeTally,
     Resources,
@@ -28,6 +29,8 @@ class SchedulerCache:
         self._order_dirty = False
         self.tally = NodeTally()
         """Kept as nodes and their pods change (every change below goes through it)."""
+        self.kept = KeptScores()
+        """The resource scores of the nodes as they are (a change below forgets a node's)."""
 
     # --- nodes -----------------------------------------------------------------------------
 
@@ -46,13 +49,14 @@ class SchedulerCache:
             info.node = node
             info.labels = dict(node.metadata.labels or {})
             info.allocatable = node_allocatable(node)
-            info.scores.clear()
+            self.kept.forget(info)
         self.tally.count(info, 1)
 
     def remove_node(self, name: str) -> None:
         info = self.nodes.pop(name, None)
         if info is not None:
             self.tally.count(info, -1)
+            self.kept.forget(info)
             self._order_dirty = True
 
     def node_names(self) -> list[str]:
@@ -88,6 +92,7 @@ class SchedulerCache:
         if info is not None:
             self.tally.count(info, -1)
             _add(info, key, pod, requests)
+            self.kept.forget(info)
             self.tally.count(info, 1)
 
     def _unplace(self, key: str) -> None:
@@ -102,7 +107,7 @@ class SchedulerCache:
             if requests:
                 info.requested.add(requests[0], -1)
                 info.non_zero_requested.add(requests[1], -1)
-                info.scores.clear()
+                self.kept.forget(info)
             self.tally.count(info, 1)
 
     def _replace(self, key: str, pod: Pod, node_name: str) -> None:
@@ -163,4 +168,3 @@ def _add(info: NodeInfo, key: str, pod: Pod, requests: tuple[Resources, Resource
         info.affinity_pods[key] = pod
     info.requested.add(requests[0])
     info.non_zero_requested.add(requests[1])
-    info.scores.clear()

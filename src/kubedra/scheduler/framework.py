@@ -76,6 +76,8 @@ class CycleState(dict[str, Any]):
     all_nodes: Sequence[NodeInfo] = ()
     """Every node with its pods (upstream's snapshot), for plugins that count pods across
     the cluster (topology spread, inter-pod affinity)."""
+    kept: KeptScores | None = None
+    """The nodes' kept scores (None: nothing is kept, every score is worked out)."""
 
     def requests(self, pod: Pod, non_zero: bool = False) -> Resources:
         """:func:`pod_requests` of the cycle's pod, summed once per cycle for the plugins
@@ -155,9 +157,10 @@ class Resources:
         self.pods += sign * other.pods
 
 
-@dataclass
+@dataclass(eq=False)
 class NodeInfo:
-    """A node with the pods assigned to it (bound or assumed) and their summed requests."""
+    """A node with the pods assigned to it (bound or assumed) and their summed requests;
+    equal only to itself (it keys :class:`KeptScores`' tables)."""
 
     node: Node
     name: str
@@ -170,9 +173,31 @@ class NodeInfo:
     pods: dict[str, Pod] = field(default_factory=dict)
     affinity_pods: dict[str, Pod] = field(default_factory=dict)
     """The placed pods with pod (anti-)affinity terms (upstream ``PodsWithAffinity``)."""
-    scores: dict[object, int] = field(default_factory=dict)
-    """Scores that depend only on this node's requests and the pod's (keyed by the scoring
-    plugin and the pod's requests); emptied whenever the node's requests change."""
+
+
+class KeptScores:
+    """Scores that depend only on a node's requests and the pod's, one table per key (the
+    scoring plugin and the pod's requests) from node to score: the pods of a template look
+    their feasible nodes up in one table. A node's scores go when its requests or
+    allocatable change (:meth:`forget`); the tables all go once :data:`MAX_KEYS` keys
+    were seen."""
+
+    MAX_KEYS = 64
+
+    def __init__(self) -> None:
+        self._tables: dict[object, dict[NodeInfo, int]] = {}
+
+    def table(self, key: object) -> dict[NodeInfo, int]:
+        found = self._tables.get(key)
+        if found is None:
+            if len(self._tables) >= self.MAX_KEYS:
+                self._tables.clear()
+            found = self._tables[key] = {}
+        return found
+
+    def forget(self, node: NodeInfo) -> None:
+        for table in self._tables.values():
+            table.pop(node, None)
 
 
 @dataclass

@@ -49,7 +49,7 @@ class ProfileChooser:
         if profile is None:
             return Choice(None, {n: f"no scheduler profile {name!r}" for n in fits})
         state = CycleState()
-        state.profile, state.nodes = profile, self.cache.tally
+        state.profile, state.nodes, state.kept = profile, self.cache.tally, self.cache.kept
         state.all_nodes = self.cache.node_infos()
         if free is not None:
             state[FREE_INSTANCES] = free

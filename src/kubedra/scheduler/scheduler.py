@@ -229,7 +229,7 @@ class Scheduler:
         plain, sampled = self._profiles_of(pod)
         state.profile = sampled if self.metrics.sampled() else plain
         state.profile_name = pod.spec.scheduler_name or DEFAULT_SCHEDULER_NAME
-        state.nodes = self.cache.tally
+        state.nodes, state.kept = self.cache.tally, self.cache.kept
         state.all_nodes = self.cache.node_infos()
         diagnosis = Diagnosis()
         rejectors: set[str] = set()

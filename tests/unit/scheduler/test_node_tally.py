@@ -123,6 +123,7 @@ def test_requests_and_kept_scores_follow_every_change(steps: list[tuple[Any, ...
             assert info.requested == sum_requests(info.pods.values(), non_zero=False)
             assert info.non_zero_requested == sum_requests(info.pods.values(), non_zero=True)
             state = CycleState()
+            state.kept = cache.kept
             score.pre_score(state, asking, [info])
             kept = score.scores(state, asking, [info])
             fresh = least_allocated(with_pod(info.non_zero_requested,

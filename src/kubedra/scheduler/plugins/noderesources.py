@@ -2,9 +2,9 @@
 ``LeastAllocated`` strategy and NodeResourcesBalancedAllocation, both over cpu and memory
 with weight 1 each, and ImageLocality.
 
-Both depend only on the node's summed requests and the pod's, so a node's score is kept in
-``NodeInfo.scores`` until its requests change: pods alike (the usual case) cost one lookup
-per node.
+Both depend only on the node's summed requests and the pod's, so a node's score is kept
+(``KeptScores``, the cache's) until its requests change: pods alike (the usual case) cost
+one lookup per node.
 """
 
 from __future__ import annotations
@@ -78,17 +78,21 @@ class ResourceScore:
 
     def score(self, state: CycleState, pod: Pod, node: NodeInfo) -> int:
         key, want = state[self.state_key]
-        found = node.scores.get(key)
+        table = state.kept.table(key) if state.kept is not None else {}
+        found = table.get(node)
         if found is None:
             have = node.non_zero_requested if self.non_zero else node.requested
-            found = node.scores[key] = self.formula(with_pod(have, want), node.allocatable)
+            found = table[node] = self.formula(with_pod(have, want), node.allocatable)
         return found
 
     def scores(self, state: CycleState, pod: Pod, nodes: Sequence[NodeInfo]) -> list[int]:
-        """The kept scores (-1: none kept, a score is never negative); only the nodes whose
-        requests changed (about one per pod in a burst) are scored, found by a search in C."""
-        key = state[self.state_key][0]
-        kept = [node.scores.get(key, -1) for node in nodes]
+        """The kept scores, looked up in one table (-1: none kept, a score is never
+        negative); only the nodes whose requests changed (about one per pod in a burst)
+        are scored, found by a search in C."""
+        if state.kept is None:
+            return [self.score(state, pod, node) for node in nodes]
+        get = state.kept.table(state[self.state_key][0]).get
+        kept = [get(node, -1) for node in nodes]
         missing = 0
         for _ in range(kept.count(-1)):
             missing = kept.index(-1, missing)
